@@ -1,0 +1,55 @@
+# The two commands a newcomer needs:   make book   and   make test
+# Everything runs inside .venv (created on first use from the pinned requirements.txt).
+
+PYTHON    ?= python3
+VENV      := .venv
+BIN       := $(VENV)/bin
+STAMP     := $(VENV)/.installed
+CHAPTERS  := $(sort $(wildcard notebooks/*.md))
+NOTEBOOKS := $(CHAPTERS:.md=.ipynb)
+PACKAGE   := $(shell find src -name '*.py') pyproject.toml
+DATA      := $(shell find data -type f)
+BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md) $(NOTEBOOKS) $(DATA)
+
+.PHONY: help install system-deps notebooks book test check-data stats clean freeze
+
+help:            ## list the targets
+	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
+
+install: $(STAMP) ## create .venv, install pinned requirements and the masrl package
+$(STAMP): requirements.txt pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $@
+
+system-deps:     ## Debian's chromium for the browser test (installed only if missing)
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+
+notebooks: $(NOTEBOOKS) ## execute the chapters whose source, data or package changed (papermill)
+notebooks/%.ipynb: notebooks/%.md $(PACKAGE) $(DATA) | $(STAMP)
+	$(BIN)/python scripts/execute_notebook.py $<
+
+book: _build/html/index.html ## execute changed chapters, then build the book into _build/html
+_build/html/index.html: $(BOOK_SRC) | $(STAMP)
+	$(BIN)/jupyter-book build . --path-output . -W --keep-going
+	touch $@
+
+test: book system-deps ## run every test: unit, data, nbval on the notebooks, browser
+	$(BIN)/python -m pytest tests notebooks --nbval --nbval-sanitize-with nbval-sanitize.cfg \
+	  --nbval-current-env -p no:cacheprovider
+
+check-data: $(STAMP) ## validate the data files
+	$(BIN)/masrl check-data
+
+stats: $(STAMP)  ## print the corpus statistics
+	$(BIN)/masrl stats
+
+freeze: $(STAMP) ## re-pin requirements.txt from the current .venv
+	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^masrl' > requirements.txt.new
+	mv requirements.txt.new requirements.txt
+
+clean:           ## remove the built book (keeps .venv and the executed notebooks)
+	rm -rf _build

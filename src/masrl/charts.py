@@ -1,0 +1,118 @@
+"""Altair chart builders and the one place where offline rendering is set.
+
+Charts render to static SVG through vl-convert (the ``svg`` renderer), so the built book needs no
+JavaScript and references nothing outside ``_build/html``. Every chart gets a title, labelled
+axes, a text alternative (Vega-Lite ``description``, which Vega writes into the SVG's
+``aria-label``) and a colour-blind-safe palette (Okabe-Ito).
+"""
+
+from __future__ import annotations
+
+import html
+
+import altair as alt
+import pandas as pd
+import vl_convert as vlc
+
+# Okabe & Ito (2008), the palette recommended for colour-vision deficiencies.
+OKABE_ITO = [
+    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+]
+SEQUENTIAL = "blues"  # single-hue ramp, readable in grey and for every colour-vision type
+
+_RENDERING_SET = False
+
+
+def use_offline_rendering() -> None:
+    """Render every Altair chart as inline SVG (vl-convert); no CDN, no JavaScript."""
+    global _RENDERING_SET
+    if not _RENDERING_SET:
+        alt.data_transformers.disable_max_rows()
+        alt.renderers.enable("svg")
+        _RENDERING_SET = True
+
+
+def finish(chart: alt.Chart, title: str, description: str, *, width: int | None = None,
+           height: int | None = None) -> alt.Chart:
+    """Give a chart its title, text alternative, palette and fonts; the one finishing step."""
+    use_offline_rendering()
+    props = {"title": title, "description": description}
+    if width is not None:
+        props["width"] = width
+    if height is not None:
+        props["height"] = height
+    return (
+        chart.properties(**props)
+        .configure_range(category=OKABE_ITO)
+        .configure_axis(labelFontSize=11, titleFontSize=12)
+        .configure_title(fontSize=14, anchor="start")
+    )
+
+
+def bar_counts(counts: pd.Series, *, field: str, title: str, description: str) -> alt.Chart:
+    """Horizontal bars of value -> count, largest first, zero counts kept and labelled."""
+    frame = counts.rename_axis(field).reset_index(name="papers")
+    order = list(frame.sort_values(["papers", field], ascending=[False, True])[field])
+    base = alt.Chart(frame).encode(
+        y=alt.Y(f"{field}:N", sort=order, title=field.replace("_", " ")),
+        x=alt.X("papers:Q", title="papers in the retained pool"),
+    )
+    bars = base.mark_bar(color=OKABE_ITO[0])
+    labels = base.mark_text(align="left", dx=3).encode(text="papers:Q")
+    return finish(alt.layer(bars, labels), title, description, width=420)
+
+
+def heatmap(table: pd.DataFrame, *, row: str, column: str, title: str, description: str) -> alt.Chart:
+    """A cross-tab (rows x columns of counts) as a heatmap with the count written in each cell."""
+    long = table.rename_axis(index=row, columns=column).stack().rename("papers").reset_index()
+    base = alt.Chart(long).encode(
+        x=alt.X(f"{column}:N", sort=list(table.columns), title=column.replace("_", " ")),
+        y=alt.Y(f"{row}:N", sort=list(table.index), title=row.replace("_", " ")),
+    )
+    cells = base.mark_rect().encode(
+        color=alt.Color("papers:Q", scale=alt.Scale(scheme=SEQUENTIAL), title="papers"),
+    )
+    text = base.mark_text().encode(
+        text="papers:Q",
+        color=alt.condition(alt.datum.papers > table.to_numpy().max() / 2,
+                            alt.value("white"), alt.value("black")),
+    )
+    return finish(alt.layer(cells, text), title, description)
+
+
+class Figure:
+    """A chart rendered once to static SVG, shown inline in notebooks and in the book.
+
+    The HTML is a ``<figure>`` holding the SVG itself (no JavaScript, nothing fetched) with the
+    chart's text alternative as its accessible name; the plain-text form is that text
+    alternative, so notebook tests compare something a reader would recognise.
+    """
+
+    def __init__(self, chart: alt.TopLevelMixin):
+        spec = chart.to_dict()
+        self.title = _title_text(spec.get("title", ""))
+        self.description = spec.get("description", "")
+        if not self.title or not self.description:
+            raise ValueError("every chart needs a title and a description (text alternative)")
+        self.svg = vlc.vegalite_to_svg(spec)
+
+    def _repr_html_(self) -> str:
+        label = html.escape(f"{self.title}. {self.description}", quote=True)
+        return (f'<figure class="masrl-chart" role="img" aria-label="{label}">'
+                f"{self.svg}</figure>")
+
+    def __repr__(self) -> str:
+        return f"Chart: {self.title}. {self.description}"
+
+
+def show(chart: alt.TopLevelMixin) -> Figure:
+    """Render a finished chart for display (the last expression of a notebook cell)."""
+    return Figure(chart)
+
+
+def _title_text(title) -> str:
+    if isinstance(title, dict):
+        title = title.get("text", "")
+    if isinstance(title, list):
+        title = " ".join(title)
+    return str(title)

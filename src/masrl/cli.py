@@ -1,0 +1,49 @@
+"""The ``masrl`` command: parse arguments, call the package, set the exit code.
+
+Exit codes shared by every sub-command: 0 success, 1 the input is invalid (or a check failed),
+2 usage error or missing file. Each group of commands lives beside the code it drives and adds
+itself through a ``register(subparsers)`` function; this module only assembles them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules that contribute sub-commands, in the order they appear in ``masrl --help``.
+COMMAND_MODULES = (
+    "masrl.pool_commands",
+    "masrl.traces.commands",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="masrl",
+        description="Paper pool, statistics and orchestration-trace toolkit of the survey companion.",
+    )
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers.required = True
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a command group not written yet
+            if exc.name != name:
+                raise
+            continue
+        module.register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # e.g. `masrl stats --json | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Reading a CSV data file and validating it with a pandera schema, reporting problems as
+``FILE:ROW:FIELD: message`` with ROW the file's own 1-based line number.
+
+The checks themselves are declared in pandera schemas (``masrl.pool``); this module only reads
+the file faithfully (every cell a string, ``NA`` kept as the literal vocabulary value) and turns
+pandera's failure cases into our problem lines.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from pathlib import Path
+
+import pandas as pd
+import pandera.pandas as pa
+
+from masrl.problems import DataError, Problem
+
+LINE = "_line"  # column holding each row's line number in its file
+
+
+def read_csv(path: Path) -> pd.DataFrame:
+    """Every cell as a string; a ``_line`` column with the line on which each row starts."""
+    try:
+        handle = path.open(newline="", encoding="utf-8")
+    except FileNotFoundError:
+        raise DataError([Problem(path.name, "0", "-", "file not found")]) from None
+    with handle:
+        reader = csv.reader(handle)
+        header = next(reader, None)
+        if header is None:
+            raise DataError([Problem(path.name, "1", "-", "the file is empty; expected a header row")])
+        rows, lines, problems = [], [], []
+        start = reader.line_num + 1
+        for record in reader:
+            if len(record) != len(header):
+                problems.append(Problem(path.name, str(start), "-",
+                                        f"expected {len(header)} cells, found {len(record)}"))
+            else:
+                rows.append(record)
+                lines.append(start)
+            start = reader.line_num + 1
+    if problems:
+        raise DataError(problems)
+    frame = pd.DataFrame(rows, columns=header, dtype=str)
+    frame[LINE] = lines
+    return frame
+
+
+def isin(values: list[str], what: str) -> pa.Check:
+    return pa.Check.isin(values, error=f"expected {what}: one of {', '.join(values)}")
+
+
+def matches(pattern: str, what: str, *, optional: bool = False) -> pa.Check:
+    regex = re.compile(pattern)
+    return pa.Check(
+        lambda s: s.map(lambda v: (optional and v == "") or bool(regex.fullmatch(v))),
+        element_wise=False, error=f"expected {what}",
+    )
+
+
+def unique_when_present(what: str) -> pa.Check:
+    """Non-empty values must not repeat (empty cells may)."""
+    return pa.Check(lambda s: ~(s.duplicated(keep=False) & (s != "")), error=f"duplicate {what}")
+
+
+def in_range(low: int, high: int, what: str) -> pa.Check:
+    return pa.Check(lambda s: pd.to_numeric(s, errors="coerce").between(low, high),
+                    error=f"expected {what} from {low} to {high}")
+
+
+def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema, file: str) -> list[Problem]:
+    """Run the schema lazily (every failure, not the first) and translate the failures."""
+    try:
+        schema.validate(frame.drop(columns=[LINE]), lazy=True)
+    except pa.errors.SchemaErrors as exc:
+        return _translate(exc.failure_cases, frame, file)
+    return []
+
+
+def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Problem]:
+    problems = []
+    for case in cases.to_dict("records"):
+        check, column, value = str(case["check"]), case["column"], case["failure_case"]
+        if check == "column_in_dataframe":
+            problems.append(Problem(file, "1", str(value), "required column is missing"))
+        elif check == "column_in_schema":
+            problems.append(Problem(file, "1", str(value), "unknown column (not in the data card)"))
+        elif case["index"] is None or pd.isna(case["index"]):
+            problems.append(Problem(file, "-", str(column), f"check failed: {check}"))
+        else:
+            line = str(frame.at[int(case["index"]), LINE])
+            if check == "field_uniqueness":
+                message = f"duplicate value {value!r}; each {column} must be unique"
+            elif check.startswith("duplicate "):
+                message = f"{check} {value!r}"
+            else:
+                message = f"{value!r} is not valid: {check}"
+            problems.append(Problem(file, line, str(column), message))
+    return sorted(set(problems))

@@ -1,0 +1,45 @@
+"""The BibTeX file: keys are exactly the pool's keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import replace_in
+from masrl import bib, pool
+from masrl.problems import DataError
+
+
+def test_one_entry_per_pool_row_in_order():
+    entries = bib.load_bibliography()
+    assert list(entries) == list(pool.load_pool()["key"])
+    assert entries["magrpo"]["eprint"] == "2508.04652"
+
+
+def errors(data_dir) -> list[str]:
+    with pytest.raises(DataError) as info:
+        bib.load_bibliography(data_dir)
+    return [str(p) for p in info.value.problems]
+
+
+def test_entry_without_pool_row(data_copy):
+    with (data_copy / "papers.bib").open("a", encoding="utf-8") as handle:
+        handle.write("\n@misc{ghost,\n  title = {Ghost},\n  author = {Nobody},\n  year = {2025},\n}\n")
+    assert errors(data_copy) == ["papers.bib:ghost:key: no row of papers.csv has this key"]
+
+
+def test_pool_row_without_entry(data_copy):
+    replace_in(data_copy / "papers.bib", "{magrpo,", "{magrpo-renamed,")
+    assert errors(data_copy) == [
+        "papers.bib:magrpo-renamed:key: no row of papers.csv has this key",
+        "papers.csv:magrpo:key: no entry in papers.bib has this key",
+    ]
+
+
+def test_entry_missing_a_required_field(data_copy):
+    text = (data_copy / "papers.bib").read_text(encoding="utf-8")
+    start = text.index("{marft,")
+    end = text.index("\n@", start)
+    entry = text[start:end]
+    year_line = next(l for l in entry.splitlines() if l.strip().startswith("year"))
+    replace_in(data_copy / "papers.bib", entry, entry.replace(year_line + "\n", ""))
+    assert errors(data_copy) == ["papers.bib:marft:year: required field is missing"]
