@@ -148,10 +148,11 @@ def load_spotcheck(data_dir: PathLike = None) -> pd.DataFrame:
 
 def check_data(data_dir: PathLike = None) -> list[Problem]:
     """Validate every data file; return all problems (an empty list when the data is clean)."""
-    from masrl import bib  # the BibTeX checks need the pool
+    from masrl import bib, taxonomy  # these checks need the pool
 
     problems: list[Problem] = []
-    for loader in (load_pool, load_excluded, load_spotcheck, bib.load_bibliography):
+    for loader in (load_pool, load_excluded, load_spotcheck, bib.load_bibliography,
+                   taxonomy.load_taxonomy):
         try:
             loader(data_dir)
         except DataError as exc:

@@ -1,0 +1,125 @@
+"""Loader for ``data/taxonomy.yaml``: the survey's reward families R1-R8, credit-bearing units
+(team to token), orchestration sub-decisions O1-O5, six topologies and evaluation measures E1-E4.
+
+Validated with pydantic (structure) and against the pool (every anchor is a pool key) and the
+controlled vocabulary (every mapped value is defined); problems are reported as
+``taxonomy.yaml:SECTION[i]:FIELD: message``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Literal
+
+import pandas as pd
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from masrl import paths
+from masrl.problems import DataError, Problem
+
+TAXONOMY = "taxonomy.yaml"
+
+
+class _Entry(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    name: str
+    anchors: list[str] = []
+
+
+class RewardFamily(_Entry):
+    unit: str
+    reward_types: list[str]
+    meaning: str
+
+
+class CreditUnit(_Entry):
+    credit_granularity: str
+    status: Literal["inherited", "established", "new"]
+    meaning: str
+
+
+class SubDecision(_Entry):
+    decision: Literal["spawn", "delegate", "communicate", "aggregate", "stop"]
+    meaning: str
+
+
+class Topology(_Entry):
+    pass
+
+
+class Measure(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    name: str
+    metric: str
+    meaning: str
+
+
+class Taxonomy(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    reward_families: list[RewardFamily]
+    credit_units: list[CreditUnit]
+    subdecisions: list[SubDecision]
+    topologies: list[Topology]
+    evaluation_measures: list[Measure]
+
+    def frame(self, section: str) -> pd.DataFrame:
+        """One section as a table (anchors joined by ', ')."""
+        rows = [m.model_dump() for m in getattr(self, section)]
+        frame = pd.DataFrame(rows)
+        for column in ("anchors", "reward_types"):
+            if column in frame:
+                frame[column] = frame[column].map(", ".join)
+        return frame
+
+
+def load_taxonomy(data_dir: str | os.PathLike | None = None) -> Taxonomy:
+    from masrl.pool import load_pool
+    from masrl.vocabulary import load_vocabulary
+
+    path = paths.data_file(TAXONOMY, data_dir)
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DataError([Problem(TAXONOMY, "0", "-", "file not found")]) from None
+    try:
+        taxonomy = Taxonomy.model_validate(raw)
+    except ValidationError as exc:
+        raise DataError([_pydantic_problem(err) for err in exc.errors()]) from None
+
+    keys = set(load_pool(data_dir)["key"])
+    vocab = load_vocabulary(data_dir)
+    problems = []
+    for section in Taxonomy.model_fields:
+        entries = getattr(taxonomy, section)
+        ids = [e.id for e in entries]
+        for i, entry in enumerate(entries):
+            where = f"{section}[{i}]"
+            if ids.count(entry.id) > 1:
+                problems.append(Problem(TAXONOMY, where, "id", f"duplicate id {entry.id!r}"))
+            for key in getattr(entry, "anchors", []):
+                if key not in keys:
+                    problems.append(Problem(TAXONOMY, where, "anchors",
+                                            f"{key!r} is not a key of {paths.PAPERS}"))
+    checks = [("reward_families", "reward_types", "reward_type"),
+              ("credit_units", "credit_granularity", "credit_granularity"),
+              ("topologies", "id", "orchestration_form")]
+    for section, attribute, field in checks:
+        for i, entry in enumerate(getattr(taxonomy, section)):
+            values = getattr(entry, attribute)
+            for value in values if isinstance(values, list) else [values]:
+                if value not in vocab.values(field):
+                    problems.append(Problem(TAXONOMY, f"{section}[{i}]", attribute,
+                                            f"{value!r} is not a {field} of the vocabulary"))
+    if problems:
+        raise DataError(problems)
+    return taxonomy
+
+
+def _pydantic_problem(error: dict) -> Problem:
+    loc = [str(part) for part in error["loc"]]
+    where = f"{loc[0]}[{loc[1]}]" if len(loc) > 1 else (loc[0] if loc else "-")
+    field = ".".join(loc[2:]) or (loc[0] if loc else "-")
+    return Problem(TAXONOMY, where, field, error["msg"])

@@ -1,0 +1,51 @@
+"""The survey's axes as data: structure, anchors and vocabulary mappings are checked on load."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import replace_in
+from masrl.problems import DataError
+from masrl.taxonomy import load_taxonomy
+from masrl.vocabulary import load_vocabulary
+
+
+def test_axes_have_the_survey_shape():
+    taxonomy = load_taxonomy()
+    assert [f.id for f in taxonomy.reward_families] == [f"R{i}" for i in range(1, 9)]
+    assert [u.id for u in taxonomy.credit_units] == [
+        "team", "orchestrator", "role", "agent", "turn", "message", "tool_call", "token"]
+    assert [d.id for d in taxonomy.subdecisions] == ["O1", "O2", "O3", "O4", "O5"]
+    assert [d.decision for d in taxonomy.subdecisions][-1] == "stop"
+    assert taxonomy.subdecisions[-1].anchors == []  # O5: no anchor in the pool
+    assert len(taxonomy.topologies) == 6
+    assert [m.id for m in taxonomy.evaluation_measures] == ["E1", "E2", "E3", "E4"]
+
+
+def test_every_non_na_reward_type_belongs_to_exactly_one_family():
+    families = load_taxonomy().reward_families
+    mapped = [t for f in families for t in f.reward_types]
+    assert sorted(mapped) == sorted(v for v in load_vocabulary().values("reward_type") if v != "NA")
+
+
+def test_unknown_anchor_is_reported(data_copy):
+    replace_in(data_copy / "taxonomy.yaml", "anchors: [kimi-k2-5, agentspawn]",
+               "anchors: [kimi-k2-5, agent-spawn]")
+    with pytest.raises(DataError) as info:
+        load_taxonomy(data_copy)
+    assert [str(p) for p in info.value.problems] == [
+        "taxonomy.yaml:subdecisions[0]:anchors: 'agent-spawn' is not a key of papers.csv"]
+
+
+def test_unknown_vocabulary_value_and_bad_structure(data_copy):
+    replace_in(data_copy / "taxonomy.yaml", "reward_types: [debate, verifier]",
+               "reward_types: [debate, judge]")
+    with pytest.raises(DataError) as info:
+        load_taxonomy(data_copy)
+    assert [str(p) for p in info.value.problems] == [
+        "taxonomy.yaml:reward_families[5]:reward_types: 'judge' is not a reward_type of the vocabulary"]
+    replace_in(data_copy / "taxonomy.yaml", "decision: stop", "decision: halt")
+    with pytest.raises(DataError) as info:
+        load_taxonomy(data_copy)
+    (problem,) = info.value.problems
+    assert str(problem).startswith("taxonomy.yaml:subdecisions[4]:decision: Input should be")
