@@ -14,7 +14,9 @@ import sys
 # Modules that contribute sub-commands, in the order they appear in ``masrl --help``.
 COMMAND_MODULES = (
     "masrl.pool_commands",
+    "masrl.claims_commands",
     "masrl.traces.commands",
+    "masrl.traces.import_commands",
 )
 
 
