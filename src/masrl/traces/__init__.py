@@ -1,0 +1,51 @@
+"""The orchestration-trace toolkit: check, replay, measure and credit multi-agent runs.
+
+One way through::
+
+    file -> validate (parse, JSON Schema, graph checks) -> Trace -> replay -> metrics, credit
+
+Public API:
+
+* :func:`validate_file` (path) and :func:`validate` (parsed document) return a
+  :class:`ValidationReport`: ``.valid``, ``.problems`` (each a :class:`Problem` with
+  ``severity``, ``code``, ``where``, ``pointer``, ``message``), ``.trace`` and ``.to_dict()``.
+* :func:`load_trace` (path) returns a validated :class:`Trace` or raises
+  :class:`InvalidTraceError` (its ``.report`` holds every problem).
+* :func:`replay` (trace) returns a :class:`Replay`: ``.run`` (the reconstructed
+  :class:`Run`: timeline, agents, spawn tree), ``.metrics``, ``.credit`` and ``.to_dict()``,
+  the object that ``masrl replay --json`` prints.
+* :data:`SCHEMA_PATH`, :data:`SCHEMA_VERSION`, :func:`load_schema`: our trace schema.
+
+The definitions behind every metric and credit rule are in the docstrings of
+:mod:`masrl.traces.metrics`, :mod:`masrl.traces.credit`, :mod:`masrl.traces.replay` and
+:mod:`masrl.traces.lifecycle`; the rules of validation in :mod:`masrl.traces.validate`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from masrl.traces.replay import Replay, Run, replay
+from masrl.traces.schema import SCHEMA_PATH, SCHEMA_VERSION, load_schema
+from masrl.traces.validate import (
+    InvalidTraceError,
+    Problem,
+    Trace,
+    ValidationReport,
+    validate,
+    validate_file,
+)
+
+
+def load_trace(path: str | Path) -> Trace:
+    """Read and validate the trace at ``path``; raise :class:`InvalidTraceError` on errors."""
+    report = validate_file(path)
+    if not report.valid:
+        raise InvalidTraceError(report)
+    return report.trace
+
+
+__all__ = [
+    "SCHEMA_PATH", "SCHEMA_VERSION", "InvalidTraceError", "Problem", "Replay", "Run", "Trace",
+    "ValidationReport", "load_schema", "load_trace", "replay", "validate", "validate_file",
+]

@@ -1,0 +1,99 @@
+"""``masrl validate`` and ``masrl replay``: thin wrappers that print and set exit codes.
+
+Exit codes: 0 every trace valid (warnings allowed), 1 some trace invalid, 2 usage error or a
+missing file. Problems go to stderr, one line each (``FILE: where: severity: message``); with
+``--json`` a machine-readable report goes to stdout as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from masrl.traces.replay import replay
+from masrl.traces.validate import ValidationReport, validate_file
+
+OK, INVALID, USAGE = 0, 1, 2
+
+
+def register(subparsers) -> None:
+    """Add the ``validate`` and ``replay`` sub-commands to the ``masrl`` parser."""
+    check = subparsers.add_parser(
+        "validate", help="check orchestration traces (schema and graph)",
+        description="Check orchestration-trace files against the schema and the graph rules.")
+    check.add_argument("files", nargs="+", metavar="FILE", help="trace JSON file(s)")
+    check.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+    check.set_defaults(func=run_validate)
+
+    rerun = subparsers.add_parser(
+        "replay", help="replay a trace: metrics and credit",
+        description="Validate a trace, reconstruct its run and print its metrics and credit.")
+    rerun.add_argument("file", metavar="FILE", help="trace JSON file")
+    rerun.add_argument("--json", action="store_true", help="print the result as JSON")
+    rerun.set_defaults(func=run_replay)
+
+
+def _check(path: str) -> ValidationReport | None:
+    """Validate one file and print its problems; ``None`` (after a message) if it is missing."""
+    try:
+        report = validate_file(path)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        print(f"{path}: error: cannot read: {exc.strerror}", file=sys.stderr)
+        return None
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    return report
+
+
+def _print_json(value) -> None:
+    print(json.dumps(value, indent=2, sort_keys=True, allow_nan=False))
+
+
+def run_validate(args: argparse.Namespace) -> int:
+    reports = [_check(path) for path in args.files]
+    found = [r for r in reports if r is not None]
+    if args.json:
+        _print_json({"valid": all(r.valid for r in found) and len(found) == len(reports),
+                     "files": [r.to_dict() for r in found],
+                     "unreadable": [p for p, r in zip(args.files, reports) if r is None]})
+    if len(found) < len(reports):
+        return USAGE
+    return OK if all(r.valid for r in found) else INVALID
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    report = _check(args.file)
+    if report is None:
+        return USAGE
+    if not report.valid:
+        if args.json:
+            _print_json(report.to_dict())
+        return INVALID
+    result = replay(report.trace).to_dict()
+    if args.json:
+        _print_json(result)
+    else:
+        print(summary(result))
+    return OK
+
+
+def summary(result: dict) -> str:
+    """A few human-readable lines about a replay result."""
+    tokens, credit = result["tokens"], result["credit"]
+    speedup = "-" if result["speedup"] is None else f"{result['speedup']:.2f}"
+    agents = credit["equal"]["agent"]
+    lines = [
+        f"trace {result['trace_id']} ({result['topology'] or 'unknown topology'}): "
+        f"{result['events']} events, {result['edges']} edges, {result['tool_calls']} tool calls, "
+        f"{result['messages']} messages",
+        f"critical steps {result['critical_steps']}, parallelism {result['parallelism']:.2f}, "
+        f"spawn depth {result['spawn_depth']}, max concurrency {result['max_concurrency']}",
+        f"wall clock {result['wall_clock']:g} s, speedup {speedup}, "
+        f"tokens {tokens['total']:g} (recorded {tokens['recorded']:g})",
+    ]
+    if credit["team_reward"] is not None:
+        lines.append(f"team reward {credit['team_reward']:g}: equal split "
+                     f"{credit['team_reward'] / max(agents['items'], 1):g} per agent over "
+                     f"{agents['items']} agents")
+    return "\n".join(lines)

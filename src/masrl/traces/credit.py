@@ -1,0 +1,251 @@
+"""How the team reward of a run splits over the survey's eight credit units.
+
+The *team reward* R is the trace's ``rewards.team`` (``None`` when the trace has no team
+channel; equal splits and residuals are then ``None`` too). The eight *units* and their items:
+
+* ``team``: one item, the team;
+* ``orchestrator``: each ``orchestrator_decision`` event (a learnable orchestration action);
+* ``role``: each role, every event counting for its agent's role (see :mod:`.replay`);
+  agents without a role count under ``(none)``;
+* ``agent``: each agent that has events;
+* ``turn``: each turn, named ``agent#k``; a turn of an agent starts at its first event and at
+  every event of it that has an incoming edge from another agent's event (it acts on something
+  it received), and lasts until its next turn starts;
+* ``message``: each ``message`` event; ``tool_call``: each ``tool_call`` event;
+* ``token``: each token, reported per event (the event's tokens together).
+
+Rules, and what each assumes:
+
+* ``equal``: R is divided equally among the items of the unit (for ``token``, among the tokens,
+  so an event receives R x its tokens / all tokens). Assumes every item contributed alike; it
+  needs nothing but the graph.
+* ``recorded``: every event's own ``reward`` is credited to the item of the unit it belongs to;
+  events outside the unit (e.g. a tool call under ``message``) credit nothing there, and the
+  ``residual`` R - total shows what the recorded rewards leave unexplained. Assumes the per-event
+  rewards are additive parts of the team reward, as process rewards are designed to be.
+* ``leave_one_out`` (needs ``counterfactuals``): a player's credit is v(N) - v(N minus it),
+  where v is the reward of a coalition of players. Assumes the counterfactual runs are
+  comparable to the real one; the values need not add up to R.
+* ``shapley`` (needs every coalition): a player's credit is its average marginal contribution
+  v(S + i) - v(S) over all orders in which the players could join; the values add up to
+  v(N) - v(empty). Assumes the same, and that removing a player is a meaningful intervention.
+  v(N) is the recorded reward of the channel unless a coalition outcome records it; v(empty) is
+  0 unless recorded. Counterfactual credit is computed only for the unit of the players
+  (``agent`` or ``role``).
+
+In ``to_dict`` output the items' shares are listed only for units of at most
+:data:`MAX_LISTED_ITEMS` items (a million-event trace has too many turns to print); the Python
+functions always return every share.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from math import factorial
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from masrl.traces import graph
+
+if TYPE_CHECKING:
+    from masrl.traces.replay import Run
+
+UNITS = ("team", "orchestrator", "role", "agent", "turn", "message", "tool_call", "token")
+NO_ROLE = "(none)"
+MAX_LISTED_ITEMS = 10_000
+MAX_SHAPLEY_PLAYERS = 16
+
+
+def team_reward(run: Run) -> float | None:
+    """R: the trace's ``rewards.team``, or ``None``."""
+    return run.trace.document["rewards"].get("team")
+
+
+def items(run: Run, unit: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """The unit's item names, each event's item (-1 if outside the unit) and each item's weight.
+
+    The weight is what an equal split divides by: 1 per item, except tokens for ``token``.
+    """
+    events = run.trace.events
+    n = events.count
+    if unit in ("team", "agent"):
+        names = ["team"] if unit == "team" else events.agent_names
+        of = np.zeros(n, dtype=np.int64) if unit == "team" else events.agent_codes
+        return names, of, np.ones(len(names))
+    if unit == "role":
+        return _role_items(run)
+    if unit == "turn":
+        return _turn_items(run)
+    event_type = {"orchestrator": "orchestrator_decision"}.get(unit, unit)
+    selected = np.array([kind == event_type for kind in events.types], dtype=bool)
+    if unit == "token":
+        selected = graph.optional_column(run.trace.document["events"], "tokens", 0.0) > 0
+    return _per_event_items(run, selected, unit)
+
+
+def _per_event_items(run: Run, selected: np.ndarray, unit: str):
+    events = run.trace.events
+    positions = np.flatnonzero(selected)
+    of = np.full(events.count, -1, dtype=np.int64)
+    of[positions] = np.arange(len(positions))
+    weight = np.ones(len(positions))
+    if unit == "token":
+        weight = graph.optional_column(run.trace.document["events"], "tokens", 0.0)[positions]
+    return [events.ids[i] for i in positions.tolist()], of, weight
+
+
+def _role_items(run: Run):
+    events = run.trace.events
+    role_of_code = [run.agents[name].role or NO_ROLE for name in events.agent_names]
+    names = sorted(set(role_of_code))
+    code = {role: k for k, role in enumerate(names)}
+    per_agent = np.array([code[role] for role in role_of_code], dtype=np.int64)
+    return names, per_agent[events.agent_codes], np.ones(len(names))
+
+
+def _turn_items(run: Run):
+    """Turns as defined in the module docstring, numbered per agent in timeline order."""
+    events, edges = run.trace.events, run.trace.edges
+    codes = events.agent_codes
+    starts = np.zeros(events.count, dtype=bool)
+    crossing = codes[edges.src] != codes[edges.dst]
+    starts[edges.dst[crossing]] = True
+    timeline = run.timeline
+    first_seen = np.unique(codes[timeline], return_index=True)[1]
+    starts[timeline[first_seen]] = True
+    ordered = np.lexsort((np.arange(events.count), events.start, codes))  # by agent, then time
+    turn_number = np.cumsum(starts[ordered])  # running count over all agents
+    of = np.empty(events.count, dtype=np.int64)
+    of[ordered] = turn_number - 1
+    agent_of_turn = codes[ordered][starts[ordered]]
+    counts = np.bincount(agent_of_turn, minlength=len(events.agent_names))
+    names = [f"{events.agent_names[a]}#{k + 1}"
+             for a, c in enumerate(counts.tolist()) for k in range(c)]
+    return names, of, np.ones(len(names))
+
+
+def equal_shares(reward: float, weight: np.ndarray) -> np.ndarray:
+    """R divided in proportion to the items' weights (zeros when nothing to divide by)."""
+    total = weight.sum()
+    return reward * weight / total if total else np.zeros_like(weight)
+
+
+def event_rewards(run: Run) -> np.ndarray:
+    """Each event's recorded ``reward``, 0 where none is recorded."""
+    return graph.optional_column(run.trace.document["events"], "reward", 0.0)
+
+
+def recorded_shares(rewards: np.ndarray, of: np.ndarray, count: int) -> np.ndarray:
+    """Per item, the sum of the recorded rewards of its events."""
+    inside = of >= 0
+    return np.bincount(of[inside], weights=rewards[inside], minlength=count)
+
+
+def equal(run: Run, unit: str) -> dict[str, float] | None:
+    """Item -> equal share of R in the unit (``None`` without a team reward)."""
+    reward = team_reward(run)
+    if reward is None:
+        return None
+    names, _, weight = items(run, unit)
+    return dict(zip(names, equal_shares(reward, weight).tolist()))
+
+
+def recorded(run: Run, unit: str) -> dict[str, float]:
+    """Item -> sum of the recorded per-event rewards of its events."""
+    names, of, _ = items(run, unit)
+    return dict(zip(names, recorded_shares(event_rewards(run), of, len(names)).tolist()))
+
+
+def coalition_values(run: Run) -> dict[frozenset, float] | None:
+    """v(S) for every coalition the trace records, plus v(N) and v(empty) by default."""
+    counterfactuals = run.trace.document.get("counterfactuals")
+    if not counterfactuals:
+        return None
+    players = frozenset(counterfactuals["players"])
+    channel = counterfactuals.get("channel", "team")
+    values = {frozenset(): 0.0}
+    full = run.trace.document["rewards"].get(channel)
+    if full is not None:
+        values[players] = float(full)
+    for outcome in counterfactuals["outcomes"]:
+        values[frozenset(outcome["coalition"])] = float(outcome["reward"])
+    return values
+
+
+def leave_one_out(players: list[str], values: dict[frozenset, float]) -> dict | None:
+    """v(N) - v(N minus i) per player, or ``None`` if a needed coalition is missing."""
+    everyone = frozenset(players)
+    needed = [everyone, *(everyone - {p} for p in players)]
+    if any(c not in values for c in needed):
+        return None
+    return {p: values[everyone] - values[everyone - {p}] for p in players}
+
+
+def shapley(players: list[str], values: dict[frozenset, float]) -> dict | None:
+    """Shapley values, or ``None`` if a coalition is missing or there are too many players."""
+    n = len(players)
+    if n > MAX_SHAPLEY_PLAYERS:
+        return None
+    weights = [factorial(k) * factorial(n - k - 1) / factorial(n) for k in range(n)]
+    result = {}
+    for p in players:
+        others = [q for q in players if q != p]
+        total = 0.0
+        for k in range(n):
+            for subset in combinations(others, k):
+                without = frozenset(subset)
+                with_p = without | {p}
+                if without not in values or with_p not in values:
+                    return None
+                total += weights[k] * (values[with_p] - values[without])
+        result[p] = total
+    return result
+
+
+def counterfactual(run: Run) -> dict | None:
+    """Leave-one-out and Shapley credit from the recorded coalitions (``None`` without them)."""
+    values = coalition_values(run)
+    if values is None:
+        return None
+    spec = run.trace.document["counterfactuals"]
+    players = list(spec["players"])
+    every = [frozenset(c) for k in range(len(players) + 1) for c in combinations(players, k)]
+    return {
+        "unit": spec["unit"],
+        "channel": spec.get("channel", "team"),
+        "players": players,
+        "coalitions_recorded": sum(c in values for c in every),
+        "coalitions_needed": len(every),
+        "leave_one_out": leave_one_out(players, values),
+        "shapley": shapley(players, values),
+    }
+
+
+def _rounded(value: float) -> float:
+    """Drop floating-point noise from sums (12 decimals) so that residuals read 0, not 1e-16."""
+    return round(float(value), 12)
+
+
+def _summary(names: list[str], shares: np.ndarray | None, reward: float | None) -> dict:
+    if shares is None:
+        return {"items": len(names), "total": None, "residual": None}
+    total = _rounded(shares.sum())
+    summary = {"items": len(names), "total": total,
+               "residual": None if reward is None else _rounded(reward - total)}
+    if len(names) <= MAX_LISTED_ITEMS:
+        summary["shares"] = dict(zip(names, shares.tolist()))
+    return summary
+
+
+def compute(run: Run) -> dict:
+    """The ``credit`` object of ``masrl replay --json``."""
+    reward, rewards = team_reward(run), event_rewards(run)
+    by_rule: dict[str, dict] = {"equal": {}, "recorded": {}}
+    for unit in UNITS:
+        names, of, weight = items(run, unit)
+        even = None if reward is None else equal_shares(reward, weight)
+        by_rule["equal"][unit] = _summary(names, even, reward)
+        by_rule["recorded"][unit] = _summary(names, recorded_shares(rewards, of, len(names)), reward)
+    return {"team_reward": reward, "units": list(UNITS), **by_rule,
+            "counterfactual": counterfactual(run)}

@@ -1,0 +1,178 @@
+"""Metrics of a reconstructed run. Each function computes one quantity; :func:`compute` gathers
+them under the key names of ``masrl replay --json``.
+
+Definitions (quoted by the book):
+
+* ``events``, ``edges``: how many; ``event_types``, ``edge_types``, ``edge_modes`` and
+  ``decisions`` (the O1-O5 sub-decision of ``orchestrator_decision`` events): counts per value,
+  every value of the schema listed, plus ``unspecified`` for optional fields left out.
+* ``tool_calls``, ``messages``: the numbers of ``tool_call`` and ``message`` events.
+* ``critical_steps``: the number of events on a longest path of the event graph, every edge
+  being a dependency; an event without edges is a path of one. ``critical_path`` lists the ids.
+  ``parallelism`` = ``events`` / ``critical_steps``: how many events the run executes per step
+  when every dependency chain runs as fast as it can (the "critical steps" idea of Kimi's PARL).
+* ``spawn_depth``: the largest depth of a spawned agent (1 for agents spawned by a root, 0 when
+  nothing is spawned); ``spawn_tree``: the roots with their spawned descendants.
+* ``max_concurrency``: the largest number of spawned agents alive at the same instant (an agent is
+  alive from its spawn to its first return or despawn, both included, else to the end).
+* ``wall_clock``: latest event end minus earliest event start, in seconds (recomputed; the
+  trace's own ``costs.wall_clock_s`` is not read).
+* ``busy_time``: per agent, the total length of the union of its events' [start, end] intervals
+  (instantaneous events add nothing; overlapping events of one agent are counted once).
+* ``speedup``: the sum of all agents' busy time over ``wall_clock``: how much faster the run was
+  than the same work done by one agent at a time, assuming the work could be serialised without
+  extra waiting. ``None`` when ``wall_clock`` is 0 or no event records a duration.
+* ``tokens`` and ``cost_usd``: the sum of the events' ``tokens`` / ``cost_usd`` fields, per agent
+  (its own events) and per spawn subtree (an agent's own events plus those of every agent it
+  spawned, directly or not; each event belongs to exactly one agent and each agent to one
+  subtree per ancestor, so nothing is counted twice within an entry). ``recorded`` repeats the
+  trace's ``costs`` total for comparison.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from masrl.traces import graph
+from masrl.traces.schema import load_schema
+
+if TYPE_CHECKING:
+    from masrl.traces.replay import Run
+
+UNSPECIFIED = "unspecified"
+
+
+def compute(run: Run) -> dict:
+    """Every metric of the run, keyed as in ``masrl replay --json``."""
+    path = critical_path(run)
+    wall = wall_clock(run)
+    busy = busy_time(run)
+    return {
+        "events": run.trace.events.count,
+        "edges": run.trace.edges.count,
+        "event_types": counts(run.trace.events.types, _enum("event", "type")),
+        "decisions": counts(_field_of(run, "decision", "orchestrator_decision"),
+                            _enum("event", "decision")),
+        "edge_types": counts([e["type"] for e in run.trace.document["edges"]],
+                             _enum("edge", "type")),
+        "edge_modes": counts([e.get("mode", UNSPECIFIED) for e in run.trace.document["edges"]],
+                             _enum("edge", "mode")),
+        "tool_calls": run.trace.events.types.count("tool_call"),
+        "messages": run.trace.events.types.count("message"),
+        "critical_steps": len(path),
+        "critical_path": [run.trace.events.ids[i] for i in path],
+        "parallelism": run.trace.events.count / len(path),
+        "spawn_depth": max((a.depth for a in run.agents.values()), default=0),
+        "spawn_tree": spawn_tree(run),
+        "max_concurrency": max_concurrency(run),
+        "wall_clock": wall,
+        "busy_time": busy,
+        "speedup": speedup(busy, wall),
+        "tokens": rollup(run, "tokens"),
+        "cost_usd": rollup(run, "cost_usd"),
+    }
+
+
+def _enum(definition: str, name: str) -> list[str]:
+    return load_schema()["$defs"][definition]["properties"][name]["enum"]
+
+
+def counts(values: list[str], known: list[str]) -> dict[str, int]:
+    """Counts of ``values``: every ``known`` value (zeros kept), then any other value seen."""
+    seen = Counter(values)
+    return {**{value: seen.get(value, 0) for value in known}, **seen}
+
+
+def _field_of(run: Run, key: str, event_type: str) -> list[str]:
+    documents = run.trace.document["events"]
+    return [documents[i].get(key, UNSPECIFIED)
+            for i, kind in enumerate(run.trace.events.types) if kind == event_type]
+
+
+def critical_path(run: Run) -> list[int]:
+    """Event positions along a longest dependency path (see the module docstring)."""
+    edges = run.trace.edges
+    return graph.longest_path(run.trace.order, edges.src, edges.dst)
+
+
+def spawn_tree(run: Run) -> list[dict]:
+    """Nested ``{"agent", "role", "spawn_event", "children"}`` from each root."""
+    def node(name: str) -> dict:
+        agent = run.agents[name]
+        return {"agent": name, "role": agent.role, "spawn_event": agent.spawn_event,
+                "children": [node(child) for child in agent.children]}
+    return [node(root.name) for root in run.roots]
+
+
+def lifetimes(run: Run) -> list[tuple[str, float, float]]:
+    """``(agent, from, to)`` for every spawned agent, as defined in :mod:`masrl.traces.replay`."""
+    return [(a.name, a.spawned_at, run.trace_end if a.ended_at is None else a.ended_at)
+            for a in run.agents.values() if a.spawned_at is not None]
+
+
+def max_concurrency(run: Run) -> int:
+    """Largest number of spawned agents alive at one instant (intervals closed at both ends)."""
+    spans = lifetimes(run)
+    if not spans:
+        return 0
+    times = np.array([t for _, start, end in spans for t in (start, end)])
+    steps = np.tile([1, -1], len(spans))
+    order = np.lexsort((-steps, times))  # at equal times, arrivals before departures
+    return int(np.cumsum(steps[order]).max())
+
+
+def wall_clock(run: Run) -> float:
+    """Latest event end minus earliest event start, in seconds."""
+    events = run.trace.events
+    return float(events.end.max() - events.start.min())
+
+
+def busy_time(run: Run) -> dict[str, float]:
+    """Per agent, the length of the union of its events' intervals (see the module docstring).
+
+    Vectorised: events are sorted by (agent, start) and each agent's times are shifted past the
+    previous agent's, so one running maximum of end times merges the overlaps of every agent.
+    """
+    events = run.trace.events
+    base = events.start.min()
+    shift = (events.end.max() - base + 1.0) * events.agent_codes
+    start, end = events.start - base + shift, events.end - base + shift
+    order = np.lexsort((start, events.agent_codes))
+    start, end = start[order], end[order]
+    reach = np.maximum.accumulate(end)
+    covered_from = np.maximum(start, np.concatenate([[-np.inf], reach[:-1]]))
+    added = np.clip(end - covered_from, 0.0, None)
+    per_code = np.bincount(events.agent_codes[order], weights=added,
+                           minlength=len(events.agent_names))
+    return {name: _seconds(per_code[k]) for k, name in enumerate(events.agent_names)}
+
+
+def speedup(busy: dict[str, float], wall: float) -> float | None:
+    """Total busy time over wall-clock time; ``None`` if either is 0 (no durations recorded)."""
+    total = sum(busy.values())
+    return total / wall if total > 0 and wall > 0 else None
+
+
+def _seconds(value: float) -> float:
+    """Round away the float noise of shifted arithmetic (to the microsecond)."""
+    return round(float(value), 6)
+
+
+def rollup(run: Run, key: str) -> dict:
+    """Totals of a numeric event field: overall, recorded, per agent and per spawn subtree."""
+    events = run.trace.events
+    values = graph.optional_column(run.trace.document["events"], key, 0.0)
+    per_code = np.bincount(events.agent_codes, weights=values, minlength=len(events.agent_names))
+    own = {name: float(per_code[k]) for k, name in enumerate(events.agent_names)}
+    own.update({name: 0.0 for name in run.agents if name not in own})
+    recorded_key = "usd" if key == "cost_usd" else key
+    return {
+        "total": float(values.sum()),
+        "recorded": run.trace.document["costs"].get(recorded_key),
+        "per_agent": own,
+        "per_subtree": {name: sum(own[a] for a in run.subtree(name)) for name in run.agents
+                        if run.agents[name].children},
+    }

@@ -1,0 +1,390 @@
+"""Check a trace file: parse, JSON Schema, then the meaning of the graph.
+
+Every problem is reported, not only the first, as a :class:`Problem` with a severity, a stable
+``code``, where it is (``events[3] (id e4) /events/3/t``), a JSON pointer and a message.
+
+Errors (the trace is invalid):
+
+* ``not-json``: the file is not UTF-8 JSON; ``non-finite``: it holds ``NaN``, ``Infinity`` or a
+  number too large for a double, which JSON does not allow;
+* ``schema``: a violation of ``data/schema/trace.schema.json`` (negative times and costs
+  included). The graph checks below run only on a schema-valid trace;
+* ``duplicate-id``: two events share an id; ``unknown-event``: an edge end names no event;
+* ``cycle``: the edges form a cycle, a self-loop included;
+* ``time-order``: an edge's destination starts before its source;
+* ``end-before-start``: an event's ``t_end`` is before its ``t``;
+* ``before-spawn``: an agent has an event that starts before the event that spawns it;
+* ``unknown-player`` / ``duplicate-coalition``: a counterfactual coalition names someone not in
+  ``players``, or repeats an earlier coalition.
+
+Warnings (the trace stays valid):
+
+* ``count-mismatch``: ``costs.tool_calls`` or ``costs.messages`` differs from the number of
+  ``tool_call`` or ``message`` events;
+* ``return-not-to-spawner``: a return addressed (``to``) to someone other than the agent that
+  spawned the returning agent;
+* ``never-ended``: a spawned agent never returns and is never despawned.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import numpy as np
+
+from masrl.traces import graph
+from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
+from masrl.traces.schema import load_schema, schema_validator
+
+ERROR, WARNING = "error", "warning"
+RECOUNTED_COSTS = {"tool_calls": "tool_call", "messages": "message"}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding of validation."""
+
+    severity: str  # "error" or "warning"
+    code: str
+    where: str  # human-readable place, e.g. "events[3] (id e4) /events/3/t"
+    pointer: str  # RFC 6901 JSON pointer into the document ("" = the whole document)
+    message: str
+
+    def line(self, source: str) -> str:
+        """The one-line form ``FILE: where: severity: message``."""
+        return f"{source}: {self.where}: {self.severity}: {self.message}"
+
+
+@dataclass
+class Trace:
+    """A trace that passed parsing and schema validation, with its graph as columns."""
+
+    document: dict
+    events: graph.EventColumns
+    edges: graph.EdgeColumns
+    life: Lifecycle
+    order: np.ndarray | None = None  # a topological order of the events; None if cyclic
+    source: str = "<memory>"
+
+
+@dataclass
+class ValidationReport:
+    """All problems of one trace; ``trace`` is set once the trace passed the schema."""
+
+    source: str
+    problems: list[Problem] = field(default_factory=list)
+    trace: Trace | None = None
+
+    @property
+    def errors(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == ERROR]
+
+    @property
+    def warnings(self) -> list[Problem]:
+        return [p for p in self.problems if p.severity == WARNING]
+
+    @property
+    def valid(self) -> bool:
+        return not self.errors
+
+    def lines(self) -> list[str]:
+        return [p.line(self.source) for p in self.problems]
+
+    def to_dict(self) -> dict:
+        return {
+            "file": self.source,
+            "valid": self.valid,
+            "errors": len(self.errors),
+            "warnings": len(self.warnings),
+            "problems": [asdict(p) for p in self.problems],
+        }
+
+
+class InvalidTraceError(ValueError):
+    """Raised by :func:`masrl.traces.load_trace` for a trace with errors."""
+
+    def __init__(self, report: ValidationReport):
+        self.report = report
+        super().__init__("\n".join(p.line(report.source) for p in report.errors))
+
+
+# ---------------------------------------------------------------------------------- entry points
+
+def validate_file(path: str | Path) -> ValidationReport:
+    """Validate the trace file at ``path`` (raises ``FileNotFoundError`` if it is missing)."""
+    data = Path(path).read_bytes()
+    document, problems = parse(data)
+    if problems:
+        return ValidationReport(str(path), problems)
+    return validate(document, source=str(path))
+
+
+def validate(document: Any, source: str = "<memory>") -> ValidationReport:
+    """Validate a parsed trace: schema first, then, on a schema-valid trace, the graph checks."""
+    report = ValidationReport(source, schema_problems(document))
+    if report.problems:
+        return report
+    trace = index_trace(document, source)
+    report.problems = graph_problems(trace)
+    report.trace = trace
+    return report
+
+
+# ---------------------------------------------------------------------------------- parsing
+
+class _NonFinite(str):
+    """Placeholder for a NaN / Infinity / overflowing literal found while diagnosing."""
+
+
+def parse(data: bytes) -> tuple[Any, list[Problem]]:
+    """Decode strict JSON (msgspec, the fastest decoder measured); on failure, say exactly why."""
+    try:
+        return msgspec.json.decode(data), []
+    except msgspec.DecodeError:
+        return _diagnose(data)
+
+
+def _diagnose(data: bytes) -> tuple[Any, list[Problem]]:
+    """Re-parse a rejected file with the standard library to locate each fault."""
+    try:
+        text = data.decode("utf-8")
+        document = json.loads(text, parse_constant=_NonFinite, parse_float=_finite_or_flagged)
+    except UnicodeDecodeError as exc:
+        return None, [Problem(ERROR, "not-json", f"byte {exc.start}", "", "not UTF-8 text")]
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno} column {exc.colno}"
+        return None, [Problem(ERROR, "not-json", where, "", f"not JSON: {exc.msg}")]
+    flagged = [
+        _problem(document, ERROR, "non-finite", parts, f"{value} is not a JSON number")
+        for parts, value in _walk_non_finite(document, [])
+    ]
+    return (None, flagged) if flagged else (document, [])
+
+
+def _finite_or_flagged(literal: str) -> float | _NonFinite:
+    value = float(literal)
+    return value if np.isfinite(value) else _NonFinite(literal)
+
+
+def _walk_non_finite(node: Any, parts: list):
+    if isinstance(node, _NonFinite):
+        yield parts, str(node)
+    elif isinstance(node, dict):
+        for key, value in node.items():
+            yield from _walk_non_finite(value, [*parts, key])
+    elif isinstance(node, list):
+        for k, value in enumerate(node):
+            yield from _walk_non_finite(value, [*parts, k])
+
+
+# ---------------------------------------------------------------------------------- locating
+
+def pointer(parts: list) -> str:
+    """RFC 6901 JSON pointer of a path of keys and indices."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
+
+
+def label(document: Any, parts: list) -> str:
+    """Human name of the event or edge a path points into, e.g. ``events[3] (id e4)``."""
+    if len(parts) < 2 or parts[0] not in ("events", "edges") or not isinstance(parts[1], int):
+        return ""
+    item = document[parts[0]][parts[1]]
+    name = f"{parts[0]}[{parts[1]}]"
+    if not isinstance(item, dict):
+        return name
+    if parts[0] == "events" or "id" in item:
+        return f"{name} (id {item.get('id')})" if isinstance(item.get("id"), str) else name
+    return f"{name} ({item.get('src')} -> {item.get('dst')})"
+
+
+def _problem(document: Any, severity: str, code: str, parts: list, message: str) -> Problem:
+    where = " ".join(s for s in (label(document, parts), pointer(parts)) if s) or "/"
+    return Problem(severity, code, where, pointer(parts), message)
+
+
+# ---------------------------------------------------------------------------------- schema
+
+def schema_problems(document: Any) -> list[Problem]:
+    """Every JSON Schema violation, in document order."""
+    validator = schema_validator()
+    if validator.is_valid(document):
+        return []
+    found = [
+        _problem(document, ERROR, "schema", list(err.instance_path), _schema_message(err))
+        for err in validator.iter_errors(document)
+    ]
+    return sorted(found, key=lambda p: _pointer_key(p.pointer))
+
+
+def _schema_message(err) -> str:
+    """The validator's message, except for ``not`` where the subschema's description says more."""
+    if err.schema_path and err.schema_path[-1] == "not":
+        node = load_schema()
+        for key in err.schema_path:
+            node = node[key]
+        return f"not allowed: {node.get('description', 'matches a forbidden pattern')}"
+    return err.message
+
+
+def _pointer_key(text: str) -> list:
+    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in text.split("/")]
+
+
+# ---------------------------------------------------------------------------------- graph
+
+def index_trace(document: dict, source: str = "<memory>") -> Trace:
+    """Columns and lifecycle of a schema-valid document (no checks)."""
+    events = graph.event_columns(document["events"])
+    edges = graph.edge_columns(document["edges"], events.index)
+    return Trace(document, events, edges, lifecycle(document["events"], events), source=source)
+
+
+def graph_problems(trace: Trace) -> list[Problem]:
+    """Graph checks of a schema-valid trace; sets ``trace.order`` when the graph is a DAG."""
+    checks = (
+        _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,
+        _before_spawn, _counterfactual_players, _recounted_costs, _returns_to_spawner,
+        _never_ended,
+    )
+    return [problem for check in checks for problem in check(trace)]
+
+
+def _duplicate_ids(trace: Trace):
+    if len(trace.events.index) == trace.events.count:
+        return
+    for i, event_id in enumerate(trace.events.ids):
+        first = trace.events.index[event_id]
+        if first != i:
+            yield _problem(trace.document, ERROR, "duplicate-id", ["events", i, "id"],
+                           f"duplicate event id '{event_id}' (first used by events[{first}])")
+
+
+def _unknown_ends(trace: Trace):
+    for end, column in (("src", trace.edges.src), ("dst", trace.edges.dst)):
+        for k in np.flatnonzero(column < 0).tolist():
+            name = trace.document["edges"][k][end]
+            yield _problem(trace.document, ERROR, "unknown-event", ["edges", k, end],
+                           f"edge {end} '{name}' is not the id of an event")
+
+
+def _self_loops(trace: Trace):
+    edges = trace.edges
+    for k in np.flatnonzero(edges.known() & (edges.src == edges.dst)).tolist():
+        name = trace.events.ids[edges.src[k]]
+        yield _problem(trace.document, ERROR, "cycle", ["edges", k],
+                       f"self-loop: event '{name}' depends on itself")
+
+
+def _backward(trace: Trace) -> np.ndarray:
+    """Indices of known edges whose destination starts before their source."""
+    edges, start = trace.edges, trace.events.start
+    known = np.flatnonzero(edges.known())
+    return known[start[edges.dst[known]] < start[edges.src[known]]]
+
+
+def _time_order(trace: Trace):
+    ids, start = trace.events.ids, trace.events.start
+    for k in _backward(trace).tolist():
+        s, d = trace.edges.src[k], trace.edges.dst[k]
+        yield _problem(trace.document, ERROR, "time-order", ["edges", k],
+                       f"destination '{ids[d]}' (t={start[d]:g}) starts before source "
+                       f"'{ids[s]}' (t={start[s]:g})")
+
+
+def _cycles(trace: Trace):
+    """Cycles of two or more events; on an acyclic graph, record the topological order."""
+    edges, events = trace.edges, trace.events
+    usable = edges.known() & (edges.src != edges.dst)
+    src, dst = edges.src[usable], edges.dst[usable]
+    if len(_backward(trace)):
+        cyclic = graph.kahn_order(events.count, src, dst) is None
+    else:
+        trace.order = graph.topological_order(events.count, src, dst, events.start)
+        cyclic = trace.order is None
+    if not cyclic:
+        if _has_self_loop(trace):
+            trace.order = None
+        return
+    first_edge = {(s, d): k for k, s, d in zip(np.flatnonzero(usable).tolist(), src.tolist(),
+                                              dst.tolist())}
+    for loop in graph.cycles(src, dst):
+        k = first_edge[(loop[-2], loop[-1])]
+        path = " -> ".join(events.ids[i] for i in loop)
+        yield _problem(trace.document, ERROR, "cycle", ["edges", k], f"edges form a cycle: {path}")
+
+
+def _has_self_loop(trace: Trace) -> bool:
+    return bool((trace.edges.known() & (trace.edges.src == trace.edges.dst)).any())
+
+
+def _end_before_start(trace: Trace):
+    events = trace.events
+    for i in np.flatnonzero(events.end < events.start).tolist():
+        yield _problem(trace.document, ERROR, "end-before-start", ["events", i, "t_end"],
+                       f"t_end {events.end[i]:g} is before t {events.start[i]:g}")
+
+
+def _before_spawn(trace: Trace):
+    events, life = trace.events, trace.life
+    too_early = events.start < spawn_times(life, events)[events.agent_codes]
+    for i in np.flatnonzero(too_early).tolist():
+        agent = events.agents[i]
+        spawn = life.spawn_event[agent]
+        yield _problem(trace.document, ERROR, "before-spawn", ["events", i, "t"],
+                       f"agent '{agent}' acts at t={events.start[i]:g} before its spawn "
+                       f"'{events.ids[spawn]}' at t={events.start[spawn]:g}")
+
+
+def _counterfactual_players(trace: Trace):
+    counterfactuals = trace.document.get("counterfactuals")
+    if not counterfactuals:
+        return
+    players, seen = set(counterfactuals["players"]), {}
+    for k, outcome in enumerate(counterfactuals["outcomes"]):
+        base = ["counterfactuals", "outcomes", k]
+        for j, member in enumerate(outcome["coalition"]):
+            if member not in players:
+                yield _problem(trace.document, ERROR, "unknown-player", [*base, "coalition", j],
+                               f"'{member}' is not one of the counterfactual players")
+        key = frozenset(outcome["coalition"])
+        if key in seen:
+            yield _problem(trace.document, ERROR, "duplicate-coalition", [*base, "coalition"],
+                           f"coalition repeats counterfactuals.outcomes[{seen[key]}]")
+        seen.setdefault(key, k)
+
+
+def _recounted_costs(trace: Trace):
+    costs = trace.document["costs"]
+    counts = Counter(trace.events.types)
+    for key, event_type in RECOUNTED_COSTS.items():
+        if key in costs and costs[key] != counts[event_type]:
+            yield _problem(trace.document, WARNING, "count-mismatch", ["costs", key],
+                           f"costs.{key} records {costs[key]:g} but the trace has "
+                           f"{counts[event_type]} {event_type} events")
+
+
+def _returns_to_spawner(trace: Trace):
+    life, events = trace.life, trace.document["events"]
+    for i, kind in enumerate(trace.events.types):
+        if kind != "return" or "to" not in events[i]:
+            continue
+        sender, addressee = events[i]["agent"], events[i]["to"]
+        spawner = life.spawner.get(sender)
+        if spawner is not None and addressee != spawner:
+            yield _problem(trace.document, WARNING, "return-not-to-spawner",
+                           ["events", i, "to"],
+                           f"return addressed to '{addressee}' but '{sender}' was spawned by "
+                           f"'{spawner}'")
+
+
+def _never_ended(trace: Trace):
+    life = trace.life
+    for agent, i in sorted(life.spawn_event.items(), key=lambda item: item[1]):
+        if agent not in life.end_event:
+            yield _problem(trace.document, WARNING, "never-ended", ["events", i, "to"],
+                           f"agent '{agent}' is spawned here but never returns nor is despawned")
