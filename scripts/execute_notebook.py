@@ -46,6 +46,7 @@ def execute(source: Path, parameters: dict[str, str]) -> Path:
     handle, partial = tempfile.mkstemp(dir=target.parent, suffix=".ipynb.partial")
     with os.fdopen(handle, "w", encoding="utf-8") as out:
         nbformat.write(executed, out)
+    os.chmod(partial, 0o644)
     os.replace(partial, target)
     return target
 

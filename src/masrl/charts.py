@@ -116,3 +116,18 @@ def _title_text(title) -> str:
     if isinstance(title, list):
         title = " ".join(title)
     return str(title)
+
+
+def screening_flow(flow: pd.DataFrame, *, title: str, description: str) -> alt.Chart:
+    """The screening flow as ordered horizontal bars: audited, excluded by stage, retained."""
+    kinds = ["audited", "excluded", "retained"]
+    base = alt.Chart(flow).encode(
+        y=alt.Y("step:N", sort=list(flow["step"]), title="screening step"),
+        x=alt.X("records:Q", title="records"),
+    )
+    bars = base.mark_bar().encode(
+        color=alt.Color("kind:N", scale=alt.Scale(domain=kinds, range=OKABE_ITO[:3]),
+                        title="records that are"),
+    )
+    labels = base.mark_text(align="left", dx=3).encode(text="records:Q")
+    return finish(alt.layer(bars, labels), title, description, width=420)

@@ -65,3 +65,12 @@ def summary(pool: pd.DataFrame, excluded: pd.DataFrame, vocab: Vocabulary) -> di
 
 def _ints(series: pd.Series) -> dict[str, int]:
     return {str(k): int(v) for k, v in series.items()}
+
+
+def counts_table(counts_by_field: dict[str, pd.Series]) -> pd.DataFrame:
+    """Several count series stacked into one long table: field, value, n."""
+    return pd.concat(
+        [series.rename_axis("value").reset_index().assign(field=field)
+         for field, series in counts_by_field.items()],
+        ignore_index=True,
+    )[["field", "value", "n"]]

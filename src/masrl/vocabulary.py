@@ -64,3 +64,13 @@ def _load(path: Path) -> Vocabulary:
         fields[name] = Field(name, spec["file"], spec["label"], spec["description"],
                              {v: meanings[v] for v in order})
     return Vocabulary(fields)
+
+
+def dictionary(vocab: Vocabulary, file: str | None = None) -> list[dict]:
+    """The data dictionary: one entry per field (optionally of one file), each with its values
+    and their meanings, in vocabulary order. The book's data-dictionary page renders this."""
+    return [
+        {"field": f.name, "file": f.file, "label": f.label, "description": f.description,
+         "values": [{"value": v, "meaning": m} for v, m in f.meanings.items()]}
+        for f in vocab.fields.values() if file is None or f.file == file
+    ]

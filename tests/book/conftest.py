@@ -1,0 +1,110 @@
+"""Fixtures for tests of the built book: a local HTTP server and headless Debian Chromium."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from masrl import paths
+
+BUILD = paths.REPO_ROOT / "_build" / "html"
+CHROMIUM_FLAGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def chromium_path() -> str:
+    found = shutil.which("chromium")
+    if not found:
+        pytest.fail("Debian's chromium is not installed (make system-deps installs it)")
+    return found
+
+
+def build_book(source: Path, output: Path, strict: bool = True) -> Path:
+    """Build a Jupyter Book (strictly: warnings are errors) and return its html directory."""
+    strict_flags = ["-W", "--keep-going"] if strict else []
+    result = subprocess.run(
+        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(source),
+         "--path-output", str(output), *strict_flags],
+        capture_output=True, text=True,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+    return output / "_build" / "html"
+
+
+@pytest.fixture(scope="session")
+def built_book() -> Path:
+    """The book as `make book` built it; built here if it is missing."""
+    if not (BUILD / "index.html").exists():
+        build_book(paths.REPO_ROOT, paths.REPO_ROOT)
+    return BUILD
+
+
+class Server:
+    def __init__(self, root: Path):
+        handler = functools.partial(_QuietHandler, directory=str(root))
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep test output readable
+        pass
+
+
+@pytest.fixture
+def serve():
+    servers = []
+
+    def start(root: Path) -> Server:
+        servers.append(Server(root))
+        return servers[-1]
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), headless=True,
+                                             args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A page that records, and blocks, every request that leaves localhost."""
+    context = browser.new_context()
+    outside: list[str] = []
+
+    def route(route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            outside.append(url)
+            route.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.outside_requests = outside
+    yield page
+    context.close()

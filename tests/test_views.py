@@ -1,0 +1,64 @@
+"""Presentation frames and downloads of the pool."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from masrl import axes, export, pool, views
+from masrl.taxonomy import load_taxonomy
+from masrl.vocabulary import load_vocabulary
+
+
+def test_browse_frame_escapes_data_and_links_the_first_url():
+    papers = pool.load_pool().head(2).copy()
+    papers.loc[0, "title"] = "<script>x</script> & co"
+    papers.loc[1, "url"] = "https://a.example/1 ; https://b.example/2"
+    frame = views.browse_frame(papers)
+    assert list(frame.columns) == views.BROWSE_COLUMNS
+    assert "&lt;script&gt;x&lt;/script&gt; &amp; co" in frame.loc[0, "paper"]
+    assert "<script>" not in frame.loc[0, "paper"]
+    assert frame.loc[1, "paper"].startswith('<a href="https://a.example/1"')
+
+
+def test_category_lists_follow_vocabulary_order_and_cover_the_pool():
+    papers = pool.load_pool()
+    lists = views.category_lists(papers, load_vocabulary().values("category"))
+    assert list(lists) == load_vocabulary().values("category")
+    assert sum(len(t) for t in lists.values()) == len(papers)
+    years = lists["classical_marl"]["year"].tolist()
+    assert years == sorted(years)
+
+
+def test_downloads_round_trip(tmp_path):
+    papers = pool.load_pool()
+    files = export.pool_downloads(papers, tmp_path)
+    assert pd.read_csv(files["csv"], dtype=str, keep_default_na=False)["key"].tolist() == papers["key"].tolist()
+    records = json.loads(files["json"].read_text(encoding="utf-8"))
+    assert len(records) == 84 and records[0]["key"] == "magrpo" and records[0]["year"] == 2025
+    assert files["bib"].read_text(encoding="utf-8").count("\n@") >= 83
+    first = files["json"].read_bytes()
+    export.pool_downloads(papers, tmp_path)
+    assert files["json"].read_bytes() == first  # deterministic
+    assert not list(tmp_path.glob("*.partial"))
+
+
+def test_axes_counts():
+    papers, taxonomy = pool.load_pool(), load_taxonomy()
+    families = axes.reward_families(papers, taxonomy).set_index("family")["papers"]
+    assert families.to_dict() == {"R1": 10, "R2": 4, "R3": 3, "R4": 2, "R5": 0, "R6": 10,
+                                  "R7": 7, "R8": 15}
+    units = axes.credit_units(papers, taxonomy).set_index("unit")["papers"]
+    assert units.to_dict() == {"Team": 0, "Orchestrator": 8, "Role": 10, "Agent": 23, "Turn": 5,
+                               "Message": 2, "Tool call": 0, "Token": 0}
+    decisions = axes.subdecisions(taxonomy).set_index("id")["anchor papers"]
+    assert decisions["O5"] == 0 and decisions["O2"] == 3
+    topologies = axes.topologies(papers, taxonomy).set_index("topology")["papers"]
+    assert topologies.sum() == 84 - 34
+
+
+def test_screening_flow():
+    flow = axes.screening_flow(84, pool.load_excluded(), load_vocabulary().values("stage"))
+    assert flow["records"].tolist() == [116, 16, 9, 6, 1, 84]
+    assert flow["kind"].tolist()[0] == "audited" and flow["kind"].tolist()[-1] == "retained"
