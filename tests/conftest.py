@@ -26,9 +26,3 @@ def reference_dir() -> Path:
         pytest.skip(f"reference data not available at {ref} (a fresh clone has no ../shared)")
     return ref
 
-
-def replace_in(path: Path, old: str, new: str, count: int = 1) -> None:
-    """Replace ``old`` by ``new`` in one data file copy, insisting that ``old`` is there."""
-    text = path.read_text(encoding="utf-8")
-    assert old in text, f"{old!r} not found in {path}"
-    path.write_text(text.replace(old, new, count), encoding="utf-8")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import replace_in
+from support import replace_in
 from masrl import bib, pool
 from masrl.problems import DataError
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from conftest import replace_in
+from support import replace_in
 from masrl import pool
 from masrl.problems import DataError
 

@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from conftest import replace_in
+from support import replace_in
 
 
 def masrl(*args: str) -> subprocess.CompletedProcess:

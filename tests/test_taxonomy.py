@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import replace_in
+from support import replace_in
 from masrl.problems import DataError
 from masrl.taxonomy import load_taxonomy
 from masrl.vocabulary import load_vocabulary

@@ -5,14 +5,13 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
 from masrl import paths
+from support import build_book
 
 BUILD = paths.REPO_ROOT / "_build" / "html"
 CHROMIUM_FLAGS = [
@@ -26,18 +25,6 @@ def chromium_path() -> str:
     if not found:
         pytest.fail("Debian's chromium is not installed (make system-deps installs it)")
     return found
-
-
-def build_book(source: Path, output: Path, strict: bool = True) -> Path:
-    """Build a Jupyter Book (strictly: warnings are errors) and return its html directory."""
-    strict_flags = ["-W", "--keep-going"] if strict else []
-    result = subprocess.run(
-        [str(Path(sys.executable).with_name("jupyter-book")), "build", str(source),
-         "--path-output", str(output), *strict_flags],
-        capture_output=True, text=True,
-    )
-    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
-    return output / "_build" / "html"
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import build_book
+from support import build_book
 from masrl import paths
 
 pytestmark = pytest.mark.browser
