@@ -6,7 +6,7 @@ One way through::
 
 Public API:
 
-* :func:`validate_file` (path) and :func:`validate` (parsed document) return a
+* :func:`validate_file` (path) and :func:`validate_document` (parsed JSON) return a
   :class:`ValidationReport`: ``.valid``, ``.problems`` (each a :class:`Problem` with
   ``severity``, ``code``, ``where``, ``pointer``, ``message``), ``.trace`` and ``.to_dict()``.
 * :func:`load_trace` (path) returns a validated :class:`Trace` or raises
@@ -32,7 +32,7 @@ from masrl.traces.validate import (
     Problem,
     Trace,
     ValidationReport,
-    validate,
+    validate_document,
     validate_file,
 )
 
@@ -47,5 +47,5 @@ def load_trace(path: str | Path) -> Trace:
 
 __all__ = [
     "SCHEMA_PATH", "SCHEMA_VERSION", "InvalidTraceError", "Problem", "Replay", "Run", "Trace",
-    "ValidationReport", "load_schema", "load_trace", "replay", "validate", "validate_file",
+    "ValidationReport", "load_schema", "load_trace", "replay", "validate_document", "validate_file",
 ]

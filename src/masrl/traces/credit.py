@@ -5,12 +5,14 @@ channel; equal splits and residuals are then ``None`` too). The eight *units* an
 
 * ``team``: one item, the team;
 * ``orchestrator``: each ``orchestrator_decision`` event (a learnable orchestration action);
-* ``role``: each role, every event counting for its agent's role (see :mod:`.replay`);
-  agents without a role count under ``(none)``;
-* ``agent``: each agent that has events;
-* ``turn``: each turn, named ``agent#k``; a turn of an agent starts at its first event and at
-  every event of it that has an incoming edge from another agent's event (it acts on something
-  it received), and lasts until its next turn starts;
+* ``role``: each role of an agent, every event of the agent counting for that role (see
+  :mod:`.replay`); agents without a role count under ``(none)``;
+* ``agent``: each agent, where an agent is a name that acts in at least one event other than a
+  ``tool_result``: tools that only answer calls are the environment, not credited agents (their
+  events credit nothing under ``role``, ``agent`` and ``turn``);
+* ``turn``: each turn of an agent, named ``agent#k``; a turn starts at the agent's first event
+  and at every event of it that has an incoming edge from another name's event (it acts on
+  something it received: a message, a tool result, a return), and lasts until its next turn;
 * ``message``: each ``message`` event; ``tool_call``: each ``tool_call`` event;
 * ``token``: each token, reported per event (the event's tokens together).
 
@@ -40,13 +42,14 @@ functions always return every share.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from itertools import combinations
 from math import factorial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from masrl.traces import graph
+from masrl.traces.graph import EVENT_TYPES
 
 if TYPE_CHECKING:
     from masrl.traces.replay import Run
@@ -68,39 +71,57 @@ def items(run: Run, unit: str) -> tuple[list[str], np.ndarray, np.ndarray]:
     The weight is what an equal split divides by: 1 per item, except tokens for ``token``.
     """
     events = run.trace.events
-    n = events.count
-    if unit in ("team", "agent"):
-        names = ["team"] if unit == "team" else events.agent_names
-        of = np.zeros(n, dtype=np.int64) if unit == "team" else events.agent_codes
-        return names, of, np.ones(len(names))
+    if unit == "team":
+        return ["team"], np.zeros(events.count, dtype=np.int64), np.ones(1)
+    if unit == "agent":
+        return _agent_items(run)
     if unit == "role":
         return _role_items(run)
     if unit == "turn":
         return _turn_items(run)
     event_type = {"orchestrator": "orchestrator_decision"}.get(unit, unit)
-    selected = np.array([kind == event_type for kind in events.types], dtype=bool)
     if unit == "token":
-        selected = graph.optional_column(run.trace.document["events"], "tokens", 0.0) > 0
-    return _per_event_items(run, selected, unit)
+        positions = np.flatnonzero(run.trace.numeric("tokens") > 0)
+    else:
+        positions = events.of_type(event_type)
+    return _per_event_items(run, positions, unit)
 
 
-def _per_event_items(run: Run, selected: np.ndarray, unit: str):
+def _per_event_items(run: Run, positions: np.ndarray, unit: str):
     events = run.trace.events
-    positions = np.flatnonzero(selected)
     of = np.full(events.count, -1, dtype=np.int64)
     of[positions] = np.arange(len(positions))
     weight = np.ones(len(positions))
     if unit == "token":
-        weight = graph.optional_column(run.trace.document["events"], "tokens", 0.0)[positions]
-    return [events.ids[i] for i in positions.tolist()], of, weight
+        weight = run.trace.numeric("tokens")[positions]
+    return list(map(events.ids.__getitem__, positions.tolist())), of, weight
+
+
+def acting(run: Run) -> np.ndarray:
+    """Per agent code, whether the name acts in an event other than a ``tool_result``."""
+    events = run.trace.events
+    flags = np.zeros(len(events.agent_names), dtype=bool)
+    flags[events.agent_codes[events.types != EVENT_TYPES.index("tool_result")]] = True
+    return flags
+
+
+def _agent_items(run: Run):
+    events = run.trace.events
+    agent_code = np.full(len(events.agent_names), -1, dtype=np.int64)
+    agents = np.flatnonzero(acting(run))
+    agent_code[agents] = np.arange(len(agents))
+    names = [events.agent_names[k] for k in agents.tolist()]
+    return names, agent_code[events.agent_codes], np.ones(len(names))
 
 
 def _role_items(run: Run):
     events = run.trace.events
-    role_of_code = [run.agents[name].role or NO_ROLE for name in events.agent_names]
-    names = sorted(set(role_of_code))
+    flags = acting(run)
+    role_of_code = [run.agents[name].role or NO_ROLE if flags[k] else None
+                    for k, name in enumerate(events.agent_names)]
+    names = sorted({role for role in role_of_code if role is not None})
     code = {role: k for k, role in enumerate(names)}
-    per_agent = np.array([code[role] for role in role_of_code], dtype=np.int64)
+    per_agent = np.array([code.get(role, -1) for role in role_of_code], dtype=np.int64)
     return names, per_agent[events.agent_codes], np.ones(len(names))
 
 
@@ -115,14 +136,36 @@ def _turn_items(run: Run):
     first_seen = np.unique(codes[timeline], return_index=True)[1]
     starts[timeline[first_seen]] = True
     ordered = np.lexsort((np.arange(events.count), events.start, codes))  # by agent, then time
+    acts = acting(run)[codes]
+    starts &= acts
     turn_number = np.cumsum(starts[ordered])  # running count over all agents
     of = np.empty(events.count, dtype=np.int64)
     of[ordered] = turn_number - 1
+    of[~acts] = -1
     agent_of_turn = codes[ordered][starts[ordered]]
     counts = np.bincount(agent_of_turn, minlength=len(events.agent_names))
-    names = [f"{events.agent_names[a]}#{k + 1}"
-             for a, c in enumerate(counts.tolist()) for k in range(c)]
+    names = TurnNames(events.agent_names, counts)
     return names, of, np.ones(len(names))
+
+
+class TurnNames(Sequence):
+    """The names ``agent#k`` of all turns, made on demand (a big trace has very many)."""
+
+    def __init__(self, agents: list[str], counts: np.ndarray):
+        self.agents = agents
+        self.ends = np.cumsum(counts)
+
+    def __len__(self) -> int:
+        return int(self.ends[-1]) if len(self.ends) else 0
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self[i] for i in range(*k.indices(len(self)))]
+        if not 0 <= k < len(self):
+            raise IndexError(k)
+        agent = int(np.searchsorted(self.ends, k, side="right"))
+        first = int(self.ends[agent - 1]) if agent else 0
+        return f"{self.agents[agent]}#{k - first + 1}"
 
 
 def equal_shares(reward: float, weight: np.ndarray) -> np.ndarray:
@@ -133,7 +176,7 @@ def equal_shares(reward: float, weight: np.ndarray) -> np.ndarray:
 
 def event_rewards(run: Run) -> np.ndarray:
     """Each event's recorded ``reward``, 0 where none is recorded."""
-    return graph.optional_column(run.trace.document["events"], "reward", 0.0)
+    return run.trace.numeric("reward")
 
 
 def recorded_shares(rewards: np.ndarray, of: np.ndarray, count: int) -> np.ndarray:
@@ -217,14 +260,18 @@ def counterfactual(run: Run) -> dict | None:
         "players": players,
         "coalitions_recorded": sum(c in values for c in every),
         "coalitions_needed": len(every),
-        "leave_one_out": leave_one_out(players, values),
-        "shapley": shapley(players, values),
+        "leave_one_out": _rounded_values(leave_one_out(players, values)),
+        "shapley": _rounded_values(shapley(players, values)),
     }
 
 
 def _rounded(value: float) -> float:
     """Drop floating-point noise from sums (12 decimals) so that residuals read 0, not 1e-16."""
     return round(float(value), 12)
+
+
+def _rounded_values(values: dict[str, float] | None) -> dict[str, float] | None:
+    return None if values is None else {key: _rounded(v) for key, v in values.items()}
 
 
 def _summary(names: list[str], shares: np.ndarray | None, reward: float | None) -> dict:

@@ -19,7 +19,7 @@ import numpy as np
 
 from masrl.traces.graph import EventColumns
 
-LIFECYCLE_TYPES = frozenset({"spawn", "despawn", "return"})
+LIFECYCLE_TYPES = ("spawn", "despawn", "return")
 
 
 @dataclass
@@ -40,8 +40,8 @@ class Lifecycle:
 
 def lifecycle(events: list[dict], columns: EventColumns) -> Lifecycle:
     """Spawns and ends of a schema-valid trace, scanning only its lifecycle events."""
-    positions = [i for i, kind in enumerate(columns.types) if kind in LIFECYCLE_TYPES]
-    positions.sort(key=lambda i: (columns.start[i], i))
+    positions = columns.of_type(*LIFECYCLE_TYPES)
+    positions = positions[np.argsort(columns.start[positions], kind="stable")].tolist()
     life = Lifecycle()
     for i in positions:
         event = events[i]

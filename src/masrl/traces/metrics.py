@@ -32,12 +32,14 @@ Definitions (quoted by the book):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
+from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from masrl.traces import graph
-from masrl.traces.schema import load_schema
+from masrl.traces.schema import schema_enum
 
 if TYPE_CHECKING:
     from masrl.traces.replay import Run
@@ -48,20 +50,20 @@ UNSPECIFIED = "unspecified"
 def compute(run: Run) -> dict:
     """Every metric of the run, keyed as in ``masrl replay --json``."""
     path = critical_path(run)
+    types = run.trace.events.type_counts()
+    edges = run.trace.document["edges"]
     wall = wall_clock(run)
     busy = busy_time(run)
     return {
         "events": run.trace.events.count,
         "edges": run.trace.edges.count,
-        "event_types": counts(run.trace.events.types, _enum("event", "type")),
-        "decisions": counts(_field_of(run, "decision", "orchestrator_decision"),
-                            _enum("event", "decision")),
-        "edge_types": counts([e["type"] for e in run.trace.document["edges"]],
-                             _enum("edge", "type")),
-        "edge_modes": counts([e.get("mode", UNSPECIFIED) for e in run.trace.document["edges"]],
-                             _enum("edge", "mode")),
-        "tool_calls": run.trace.events.types.count("tool_call"),
-        "messages": run.trace.events.types.count("message"),
+        "event_types": types,
+        "decisions": counts(_decisions(run), schema_enum("event", "decision")),
+        "edge_types": counts(map(itemgetter("type"), edges), schema_enum("edge", "type")),
+        "edge_modes": counts(graph.optional_values(edges, "mode", UNSPECIFIED),
+                             schema_enum("edge", "mode")),
+        "tool_calls": types["tool_call"],
+        "messages": types["message"],
         "critical_steps": len(path),
         "critical_path": [run.trace.events.ids[i] for i in path],
         "parallelism": run.trace.events.count / len(path),
@@ -76,20 +78,16 @@ def compute(run: Run) -> dict:
     }
 
 
-def _enum(definition: str, name: str) -> list[str]:
-    return load_schema()["$defs"][definition]["properties"][name]["enum"]
-
-
-def counts(values: list[str], known: list[str]) -> dict[str, int]:
+def counts(values: Iterable[str], known: list[str]) -> dict[str, int]:
     """Counts of ``values``: every ``known`` value (zeros kept), then any other value seen."""
     seen = Counter(values)
     return {**{value: seen.get(value, 0) for value in known}, **seen}
 
 
-def _field_of(run: Run, key: str, event_type: str) -> list[str]:
+def _decisions(run: Run) -> list[str]:
     documents = run.trace.document["events"]
-    return [documents[i].get(key, UNSPECIFIED)
-            for i, kind in enumerate(run.trace.events.types) if kind == event_type]
+    return [documents[i].get("decision", UNSPECIFIED)
+            for i in run.trace.events.of_type("orchestrator_decision").tolist()]
 
 
 def critical_path(run: Run) -> list[int]:
@@ -164,7 +162,7 @@ def _seconds(value: float) -> float:
 def rollup(run: Run, key: str) -> dict:
     """Totals of a numeric event field: overall, recorded, per agent and per spawn subtree."""
     events = run.trace.events
-    values = graph.optional_column(run.trace.document["events"], key, 0.0)
+    values = run.trace.numeric(key)
     per_code = np.bincount(events.agent_codes, weights=values, minlength=len(events.agent_names))
     own = {name: float(per_code[k]) for k, name in enumerate(events.agent_names)}
     own.update({name: 0.0 for name in run.agents if name not in own})

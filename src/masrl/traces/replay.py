@@ -15,9 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import repeat
+from operator import is_not
 
 import numpy as np
 
+from masrl.traces import graph
 from masrl.traces.schema import SCHEMA_VERSION
 from masrl.traces.validate import Trace
 
@@ -89,12 +91,14 @@ def _life(trace: Trace, name: str, role: str | None) -> AgentLife:
 
 def _roles(trace: Trace, timeline: np.ndarray) -> dict[str, str]:
     """Agent -> role: from its spawn event, else from the first of its events that has one."""
-    documents = trace.document["events"]
-    stated = list(map(dict.get, documents, repeat("role")))
-    agents = trace.events.agents
-    own = [i for i in timeline.tolist() if stated[i] is not None
-           and documents[i]["type"] != "spawn"]
-    roles = dict(zip((agents[i] for i in reversed(own)), (stated[i] for i in reversed(own))))
+    events = trace.events
+    stated = graph.optional_values(trace.document["events"], "role")
+    has_role = np.fromiter(map(is_not, stated, repeat(None)), dtype=bool, count=events.count)
+    has_role[events.of_type("spawn")] = False  # a spawn's role is the spawned agent's
+    candidates = timeline[has_role[timeline]]
+    codes, first = np.unique(events.agent_codes[candidates], return_index=True)
+    roles = {events.agent_names[c]: stated[i]
+             for c, i in zip(codes.tolist(), candidates[first].tolist())}
     for name, i in trace.life.spawn_event.items():
         if stated[i] is not None:
             roles[name] = stated[i]

@@ -31,3 +31,8 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
 def schema_validator(path: Path = SCHEMA_PATH) -> jsonschema_rs.Draft202012Validator:
     """A compiled Draft 2020-12 validator for the schema at ``path``."""
     return jsonschema_rs.Draft202012Validator(load_schema(path))
+
+
+def schema_enum(definition: str, name: str) -> list[str]:
+    """The allowed values of property ``name`` of ``$defs/<definition>``."""
+    return load_schema()["$defs"][definition]["properties"][name]["enum"]

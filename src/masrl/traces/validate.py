@@ -29,7 +29,6 @@ Warnings (the trace stays valid):
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,6 +69,13 @@ class Trace:
     life: Lifecycle
     order: np.ndarray | None = None  # a topological order of the events; None if cyclic
     source: str = "<memory>"
+    _numeric: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    def numeric(self, key: str) -> np.ndarray:
+        """An optional numeric event field (``tokens``, ``reward``...) as floats, 0 if absent."""
+        if key not in self._numeric:
+            self._numeric[key] = graph.optional_column(self.document["events"], key, 0.0)
+        return self._numeric[key]
 
 
 @dataclass
@@ -121,10 +127,10 @@ def validate_file(path: str | Path) -> ValidationReport:
     document, problems = parse(data)
     if problems:
         return ValidationReport(str(path), problems)
-    return validate(document, source=str(path))
+    return validate_document(document, source=str(path))
 
 
-def validate(document: Any, source: str = "<memory>") -> ValidationReport:
+def validate_document(document: Any, source: str = "<memory>") -> ValidationReport:
     """Validate a parsed trace: schema first, then, on a schema-valid trace, the graph checks."""
     report = ValidationReport(source, schema_problems(document))
     if report.problems:
@@ -255,13 +261,10 @@ def graph_problems(trace: Trace) -> list[Problem]:
 
 
 def _duplicate_ids(trace: Trace):
-    if len(trace.events.index) == trace.events.count:
-        return
-    for i, event_id in enumerate(trace.events.ids):
-        first = trace.events.index[event_id]
-        if first != i:
-            yield _problem(trace.document, ERROR, "duplicate-id", ["events", i, "id"],
-                           f"duplicate event id '{event_id}' (first used by events[{first}])")
+    for i, first in sorted(trace.events.index.duplicates()):
+        yield _problem(trace.document, ERROR, "duplicate-id", ["events", i, "id"],
+                       f"duplicate event id '{trace.events.ids[i]}' (first used by "
+                       f"events[{first}])")
 
 
 def _unknown_ends(trace: Trace):
@@ -360,7 +363,7 @@ def _counterfactual_players(trace: Trace):
 
 def _recounted_costs(trace: Trace):
     costs = trace.document["costs"]
-    counts = Counter(trace.events.types)
+    counts = trace.events.type_counts()
     for key, event_type in RECOUNTED_COSTS.items():
         if key in costs and costs[key] != counts[event_type]:
             yield _problem(trace.document, WARNING, "count-mismatch", ["costs", key],
@@ -370,8 +373,8 @@ def _recounted_costs(trace: Trace):
 
 def _returns_to_spawner(trace: Trace):
     life, events = trace.life, trace.document["events"]
-    for i, kind in enumerate(trace.events.types):
-        if kind != "return" or "to" not in events[i]:
+    for i in trace.events.of_type("return").tolist():
+        if "to" not in events[i]:
             continue
         sender, addressee = events[i]["agent"], events[i]["to"]
         spawner = life.spawner.get(sender)
