@@ -151,7 +151,7 @@ def parse(data: bytes) -> tuple[Any, list[Problem]]:
     """Decode strict JSON (msgspec, the fastest decoder measured); on failure, say exactly why."""
     try:
         return msgspec.json.decode(data), []
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeDecodeError):
         return _diagnose(data)
 
 
@@ -268,11 +268,13 @@ def _duplicate_ids(trace: Trace):
 
 
 def _unknown_ends(trace: Trace):
-    for end, column in (("src", trace.edges.src), ("dst", trace.edges.dst)):
-        for k in np.flatnonzero(column < 0).tolist():
-            name = trace.document["edges"][k][end]
-            yield _problem(trace.document, ERROR, "unknown-event", ["edges", k, end],
-                           f"edge {end} '{name}' is not the id of an event")
+    edges = trace.edges
+    for k in np.flatnonzero(~edges.known()).tolist():
+        for end, column in (("src", edges.src), ("dst", edges.dst)):
+            if column[k] < 0:
+                name = trace.document["edges"][k][end]
+                yield _problem(trace.document, ERROR, "unknown-event", ["edges", k, end],
+                               f"edge {end} '{name}' is not the id of an event")
 
 
 def _self_loops(trace: Trace):
@@ -316,9 +318,18 @@ def _cycles(trace: Trace):
     first_edge = {(s, d): k for k, s, d in zip(np.flatnonzero(usable).tolist(), src.tolist(),
                                               dst.tolist())}
     for loop in graph.cycles(src, dst):
-        k = first_edge[(loop[-2], loop[-1])]
-        path = " -> ".join(events.ids[i] for i in loop)
-        yield _problem(trace.document, ERROR, "cycle", ["edges", k], f"edges form a cycle: {path}")
+        k, path = _closing_edge(loop, first_edge)
+        names = " -> ".join(events.ids[i] for i in path)
+        yield _problem(trace.document, ERROR, "cycle", ["edges", k], f"edges form a cycle: {names}")
+
+
+def _closing_edge(loop: list[int], edge_of: dict[tuple[int, int], int]) -> tuple[int, list[int]]:
+    """The cycle's edge that comes last in the file, and the cycle told so that it closes it."""
+    nodes = loop[:-1]
+    size = len(nodes)
+    k, j = max((edge_of[(nodes[j], nodes[(j + 1) % size])], j) for j in range(size))
+    path = [nodes[(j + 1 + i) % size] for i in range(size)]
+    return k, [*path, path[0]]
 
 
 def _has_self_loop(trace: Trace) -> bool:

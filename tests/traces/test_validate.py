@@ -1,0 +1,193 @@
+"""Every validation rule, each with a failing example and its exact message, place and pointer."""
+
+from __future__ import annotations
+
+from masrl.traces.validate import validate_document, validate_file
+from trace_helpers import FIXTURES, event, found
+
+
+def test_the_small_fixture_is_valid_without_warnings(small):
+    assert validate_document(small).problems == []
+
+
+# ------------------------------------------------------------------------------- parsing
+
+def test_not_json_names_line_and_column():
+    report = validate_file(FIXTURES / "not_json.json")
+    assert found(report) == [
+        ("error", "not-json", "line 2 column 14", "", "not JSON: Expecting value")]
+    assert report.trace is None
+
+
+def test_not_utf8(write_trace, tmp_path):
+    path = tmp_path / "latin1.json"
+    path.write_bytes(b'{"trace_id": "caf\xe9"}')
+    assert found(validate_file(path)) == [("error", "not-json", "byte 17", "", "not UTF-8 text")]
+
+
+def test_nan_infinity_and_overflow_are_located():
+    assert found(validate_file(FIXTURES / "non_finite.json")) == [
+        ("error", "non-finite", "events[1] (id e2) /events/1/t", "/events/1/t",
+         "NaN is not a JSON number"),
+        ("error", "non-finite", "/rewards/team", "/rewards/team", "Infinity is not a JSON number"),
+        ("error", "non-finite", "/costs/tokens", "/costs/tokens", "1e999 is not a JSON number"),
+    ]
+
+
+# ------------------------------------------------------------------------------- schema
+
+def test_every_schema_violation_is_reported(small):
+    small["events"][2]["t"] = -1
+    small["costs"]["tokens"] = -5
+    small["edges"][0]["weight"] = 2
+    small["events"][0]["decision"] = "retry"
+    assert found(validate_document(small)) == [
+        ("error", "schema", "/costs/tokens", "/costs/tokens", "-5 is less than the minimum of 0"),
+        ("error", "schema", "edges[0] (e1 -> e2) /edges/0", "/edges/0",
+         "Additional properties are not allowed ('weight' was unexpected)"),
+        ("error", "schema", "events[0] (id e1) /events/0/decision", "/events/0/decision",
+         '"retry" is not one of "spawn", "delegate" or 3 other candidates'),
+        ("error", "schema", "events[2] (id e3) /events/2/t", "/events/2/t",
+         "-1 is less than the minimum of 0"),
+    ]
+
+
+def test_end_and_duration_together_are_a_schema_error(small):
+    small["events"][3]["duration"] = 2
+    assert found(validate_document(small)) == [
+        ("error", "schema", "events[3] (id e4) /events/3", "/events/3",
+         "not allowed: t_end and duration are alternatives.")]
+
+
+def test_graph_checks_wait_for_a_schema_valid_trace(small):
+    small["events"][1]["id"] = "e1"  # a duplicate id, not reported yet
+    del small["rewards"]
+    assert found(validate_document(small)) == [
+        ("error", "schema", "/", "", '"rewards" is a required property')]
+
+
+# ------------------------------------------------------------------------------- graph errors
+
+def test_duplicate_event_id(small):
+    small["events"][4]["id"] = "e2"
+    small["edges"][4]["src"] = "e2"
+    assert ("error", "duplicate-id", "events[4] (id e2) /events/4/id", "/events/4/id",
+            "duplicate event id 'e2' (first used by events[1])") in found(validate_document(small))
+
+
+def test_edge_to_and_from_unknown_events(small):
+    small["edges"][2]["src"] = "ghost"
+    small["edges"][9]["dst"] = "nowhere"
+    errors = [p for p in found(validate_document(small)) if p[1] == "unknown-event"]
+    assert errors == [
+        ("error", "unknown-event", "edges[2] (ghost -> e4) /edges/2/src", "/edges/2/src",
+         "edge src 'ghost' is not the id of an event"),
+        ("error", "unknown-event", "edges[9] (id last) /edges/9/dst", "/edges/9/dst",
+         "edge dst 'nowhere' is not the id of an event"),
+    ]
+
+
+def test_self_loop(small):
+    small["edges"].append({"src": "e6", "dst": "e6", "type": "causal"})
+    assert found(validate_document(small)) == [
+        ("error", "cycle", "edges[10] (e6 -> e6) /edges/10", "/edges/10",
+         "self-loop: event 'e6' depends on itself")]
+
+
+def test_cycle_among_simultaneous_events(small):
+    small["edges"].append({"src": "e3", "dst": "e2", "type": "temporal"})
+    small["edges"].append({"src": "e2", "dst": "e3", "type": "temporal"})
+    assert found(validate_document(small)) == [
+        ("error", "cycle", "edges[11] (e2 -> e3) /edges/11", "/edges/11",
+         "edges form a cycle: e3 -> e2 -> e3")]
+
+
+def test_edge_back_in_time_and_the_cycle_it_closes(small):
+    small["edges"].append({"src": "e9", "dst": "e7", "type": "causal"})
+    assert found(validate_document(small)) == [
+        ("error", "time-order", "edges[10] (e9 -> e7) /edges/10", "/edges/10",
+         "destination 'e7' (t=5) starts before source 'e9' (t=7)"),
+        ("error", "cycle", "edges[10] (e9 -> e7) /edges/10", "/edges/10",
+         "edges form a cycle: e7 -> e9 -> e7"),
+    ]
+
+
+def test_end_before_start(small):
+    small["events"][3]["t_end"] = 1.5
+    assert found(validate_document(small)) == [
+        ("error", "end-before-start", "events[3] (id e4) /events/3/t_end", "/events/3/t_end",
+         "t_end 1.5 is before t 2")]
+
+
+def test_agent_acting_before_its_spawn(small):
+    small["events"].append(event("early", 0.5, "aggregate", "b"))
+    assert found(validate_document(small)) == [
+        ("error", "before-spawn", "events[9] (id early) /events/9/t", "/events/9/t",
+         "agent 'b' acts at t=0.5 before its spawn 'e3' at t=1")]
+
+
+def test_counterfactual_coalitions_must_name_players_once(small):
+    outcomes = small["counterfactuals"]["outcomes"]
+    outcomes.append({"coalition": ["a", "root"], "reward": 0.5})
+    outcomes.append({"coalition": ["b"], "reward": 0.1})
+    assert found(validate_document(small)) == [
+        ("error", "unknown-player", "/counterfactuals/outcomes/2/coalition/1",
+         "/counterfactuals/outcomes/2/coalition/1", "'root' is not one of the counterfactual players"),
+        ("error", "duplicate-coalition", "/counterfactuals/outcomes/3/coalition",
+         "/counterfactuals/outcomes/3/coalition", "coalition repeats counterfactuals.outcomes[1]"),
+    ]
+
+
+def test_all_problems_are_reported_at_once(small):
+    small["events"][4]["id"] = "e1"
+    small["events"][3]["t_end"] = 1
+    small["costs"]["messages"] = 4
+    codes = [(p[1], p[3]) for p in found(validate_document(small))]
+    assert codes == [("duplicate-id", "/events/4/id"), ("unknown-event", "/edges/3/dst"),
+                     ("unknown-event", "/edges/4/src"), ("end-before-start", "/events/3/t_end"),
+                     ("count-mismatch", "/costs/messages")]
+
+
+# ------------------------------------------------------------------------------- warnings
+
+def test_recorded_counts_that_disagree_are_warnings(small):
+    small["costs"]["tool_calls"] = 3
+    small["costs"]["messages"] = 0
+    report = validate_document(small)
+    assert report.valid
+    assert found(report) == [
+        ("warning", "count-mismatch", "/costs/tool_calls", "/costs/tool_calls",
+         "costs.tool_calls records 3 but the trace has 1 tool_call events"),
+        ("warning", "count-mismatch", "/costs/messages", "/costs/messages",
+         "costs.messages records 0 but the trace has 1 message events"),
+    ]
+
+
+def test_return_to_someone_other_than_the_spawner(small):
+    small["events"][6]["to"] = "b"
+    assert found(validate_document(small)) == [
+        ("warning", "return-not-to-spawner", "events[6] (id e7) /events/6/to", "/events/6/to",
+         "return addressed to 'b' but 'a' was spawned by 'root'")]
+
+
+def test_agent_never_returned_nor_despawned(small):
+    small["events"][7]["type"] = "message"
+    small["costs"]["messages"] = 2
+    assert found(validate_document(small)) == [
+        ("warning", "never-ended", "events[2] (id e3) /events/2/to", "/events/2/to",
+         "agent 'b' is spawned here but never returns nor is despawned")]
+
+
+def test_despawn_ends_an_agent(small):
+    small["events"][7].update(type="despawn", agent="root", to="b")
+    assert validate_document(small).problems == []
+
+
+def test_report_as_dict(small):
+    small["costs"]["messages"] = 2
+    assert validate_document(small, source="x.json").to_dict() == {
+        "file": "x.json", "valid": True, "errors": 0, "warnings": 1,
+        "problems": [{"severity": "warning", "code": "count-mismatch", "where": "/costs/messages",
+                      "pointer": "/costs/messages",
+                      "message": "costs.messages records 2 but the trace has 1 message events"}],
+    }
