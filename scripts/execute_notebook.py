@@ -33,6 +33,8 @@ def strip_volatile(notebook: nbformat.NotebookNode) -> None:
 def execute(source: Path, parameters: dict[str, str]) -> Path:
     target = source.with_suffix(".ipynb")
     notebook = jupytext.read(source)
+    for index, cell in enumerate(notebook.cells):  # stable ids: same source, same bytes out
+        cell.id = f"cell-{index:03d}"
     notebook.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3",
                                                 "language": "python"})
     with tempfile.TemporaryDirectory() as tmp:
