@@ -161,6 +161,8 @@ class TurnNames(Sequence):
     def __getitem__(self, k):
         if isinstance(k, slice):
             return [self[i] for i in range(*k.indices(len(self)))]
+        if k < 0:
+            k += len(self)
         if not 0 <= k < len(self):
             raise IndexError(k)
         agent = int(np.searchsorted(self.ends, k, side="right"))

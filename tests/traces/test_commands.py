@@ -1,0 +1,96 @@
+"""``masrl validate`` and ``masrl replay``: exit codes, stderr lines and the --json shape."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from trace_helpers import FIXTURES
+
+from masrl.cli import main
+
+SMALL = str(FIXTURES / "small.json")
+NOT_JSON = str(FIXTURES / "not_json.json")
+
+
+def test_validate_valid_file(capsys):
+    assert main(["validate", SMALL]) == 0
+    assert capsys.readouterr() == ("", "")
+
+
+def test_validate_prints_one_line_per_problem_and_fails(capsys):
+    assert main(["validate", SMALL, NOT_JSON]) == 1
+    assert capsys.readouterr().err == (
+        f"{NOT_JSON}: line 2 column 14: error: not JSON: Expecting value\n")
+
+
+def test_warnings_do_not_fail(capsys, small, write_trace):
+    small["costs"]["messages"] = 3
+    path = write_trace(small)
+    assert main(["validate", str(path)]) == 0
+    assert capsys.readouterr().err == (
+        f"{path}: /costs/messages: warning: costs.messages records 3 but the trace has "
+        "1 message events\n")
+
+
+def test_validate_json_report(capsys):
+    assert main(["validate", "--json", SMALL, NOT_JSON]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["valid"] is False and report["unreadable"] == []
+    assert [(f["file"], f["valid"], f["errors"], f["warnings"]) for f in report["files"]] == [
+        (SMALL, True, 0, 0), (NOT_JSON, False, 1, 0)]
+    assert report["files"][1]["problems"] == [
+        {"severity": "error", "code": "not-json", "where": "line 2 column 14", "pointer": "",
+         "message": "not JSON: Expecting value"}]
+
+
+def test_missing_file_is_exit_2(capsys, tmp_path):
+    missing = tmp_path / "absent.json"
+    assert main(["validate", SMALL, str(missing)]) == 2
+    assert capsys.readouterr().err == f"{missing}: error: cannot read: No such file or directory\n"
+    assert main(["replay", str(missing)]) == 2
+
+
+def test_usage_error_is_exit_2(capsys):
+    with pytest.raises(SystemExit) as exited:
+        main(["validate"])
+    assert exited.value.code == 2
+    with pytest.raises(SystemExit) as exited:
+        main(["replay", SMALL, "--bogus"])
+    assert exited.value.code == 2
+
+
+def test_replay_json(capsys):
+    assert main(["replay", SMALL, "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert (result["critical_steps"], result["parallelism"], result["spawn_depth"],
+            result["max_concurrency"]) == (6, 1.5, 1, 2)
+    assert result["credit"]["counterfactual"]["shapley"] == {"a": 0.7, "b": 0.3}
+
+
+def test_replay_output_is_deterministic(capsys):
+    main(["replay", SMALL, "--json"])
+    first = capsys.readouterr().out
+    main(["replay", SMALL, "--json"])
+    assert capsys.readouterr().out == first
+    assert list(json.loads(first)) == sorted(json.loads(first))
+
+
+def test_replay_text_summary(capsys):
+    assert main(["replay", SMALL]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "trace small (centralized): 9 events, 10 edges, 1 tool calls, 1 messages",
+        "critical steps 6, parallelism 1.50, spawn depth 1, max concurrency 2",
+        "wall clock 8 s, speedup 0.88, tokens 250 (recorded 250)",
+        "team reward 1: equal split 0.333333 per agent over 3 agents",
+    ]
+
+
+def test_replay_refuses_an_invalid_trace(capsys, small, write_trace):
+    small["events"][3]["t_end"] = 1
+    path = write_trace(small)
+    assert main(["replay", str(path), "--json"]) == 1
+    captured = capsys.readouterr()
+    assert captured.err == (
+        f"{path}: events[3] (id e4) /events/3/t_end: error: t_end 1 is before t 2\n")
+    assert json.loads(captured.out)["valid"] is False

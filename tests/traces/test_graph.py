@@ -1,0 +1,55 @@
+"""The column index and the graph algorithms, including their slow paths."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from masrl.traces import graph
+
+
+def test_id_index_finds_first_occurrences_and_unknown_names():
+    index = graph.IdIndex(["a", "b", "a", "c"])
+    assert index.positions(["c", "a", "zz", "b"]).tolist() == [3, 0, -1, 1]
+    assert index.duplicates() == [(2, 0)]
+
+
+def test_id_index_is_exact_even_when_every_hash_collides(monkeypatch):
+    monkeypatch.setattr(graph, "hash", lambda _: 7, raising=False)
+    index = graph.IdIndex(["a", "b", "a", "c"])
+    assert index.positions(["c", "a", "zz", "b"]).tolist() == [3, 0, -1, 1]
+    assert index.duplicates() == [(2, 0)]
+
+
+def test_empty_index():
+    assert graph.IdIndex([]).positions(["x"]).tolist() == [-1]
+
+
+def test_topological_order_sorts_by_time_and_breaks_ties_by_edges():
+    start = np.array([0.0, 1.0, 1.0, 2.0])
+    src, dst = np.array([0, 2, 1]), np.array([2, 1, 3])  # 2 -> 1 at the same time
+    assert graph.topological_order(4, src, dst, start).tolist() == [0, 2, 1, 3]
+
+
+def test_topological_order_detects_a_cycle_at_one_instant():
+    start = np.zeros(2)
+    assert graph.topological_order(2, np.array([0, 1]), np.array([1, 0]), start) is None
+
+
+def test_kahn_order_and_cycles():
+    src, dst = np.array([0, 1, 2, 3]), np.array([1, 2, 0, 4])
+    assert graph.kahn_order(5, src, dst) is None
+    assert graph.kahn_order(5, np.array([3, 0]), np.array([4, 3])).tolist() == [0, 3, 4]
+    assert graph.cycles(src, dst) == [[0, 1, 2, 0]]
+
+
+def test_longest_path_prefers_the_longest_branch():
+    order = np.arange(5)
+    src, dst = np.array([0, 0, 1, 2, 3]), np.array([1, 4, 2, 3, 4])
+    assert graph.longest_path(order, src, dst) == [0, 1, 2, 3, 4]
+    assert graph.longest_path(order, src[:0], dst[:0]) == [0]
+
+
+def test_end_times_from_t_end_duration_or_t():
+    events = [{"t": 1, "t_end": 3}, {"t": 2, "duration": 0.5}, {"t": 4}]
+    assert graph.event_columns([{**e, "id": str(k), "type": "message", "agent": "x"}
+                                for k, e in enumerate(events)]).end.tolist() == [3, 2.5, 4]
