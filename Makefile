@@ -9,6 +9,7 @@ CHAPTERS  := $(sort $(wildcard notebooks/*.md))
 NOTEBOOKS := $(CHAPTERS:.md=.ipynb)
 PACKAGE   := $(shell find src -name '*.py') pyproject.toml
 DATA      := $(shell find data -type f)
+SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
 BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md) $(NOTEBOOKS) $(DATA)
 
 .PHONY: help install system-deps notebooks book test check-data stats clean freeze
@@ -25,8 +26,8 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $@
 
 system-deps:     ## Debian's chromium for the browser test (installed only if missing)
-	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
+	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
 
 notebooks: $(NOTEBOOKS) ## execute the chapters whose source, data or package changed (papermill)
 notebooks/%.ipynb: notebooks/%.md $(PACKAGE) $(DATA) | $(STAMP)
