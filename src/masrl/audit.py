@@ -1,0 +1,244 @@
+"""Loaders for our audit files, each validated on load (pandera, like :mod:`masrl.pool`).
+
+* ``load_audit``              -> ``data/audit.csv``: per pool row, the sub-decisions O1-O5 the
+  survey names it an anchor of, and how firmly its message or orchestrator credit tag holds up.
+* ``load_near_misses``        -> ``data/near_misses.csv``: the tags ten near-miss exclusions
+  would get if they were retained (our coding), for the survey's stress test.
+* ``load_benchmark_coverage`` -> ``data/benchmark_coverage.csv``: every benchmark row of the
+  pool (plus closed benchmarks a pool row reports) by domain, MAS-native status and the
+  evaluation measures E1-E4 it covers.
+
+Each raises :class:`masrl.problems.DataError` listing every problem as ``FILE:ROW:FIELD: message``.
+Besides the column checks, each file is checked against the files it refers to: pool keys,
+exclusion ids and the taxonomy's sub-decisions.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+import pandas as pd
+import pandera.pandas as pa
+
+from masrl import paths, tables
+from masrl.problems import DataError, Problem
+from masrl.vocabulary import Vocabulary, load_vocabulary
+
+PathLike = str | os.PathLike | None
+
+AUDIT = "audit.csv"
+NEAR_MISSES = "near_misses.csv"
+BENCHMARK_COVERAGE = "benchmark_coverage.csv"
+
+# The two credit cells the survey audits for strictness: the new, thin units.
+AUDITED_CELLS = ("message", "orchestrator")
+NEAR_MISS_TAGS = ["category", "is_rl", "reward_type", "credit_granularity", "orchestration_form"]
+MEASURES = ["e1", "e2", "e3", "e4"]
+SEPARATOR = " ; "  # several values in one cell, as for URLs in papers.csv
+KEY = r"[a-z0-9][a-z0-9-]*"
+IDS = r"[A-Z][0-9]+( ; [A-Z][0-9]+)*"
+
+
+# --- small schema helpers shared with masrl.envelopes --------------------------------------
+
+def text(*checks: pa.Check, unique: bool = False) -> pa.Column:
+    """A string column (every cell is read as a string; empty cells are ``""``)."""
+    return pa.Column(str, checks=list(checks), unique=unique, nullable=False)
+
+
+def tag(vocab: Vocabulary, field: str, column: str | None = None, *,
+        optional: bool = False) -> pa.Column:
+    """A column whose values come from one vocabulary field (empty allowed if ``optional``)."""
+    values = vocab.values(field) + ([""] if optional else [])
+    what = f"a {field} from the controlled vocabulary" + (" (or empty)" if optional else "")
+    return text(tables.isin(values, what))
+
+
+def nonempty(what: str) -> pa.Check:
+    return tables.matches(r"\S.*", what)
+
+
+def split(cell: str) -> list[str]:
+    """The values of a multi-valued cell (``"O1 ; O2"``); an empty cell has none."""
+    return [part.strip() for part in cell.split(SEPARATOR.strip())] if cell.strip() else []
+
+
+def load_table(name: str, schema_for: Callable[[Vocabulary], pa.DataFrameSchema],
+               data_dir: PathLike,
+               extra_checks: Callable[[pd.DataFrame], list[Problem]] | None = None
+               ) -> pd.DataFrame:
+    """Read one CSV, validate it with its schema, then with ``extra_checks`` (cross-file
+    checks, run only when the columns are valid); raise :class:`DataError` on any problem."""
+    frame = tables.read_csv(paths.data_file(name, data_dir))
+    problems = tables.validate(frame, schema_for(load_vocabulary(data_dir)), name)
+    if extra_checks is not None and not problems:
+        problems = extra_checks(frame)
+    if problems:
+        raise DataError(problems)
+    return frame.drop(columns=[tables.LINE]).reset_index(drop=True)
+
+
+# --- audit.csv -------------------------------------------------------------------------------
+
+def audit_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
+    return pa.DataFrameSchema({
+        "key": text(tables.matches(KEY, "a pool key"), unique=True),
+        "subdecisions": text(tables.matches(IDS, "sub-decision ids such as O1, separated by ' ; '",
+                                            optional=True)),
+        "credit_reading": tag(vocab, "credit_reading"),
+        "note": text(nonempty("a note saying why")),
+    }, strict=True)
+
+
+def load_audit(data_dir: PathLike = None) -> pd.DataFrame:
+    """The audit rows (only pool rows with something to record), with ``subdecisions`` as a
+    list of ids. Checked against the pool (every key exists; every row of the message and
+    orchestrator cells has a strict or broad reading, and no other row has one) and against
+    ``data/taxonomy.yaml`` (the marked anchors of each sub-decision are exactly its anchors
+    there)."""
+    from masrl.pool import load_pool
+    from masrl.taxonomy import load_taxonomy
+
+    pool = load_pool(data_dir).set_index("key")
+    taxonomy = load_taxonomy(data_dir)
+    anchors = {d.id: list(d.anchors) for d in taxonomy.subdecisions}
+
+    def against_pool_and_taxonomy(frame: pd.DataFrame) -> list[Problem]:
+        problems = []
+        marked: dict[str, list[str]] = {sid: [] for sid in anchors}
+        for row in frame.to_dict("records"):
+            line = str(row[tables.LINE])
+            key = row["key"]
+            if key not in pool.index:
+                problems.append(Problem(AUDIT, line, "key", f"{key!r} is not a key of {paths.PAPERS}"))
+                continue
+            for sid in split(row["subdecisions"]):
+                if sid not in anchors:
+                    problems.append(Problem(AUDIT, line, "subdecisions",
+                                            f"{sid!r} is not a sub-decision of taxonomy.yaml"))
+                elif key not in anchors[sid]:
+                    problems.append(Problem(
+                        AUDIT, line, "subdecisions",
+                        f"{sid} is marked here, but taxonomy.yaml does not list {key!r} as its anchor"))
+                else:
+                    marked[sid].append(key)
+            credit = pool.at[key, "credit_granularity"]
+            reading = row["credit_reading"]
+            if credit in AUDITED_CELLS and reading == "NA":
+                problems.append(Problem(
+                    AUDIT, line, "credit_reading",
+                    f"the row is tagged {credit!r} credit; give its reading (strict or broad)"))
+            elif credit not in AUDITED_CELLS and reading != "NA":
+                problems.append(Problem(
+                    AUDIT, line, "credit_reading",
+                    f"{reading!r} given, but {paths.PAPERS} tags the row {credit!r} credit; "
+                    f"readings apply to {' and '.join(AUDITED_CELLS)} rows only"))
+        audited = set(frame["key"])
+        for key in pool.index[pool["credit_granularity"].isin(AUDITED_CELLS)]:
+            if key not in audited:
+                problems.append(Problem(
+                    AUDIT, "-", "key",
+                    f"{key!r} is tagged {pool.at[key, 'credit_granularity']!r} credit in "
+                    f"{paths.PAPERS} but has no row here"))
+        for sid, keys in anchors.items():
+            for key in keys:
+                if key not in marked[sid]:
+                    problems.append(Problem(
+                        AUDIT, "-", "subdecisions",
+                        f"taxonomy.yaml names {key!r} as an anchor of {sid}, but no row marks it"))
+        return problems
+
+    frame = load_table(AUDIT, audit_schema, data_dir, against_pool_and_taxonomy)
+    return frame.assign(subdecisions=frame["subdecisions"].map(split))
+
+
+# --- near_misses.csv -------------------------------------------------------------------------
+
+def near_misses_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
+    return pa.DataFrameSchema({
+        "record_id": text(tables.matches(r"E\d{3}", "a record id of excluded.csv"), unique=True),
+        **{field: tag(vocab, field) for field in NEAR_MISS_TAGS},
+        "credit_reading": tag(vocab, "credit_reading"),
+        "learned_subdecisions": text(tables.matches(
+            IDS, "sub-decision ids such as O2, separated by ' ; '", optional=True)),
+        "confidence": tag(vocab, "confidence"),
+        "basis": text(nonempty("the basis of the coding")),
+    }, strict=True)
+
+
+def load_near_misses(data_dir: PathLike = None) -> pd.DataFrame:
+    """The near-miss exclusions with the tags they would get if retained; ``learned_subdecisions``
+    (the sub-decisions the work learns a policy for) as a list of ids. Every record id must be
+    in ``excluded.csv``; a credit reading is given only for message or orchestrator credit."""
+    from masrl.pool import load_excluded
+    from masrl.taxonomy import load_taxonomy
+
+    excluded = set(load_excluded(data_dir)["record_id"])
+    subdecisions = {d.id for d in load_taxonomy(data_dir).subdecisions}
+
+    def against_exclusions(frame: pd.DataFrame) -> list[Problem]:
+        problems = []
+        for row in frame.to_dict("records"):
+            line = str(row[tables.LINE])
+            if row["record_id"] not in excluded:
+                problems.append(Problem(NEAR_MISSES, line, "record_id",
+                                        f"{row['record_id']!r} is not a record of {paths.EXCLUDED}"))
+            for sid in split(row["learned_subdecisions"]):
+                if sid not in subdecisions:
+                    problems.append(Problem(NEAR_MISSES, line, "learned_subdecisions",
+                                            f"{sid!r} is not a sub-decision of taxonomy.yaml"))
+            audited = row["credit_granularity"] in AUDITED_CELLS
+            if audited == (row["credit_reading"] == "NA"):
+                problems.append(Problem(
+                    NEAR_MISSES, line, "credit_reading",
+                    f"{row['credit_reading']!r} does not fit credit {row['credit_granularity']!r}: "
+                    f"strict or broad for {' and '.join(AUDITED_CELLS)} credit, NA otherwise"))
+        return problems
+
+    frame = load_table(NEAR_MISSES, near_misses_schema, data_dir, against_exclusions)
+    return frame.assign(learned_subdecisions=frame["learned_subdecisions"].map(split))
+
+
+# --- benchmark_coverage.csv ------------------------------------------------------------------
+
+def coverage_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
+    return pa.DataFrameSchema({
+        "key": text(tables.matches(KEY, "a pool key")),
+        "benchmark": text(nonempty("a benchmark name"), unique=True),
+        "domain": tag(vocab, "domain"),
+        "mas_native": tag(vocab, "mas_native"),
+        **{column: tag(vocab, "measure_coverage") for column in MEASURES},
+        "coded_by": tag(vocab, "coded_by"),
+        "note": text(nonempty("a note on the coding")),
+    }, strict=True)
+
+
+def load_benchmark_coverage(data_dir: PathLike = None) -> pd.DataFrame:
+    """One row per benchmark. Every benchmark row of the pool must appear (under its own key);
+    a closed benchmark may be listed under the pool row that reports it."""
+    from masrl.pool import load_pool
+
+    pool = load_pool(data_dir).set_index("key")
+
+    def against_pool(frame: pd.DataFrame) -> list[Problem]:
+        problems = []
+        for row in frame.to_dict("records"):
+            line = str(row[tables.LINE])
+            key = row["key"]
+            if key not in pool.index:
+                problems.append(Problem(BENCHMARK_COVERAGE, line, "key",
+                                        f"{key!r} is not a key of {paths.PAPERS}"))
+            elif pool.at[key, "category"] != "benchmark" and row["mas_native"] != "closed":
+                problems.append(Problem(
+                    BENCHMARK_COVERAGE, line, "key",
+                    f"{key!r} is a {pool.at[key, 'category']} row of {paths.PAPERS}; only "
+                    "benchmark rows, or closed benchmarks a row reports, belong here"))
+        listed = set(frame["key"])
+        for key in pool.index[pool["category"] == "benchmark"]:
+            if key not in listed:
+                problems.append(Problem(BENCHMARK_COVERAGE, "-", "key",
+                                        f"benchmark row {key!r} of {paths.PAPERS} has no row here"))
+        return problems
+
+    return load_table(BENCHMARK_COVERAGE, coverage_schema, data_dir, against_pool)
