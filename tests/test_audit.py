@@ -133,3 +133,26 @@ def test_coverage_level_outside_the_vocabulary(data_copy):
     (line,) = problem_lines(audit.load_benchmark_coverage, data_copy)
     assert line.startswith("benchmark_coverage.csv:3:e2: 'some' is not valid: expected a "
                            "measure_coverage from the controlled vocabulary")
+
+
+# --- cross-checks against the survey artifact (skipped on a fresh clone) --------------------
+
+@pytest.mark.reference
+def test_audit_reading_agrees_with_the_artifacts_spotcheck(reference_dir):
+    import pandas as pd
+
+    spot = pd.read_csv(reference_dir / "independent_spotcheck_2026-05-03.csv", dtype=str,
+                       keep_default_na=False).set_index("key")["strict_explicit_credit"]
+    frame = audit.load_audit()
+    read = frame[(frame["credit_reading"] != "NA") & frame["key"].isin(spot.index)]
+    assert len(read) > 0
+    for key, reading in zip(read["key"], read["credit_reading"]):
+        assert (reading == "strict") == (spot[key] == "yes"), key
+
+
+@pytest.mark.reference
+def test_near_misses_are_in_the_artifacts_exclusion_log(reference_dir):
+    import pandas as pd
+
+    excluded = pd.read_csv(reference_dir / "excluded.csv", dtype=str, keep_default_na=False)
+    assert set(audit.load_near_misses()["record_id"]) <= set(excluded["record_id"])

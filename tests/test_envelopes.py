@@ -1,0 +1,105 @@
+"""Scale envelopes: loading (unknown stays unknown), the gap in orders of magnitude, and the
+size of a synthetic trace."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pandas as pd
+import pytest
+
+from support import replace_in
+from masrl import envelopes, pool
+from masrl.problems import DataError
+
+
+def problem_lines(data_dir) -> list[str]:
+    with pytest.raises(DataError) as info:
+        envelopes.load_envelopes(data_dir)
+    return [str(p) for p in info.value.problems]
+
+
+def test_envelopes_load_with_unknowns_left_empty():
+    table = envelopes.load_envelopes()
+    assert set(table["kind"]) == {"industrial", "academic"}
+    assert table["system"].is_unique
+    assert table["agents"].dtype.kind == "f"
+    owl = table.set_index("system").loc["OWL"]
+    assert math.isnan(owl["agents"]) and math.isnan(owl["horizon"])  # not guessed
+    keys = set(pool.load_pool()["key"])
+    assert set(table["key"]) - {""} <= keys
+
+
+def test_a_number_needs_its_bound_and_unit(data_copy):
+    replace_in(data_copy / "envelopes.csv", ",2,exactly,2,turns,up_to,", ",2,,2,,up_to,")
+    assert problem_lines(data_copy) == [
+        "envelopes.csv:8:agents_bound: agents is given, so agents_bound must be given",
+        "envelopes.csv:8:horizon_unit: horizon is given, so horizon_unit must be given",
+    ]
+
+
+def test_guessed_words_are_not_numbers(data_copy):
+    replace_in(data_copy / "envelopes.csv", "OWL,academic,owl2025,,,,", "OWL,academic,owl2025,,many,up_to,")
+    (line,) = problem_lines(data_copy)
+    assert line.startswith("envelopes.csv:24:agents: 'many' is not valid: expected a number")
+
+
+def test_unknown_pool_key(data_copy):
+    replace_in(data_copy / "envelopes.csv", ",academic,magrpo,", ",academic,magrpo2,")
+    assert problem_lines(data_copy) == ["envelopes.csv:8:key: 'magrpo2' is not a key of papers.csv"]
+
+
+def _frame(rows):
+    columns = ["system", "kind", "agents", "horizon", "horizon_unit"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def test_scale_gap_uses_comparable_units_and_skips_unknowns():
+    frame = _frame([
+        ["big", "industrial", 1000.0, 10000.0, "tool_calls"],
+        ["project", "industrial", 10.0, 99999.0, "sessions"],  # sessions: no horizon comparison
+        ["unknown", "industrial", float("nan"), float("nan"), ""],
+        ["small", "academic", 10.0, 10.0, "turns"],
+        ["tiny", "academic", 1.0, 1.0, "rounds"],
+    ])
+    gap = envelopes.scale_gap(frame)
+    width, horizon = gap.iloc[0], gap.iloc[1]
+    assert width["industrial max"] == 1000 and width["academic max"] == 10
+    assert width["orders (max)"] == 2.0
+    assert width["industrial rows"] == 2  # the unknown row is left out
+    assert horizon["industrial max"] == 10000  # not the sessions row
+    assert horizon["orders (max)"] == 3.0
+    assert horizon["academic median"] == 5.5
+
+
+def test_plotted_and_unplotted_partition_the_rows():
+    table = envelopes.load_envelopes()
+    shown, left = envelopes.plotted(table), envelopes.unplotted(table)
+    assert len(shown) + len(left) == len(table)
+    assert shown[["agents", "horizon"]].notna().all().all()
+    assert all(label.endswith(")") for label in shown["label"])
+
+
+@pytest.mark.parametrize("agents, calls", [(1, 1), (3, 10), (7, 3)])
+def test_synthetic_trace_counts(agents, calls):
+    trace = envelopes.synthetic_trace(agents, calls)
+    assert len(trace["events"]) == 2 * calls + 2 * agents + 3
+    assert sum(e["type"] == "tool_call" for e in trace["events"]) == calls
+    assert len({e["id"] for e in trace["events"]}) == len(trace["events"])
+    estimate = envelopes.trace_estimate(agents, calls)
+    assert estimate["bytes"] == len(json.dumps(trace, separators=(",", ":")).encode())
+    assert envelopes.trace_estimate(agents, calls) == estimate  # deterministic
+
+
+def test_synthetic_trace_is_valid_and_replays():
+    check = envelopes.replay_check(5, 12)
+    assert check["valid"] is True
+    assert check["replayed events"] == 2 * 12 + 2 * 5 + 3
+    assert check["max concurrency"] >= 5
+
+
+def test_display_frame_leaves_unknown_blank():
+    shown = envelopes.display_frame(envelopes.load_envelopes()).set_index("system")
+    assert shown.at["OWL", "agents"] == ""
+    assert shown.at["Kimi K2.6 Agent Swarm", "agents"] == "300"
