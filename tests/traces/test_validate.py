@@ -126,13 +126,27 @@ def test_agent_acting_before_its_spawn(small):
          "agent 'b' acts at t=0.5 before its spawn 'e3' at t=1")]
 
 
+def test_agents_spawning_each_other(small):
+    small["events"] = [event("s1", 1, "spawn", "x", to="y"), event("s2", 1, "spawn", "y", to="x"),
+                       event("r1", 2, "return", "y", to="x"), event("r2", 2, "return", "x", to="y")]
+    small["edges"], small["costs"] = [], {"tokens": 0, "wall_clock_s": 1}
+    del small["counterfactuals"]
+    assert found(validate_document(small)) == [
+        ("error", "spawn-cycle", "events[0] (id s1) /events/0/to", "/events/0/to",
+         "agent 'y' is spawned by its own descendant: y <- x <- y"),
+        ("error", "spawn-cycle", "events[1] (id s2) /events/1/to", "/events/1/to",
+         "agent 'x' is spawned by its own descendant: x <- y <- x"),
+    ]
+
+
 def test_counterfactual_coalitions_must_name_players_once(small):
     outcomes = small["counterfactuals"]["outcomes"]
     outcomes.append({"coalition": ["a", "root"], "reward": 0.5})
     outcomes.append({"coalition": ["b"], "reward": 0.1})
     assert found(validate_document(small)) == [
         ("error", "unknown-player", "/counterfactuals/outcomes/2/coalition/1",
-         "/counterfactuals/outcomes/2/coalition/1", "'root' is not one of the counterfactual players"),
+         "/counterfactuals/outcomes/2/coalition/1",
+         "'root' is not one of the counterfactual players"),
         ("error", "duplicate-coalition", "/counterfactuals/outcomes/3/coalition",
          "/counterfactuals/outcomes/3/coalition", "coalition repeats counterfactuals.outcomes[1]"),
     ]

@@ -135,7 +135,7 @@ def _turn_items(run: Run):
     timeline = run.timeline
     first_seen = np.unique(codes[timeline], return_index=True)[1]
     starts[timeline[first_seen]] = True
-    ordered = np.lexsort((np.arange(events.count), events.start, codes))  # by agent, then time
+    ordered = timeline[np.argsort(codes[timeline], kind="stable")]  # by agent, then time
     acts = acting(run)[codes]
     starts &= acts
     turn_number = np.cumsum(starts[ordered])  # running count over all agents
@@ -295,6 +295,7 @@ def compute(run: Run) -> dict:
         names, of, weight = items(run, unit)
         even = None if reward is None else equal_shares(reward, weight)
         by_rule["equal"][unit] = _summary(names, even, reward)
-        by_rule["recorded"][unit] = _summary(names, recorded_shares(rewards, of, len(names)), reward)
+        by_event = recorded_shares(rewards, of, len(names))
+        by_rule["recorded"][unit] = _summary(names, by_event, reward)
     return {"team_reward": reward, "units": list(UNITS), **by_rule,
             "counterfactual": counterfactual(run)}

@@ -2,7 +2,8 @@
 
 Definitions (quoted by the book):
 
-* The *timeline* is the events ordered by start time ``t``, ties kept in file order.
+* The *timeline* is the events ordered by start time ``t``; simultaneous events come in the
+  order of the edges between them, otherwise in file order.
 * Every agent that is never spawned is a *root* at depth 0; an agent spawned by an agent of
   depth d has depth d + 1 (see :mod:`masrl.traces.lifecycle` for spawn and end).
 * An agent's *role* is the ``role`` given on the event that spawns it, else the first ``role``
@@ -43,7 +44,7 @@ class Run:
     """A validated trace, reconstructed."""
 
     trace: Trace
-    timeline: np.ndarray  # event positions in start-time order
+    timeline: np.ndarray  # event positions in start-time order (a topological order)
     agents: dict[str, AgentLife]  # in order of first appearance (spawned-only agents last)
     trace_end: float  # the latest end time of any event
 
@@ -62,14 +63,14 @@ class Run:
 
 
 def reconstruct(trace: Trace) -> Run:
-    """The run of a validated trace (validate first: a cyclic spawn relation is not handled)."""
+    """The run of a validated trace (validation has ruled out cycles of edges and of spawns)."""
     events = trace.events
-    timeline = np.argsort(events.start, kind="stable")
+    timeline = trace.order
     names = list(dict.fromkeys([*events.agent_names, *trace.life.spawn_event]))
     roles = _roles(trace, timeline)
     agents = {name: _life(trace, name, roles.get(name)) for name in names}
-    for name in sorted(trace.life.spawn_event, key=trace.life.spawn_event.get):
-        agents[trace.life.spawner[name]].children.append(name)
+    for spawner, children in trace.life.children().items():
+        agents[spawner].children = children
     _set_depths(agents)
     trace_end = float(events.end.max())
     return Run(trace, timeline, agents, trace_end)

@@ -14,6 +14,7 @@ Errors (the trace is invalid):
 * ``time-order``: an edge's destination starts before its source;
 * ``end-before-start``: an event's ``t_end`` is before its ``t``;
 * ``before-spawn``: an agent has an event that starts before the event that spawns it;
+* ``spawn-cycle``: an agent is spawned by itself or by an agent it spawned (directly or not);
 * ``unknown-player`` / ``duplicate-coalition``: a counterfactual coalition names someone not in
   ``players``, or repeats an earlier coalition.
 
@@ -254,7 +255,7 @@ def graph_problems(trace: Trace) -> list[Problem]:
     """Graph checks of a schema-valid trace; sets ``trace.order`` when the graph is a DAG."""
     checks = (
         _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,
-        _before_spawn, _counterfactual_players, _recounted_costs, _returns_to_spawner,
+        _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs, _returns_to_spawner,
         _never_ended,
     )
     return [problem for check in checks for problem in check(trace)]
@@ -352,6 +353,20 @@ def _before_spawn(trace: Trace):
         yield _problem(trace.document, ERROR, "before-spawn", ["events", i, "t"],
                        f"agent '{agent}' acts at t={events.start[i]:g} before its spawn "
                        f"'{events.ids[spawn]}' at t={events.start[spawn]:g}")
+
+
+def _spawn_cycles(trace: Trace):
+    """Agents whose chain of spawners comes back to them; reported at their spawn event."""
+    spawner = trace.life.spawner
+    for agent, i in sorted(trace.life.spawn_event.items(), key=lambda item: item[1]):
+        chain, current = [agent], spawner[agent]
+        while current in spawner and current not in chain:
+            chain.append(current)
+            current = spawner[current]
+        if current == agent:
+            loop = " <- ".join([*chain, agent])
+            yield _problem(trace.document, ERROR, "spawn-cycle", ["events", i, "to"],
+                           f"agent '{agent}' is spawned by its own descendant: {loop}")
 
 
 def _counterfactual_players(trace: Trace):

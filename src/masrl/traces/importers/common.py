@@ -1,0 +1,265 @@
+"""What every importer shares: errors that name the place, counted skips, content hashes,
+a trace builder that keeps edges forward in time, and deterministic, atomic writing.
+
+Conventions (quoted by the book):
+
+* **No content.** Message, prompt and tool text never enters a trace: ``content_ref`` holds
+  ``sha256:<hex>`` of the text (UTF-8), or of its canonical JSON (sorted keys, no spaces) when the
+  source holds a structure rather than a string.
+* **Extension fields.** The schema lets events carry extra properties; ours all start with
+  ``x_``: ``x_source`` (where the event comes from: ``FILE:LINE``, ``history[k]`` or a span id),
+  ``x_model``, ``x_usage`` (token breakdown), ``x_error`` and the Who&When labels
+  ``x_mistake_step`` / ``x_mistake_agent`` / ``x_mistake_reason_ref``. Validation ignores them.
+* **Times** are seconds from the earliest timestamp the importer maps, computed from integer
+  micro- or nanoseconds so the same input gives the same floats.
+* **Forward edges.** Every edge is a dependency, so its destination may not start before its
+  source. When a source clock says otherwise (records written a few milliseconds out of order),
+  the destination's ``t`` (and ``t_end``) is raised to its source's, in dependency order, and
+  each raised event is counted as a repair: the dependency is kept, the clock is corrected.
+* **Skips and repairs are counted, never silent.** :class:`ImportResult` carries ``skipped``
+  (records that become no event, by documented reason) and ``repairs`` (records kept but changed,
+  by reason); the ``masrl import`` command prints both.
+* **Determinism.** Ids come from positions in the source (line numbers, history indices, span
+  ids), never from the clock or a random generator; the output is written with a fixed key order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from masrl.traces.schema import SCHEMA_VERSION
+
+
+class SourceError(ValueError):
+    """Unreadable or unexpected input, located: ``FILE:WHERE: message``.
+
+    ``where`` is a 1-based line number for JSON Lines sources and a path inside the document
+    (``history[3]``, ``spans[2]``) for JSON sources; ``None`` when the whole file is at fault.
+    """
+
+    def __init__(self, file: str | os.PathLike, where: str | int | None, message: str):
+        self.file, self.where, self.message = str(file), where, message
+        place = self.file if where is None else f"{self.file}:{where}"
+        super().__init__(f"{place}: {message}")
+
+
+@dataclass
+class ImportResult:
+    """One imported trace and the account of what the importer did to get it."""
+
+    format: str
+    source: str
+    trace: dict
+    files: list[str] = field(default_factory=list)  # every file read, the source first
+    skipped: Counter = field(default_factory=Counter)  # reason -> records left out
+    repairs: Counter = field(default_factory=Counter)  # reason -> events kept but changed
+
+    def summary(self) -> dict:
+        """JSON-ready account: sizes, files read, skips and repairs (sorted by reason)."""
+        events = self.trace["events"]
+        return {
+            "format": self.format,
+            "source": self.source,
+            "files": list(self.files),
+            "trace_id": self.trace["trace_id"],
+            "events": len(events),
+            "edges": len(self.trace["edges"]),
+            "agents": len({e["agent"] for e in events if e["type"] != "tool_result"}),
+            "skipped": dict(sorted(self.skipped.items())),
+            "repairs": dict(sorted(self.repairs.items())),
+        }
+
+
+# ---------------------------------------------------------------------------------- content
+
+def content_ref(value: Any) -> str:
+    """``sha256:<hex>`` of a text (UTF-8) or of the canonical JSON of any other value."""
+    if not isinstance(value, str):
+        value = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
+
+
+# ---------------------------------------------------------------------------------- reading
+
+def read_text(path: Path) -> str:
+    """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`."""
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise SourceError(path, line, f"not UTF-8 text (byte {exc.start})") from None
+
+
+def read_json(path: Path) -> Any:
+    """One JSON document; a syntax error is reported with its line and column."""
+    text = read_text(path)
+    try:
+        return json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise SourceError(path, f"{exc.lineno}:{exc.colno}", f"not JSON: {exc.msg}") from None
+    except _NonFinite as exc:
+        raise SourceError(path, None, f"not JSON: {exc} is not a JSON number") from None
+
+
+class _NonFinite(ValueError):
+    """NaN or Infinity in a source: valid Python, not JSON."""
+
+
+def _no_constant(name: str):
+    raise _NonFinite(name)
+
+
+def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
+    """``(line number, record)`` of every non-blank line of a JSON Lines file.
+
+    A line that is not one JSON object (a truncated last line, say) is an error naming the line;
+    blank lines hold no record and are counted under ``blank line``.
+    """
+    records = []
+    lines = read_text(path).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            skipped["blank line"] += 1
+            continue
+        try:
+            record = json.loads(line, parse_constant=_no_constant)
+        except _NonFinite as exc:
+            raise SourceError(path, number, f"not JSON: {exc} is not a JSON number") from None
+        except json.JSONDecodeError as exc:
+            raise SourceError(path, number, f"not a JSON record ({exc.msg} at column {exc.colno}); "
+                              "is the line truncated?") from None
+        if not isinstance(record, dict):
+            raise SourceError(path, number, f"a record must be a JSON object, not "
+                              f"{type(record).__name__}")
+        records.append((number, record))
+    return records
+
+
+# ---------------------------------------------------------------------------------- building
+
+DROP = (None, "")  # optional field values that are left out of an event
+
+
+class TraceBuilder:
+    """Collects events and edges in emission order; ids must be unique."""
+
+    def __init__(self) -> None:
+        self.events: list[dict] = []
+        self.edges: list[dict] = []
+        self.by_id: dict[str, dict] = {}
+        self._edge_keys: set[tuple[str, str]] = set()
+
+    def event(self, id: str, t: float, type: str, agent: str, **fields: Any) -> dict:
+        """Add an event; optional fields whose value is ``None`` or ``""`` are left out."""
+        if id in self.by_id:
+            raise AssertionError(f"importer bug: duplicate event id {id!r}")
+        event = {"id": id, "t": t, "type": type, "agent": agent}
+        event.update((k, v) for k, v in fields.items() if not _dropped(v))
+        self.events.append(event)
+        self.by_id[id] = event
+        return event
+
+    def edge(self, src: str, dst: str, type: str, mode: str | None = None) -> bool:
+        """Add a dependency ``src -> dst`` unless one already joins them (the first one wins)."""
+        if src == dst or (src, dst) in self._edge_keys:
+            return False
+        self._edge_keys.add((src, dst))
+        edge = {"src": src, "dst": dst, "type": type}
+        if mode is not None:
+            edge["mode"] = mode
+        self.edges.append(edge)
+        return True
+
+    def has_edge(self, src: str, dst: str) -> bool:
+        return (src, dst) in self._edge_keys
+
+    def raise_times(self) -> int:
+        """Raise each event's start to the latest start among its dependencies; return how many
+        events moved. Processes events in a topological order of the edges (Kahn, emission
+        order among ready events); a cycle is an importer bug."""
+        successors: dict[str, list[str]] = {e["id"]: [] for e in self.events}
+        indegree = dict.fromkeys(successors, 0)
+        for edge in self.edges:
+            successors[edge["src"]].append(edge["dst"])
+            indegree[edge["dst"]] += 1
+        ready = deque(i for i, d in indegree.items() if d == 0)
+        latest = {i: self.by_id[i]["t"] for i in successors}
+        moved, seen = 0, 0
+        while ready:
+            current = ready.popleft()
+            seen += 1
+            event = self.by_id[current]
+            if latest[current] > event["t"]:
+                shift = latest[current] - event["t"]
+                event["t"] = latest[current]
+                if "t_end" in event and event["t_end"] < event["t"]:
+                    event["t_end"] = event["t"]
+                moved += shift > 0
+            for nxt in successors[current]:
+                latest[nxt] = max(latest[nxt], event["t"])
+                indegree[nxt] -= 1
+                if indegree[nxt] == 0:
+                    ready.append(nxt)
+        if seen != len(successors):
+            raise AssertionError("importer bug: the edges form a cycle")
+        return moved
+
+    def count(self, type: str) -> int:
+        return sum(1 for e in self.events if e["type"] == type)
+
+    def document(self, *, trace_id: str, task_id: str, system: str, topology: str,
+                 rewards: dict, costs: dict) -> dict:
+        """The trace in the schema's key order."""
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "trace_id": trace_id,
+            "task_id": task_id,
+            "system": system,
+            "topology": topology,
+            "events": self.events,
+            "edges": self.edges,
+            "rewards": rewards,
+            "costs": costs,
+        }
+
+
+def _dropped(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value == "")
+
+
+def seconds(ticks: int, per_second: int) -> float:
+    """Integer ticks (micro- or nanoseconds) as seconds, reproducibly."""
+    return ticks / per_second
+
+
+# ---------------------------------------------------------------------------------- writing
+
+def dumps(document: dict) -> str:
+    """The trace as UTF-8 JSON text: one space of indentation, keys in insertion order."""
+    return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_trace(document: dict, out: str | os.PathLike) -> Path:
+    """Write ``document`` to ``out`` atomically: a temporary file beside it, then a rename."""
+    target = Path(out)
+    handle, partial = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.",
+                                       suffix=".partial")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(dumps(document))
+        os.chmod(partial, 0o644)
+        os.replace(partial, target)
+    except BaseException:
+        Path(partial).unlink(missing_ok=True)
+        raise
+    return target
