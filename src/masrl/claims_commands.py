@@ -1,0 +1,69 @@
+"""``masrl claims``: evaluate the claims ledger, one line per claim; exit 1 if any fails.
+
+Exit codes as for every sub-command: 0 every claim passes, 1 a claim fails (or the ledger
+itself is invalid), 2 usage error or missing data directory.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from masrl import claims
+from masrl.problems import DataError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "claims", help="check the survey's claims against the data (exit 1 if any fails)")
+    parser.add_argument("--data-dir", metavar="DIR", default=None,
+                        help="directory holding the data files (default: the repository's data/)")
+    parser.add_argument("--json", action="store_true",
+                        help="print a JSON list, one object per claim")
+    parser.set_defaults(func=run_claims)
+
+
+def run_claims(args) -> int:
+    from masrl import paths
+
+    directory = paths.data_dir(args.data_dir)
+    if not directory.is_dir():
+        print(f"masrl: data directory not found: {directory}", file=sys.stderr)
+        return 2
+    try:
+        results = claims.evaluate(args.data_dir)
+    except DataError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    if args.json:
+        print(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False))
+    else:
+        for line in text_lines(results):
+            print(line)
+    return 0 if all(r.passed for r in results) else 1
+
+
+def text_lines(results: list[claims.Result]) -> list[str]:
+    """``STATUS id: computed`` per claim (plus what was expected when it fails, and any finding),
+    then one summary line."""
+    width = max((len(r.claim.id) for r in results), default=0)
+    lines = []
+    for r in results:
+        head = f"{r.status} {r.claim.id:<{width}}"
+        if r.passed:
+            line = f"{head}  {claims.compact(r.computed)}"
+        elif r.computed is None:
+            line = f"{head}  {r.message}"
+        else:
+            line = (f"{head}  expected {claims.compact(r.claim.expected)}, "
+                    f"computed {claims.compact(r.computed)}")
+        if r.claim.finding is not None:
+            f = r.claim.finding
+            line += f"  [finding: {f.where} states {claims.compact(f.artifact_states)}]"
+        lines.append(line)
+    s = claims.summary(results)
+    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail; "
+                 f"{s['findings']} finding(s) about the survey's artifact")
+    return lines

@@ -1,0 +1,148 @@
+"""The claims ledger: every claim passes on our data; changing one tag fails the matching claim
+through the API and the ``masrl claims`` command (the chapter: test_gap_chapters.py)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from support import replace_in
+from masrl import claims
+from masrl.problems import DataError
+
+ONE_TAG = ("\nowl2025,,strict,", "\nowl2025,,broad,")  # a strict orchestrator reading, weakened
+
+
+def masrl(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "masrl.cli", *args], capture_output=True, text=True)
+
+
+def by_id(results) -> dict[str, claims.Result]:
+    return {r.claim.id: r for r in results}
+
+
+# --- the ledger on our data -----------------------------------------------------------------------
+
+def test_every_claim_passes_on_our_data():
+    results = claims.evaluate()
+    failing = {r.claim.id: (r.computed, r.message) for r in results if not r.passed}
+    assert failing == {}
+    assert claims.summary(results)["findings"] >= 1
+
+
+def test_the_ledger_holds_the_survey_claims_the_issue_lists():
+    ids = {c.id for c in claims.load_claims()}
+    assert {"pool-size", "message-credit", "orchestrator-credit", "o5-stopping",
+            "no-open-benchmark-covers-e1-e4", "kimi-k2-5-trained-orchestrator",
+            "kimi-k2-6-deployment-only", "spotcheck-agreement"} <= ids
+
+
+def test_the_artifacts_self_contradiction_is_a_finding_not_a_failure():
+    result = by_id(claims.evaluate())["orchestrator-credit"]
+    assert result.passed
+    assert result.computed == {"broad": 8, "strict": 5}
+    assert result.claim.finding.artifact_states == {"broad": 7, "strict": 4}
+    assert result.finding_holds is True
+    note = by_id(claims.evaluate())["stress-note-predates-wideseek"]
+    assert note.passed and note.computed == result.claim.finding.artifact_states
+
+
+# --- one changed tag ------------------------------------------------------------------------------
+
+def test_one_changed_tag_fails_the_matching_claims(data_copy):
+    replace_in(data_copy / "audit.csv", *ONE_TAG)
+    results = by_id(claims.evaluate(data_copy))
+    failed = {i for i, r in results.items() if not r.passed}
+    assert failed == {"orchestrator-credit", "orchestrator-credit-rows", "readings-orchestrator",
+                      "stress-note-predates-wideseek", "strict-reading-matches-spotcheck"}
+    assert results["orchestrator-credit"].computed == {"broad": 8, "strict": 4}
+    assert results["strict-reading-matches-spotcheck"].computed == ["owl2025"]
+    assert results["message-credit"].passed  # claims on other cells are untouched
+
+
+def test_a_changed_pool_tag_fails_its_claim(data_copy):
+    replace_in(data_copy / "papers.csv",
+               "Tech Report,https://www.kimi.com/blog/kimi-k2-5.html,industry,yes,",
+               "Tech Report,https://www.kimi.com/blog/kimi-k2-5.html,industry,partial,")
+    replace_in(data_copy / "spotcheck.csv", "\nkimi-k2-5,industry,yes,", "\nkimi-k2-5,industry,partial,")
+    replace_in(data_copy / "spotcheck.csv", ",industry,yes,orchestration,orchestrator,swarm,yes,",
+               ",industry,partial,orchestration,orchestrator,swarm,yes,")
+    results = by_id(claims.evaluate(data_copy))
+    assert not results["kimi-k2-5-trained-orchestrator"].passed
+    assert results["kimi-k2-5-trained-orchestrator"].computed == {
+        "is_rl": "partial", "reward_type": "orchestration"}
+
+
+def test_a_broken_file_fails_the_claims_that_read_it(data_copy):
+    replace_in(data_copy / "benchmark_coverage.csv", ",survey,Resolved", ",someone,Resolved")
+    results = by_id(claims.evaluate(data_copy))
+    broken = results["no-open-benchmark-covers-e1-e4"]
+    assert broken.status == claims.FAIL and broken.computed is None
+    assert "benchmark_coverage.csv:3:coded_by:" in broken.message
+    assert results["pool-size"].passed
+
+
+def test_cli_passes_on_our_data_and_prints_one_line_per_claim():
+    result = masrl("claims")
+    assert result.returncode == 0, result.stdout + result.stderr
+    lines = result.stdout.splitlines()
+    n = len(claims.load_claims())
+    assert len(lines) == n + 1
+    assert all(line.startswith("PASS ") for line in lines[:n])
+    assert "[finding: " in next(line for line in lines if " orchestrator-credit " in line)
+    assert lines[-1].startswith(f"{n} claims: {n} pass, 0 fail")
+
+
+def test_cli_fails_with_exit_1_on_the_changed_tag(data_copy):
+    replace_in(data_copy / "audit.csv", *ONE_TAG)
+    result = masrl("claims", "--data-dir", str(data_copy))
+    assert result.returncode == 1
+    line = next(line for line in result.stdout.splitlines() if " orchestrator-credit " in line)
+    assert line.startswith("FAIL orchestrator-credit")
+    assert 'expected {"broad": 8, "strict": 5}, computed {"broad": 8, "strict": 4}' in line
+
+
+def test_cli_json(data_copy):
+    payload = json.loads(masrl("claims", "--json").stdout)
+    assert {c["id"] for c in payload} == {c.id for c in claims.load_claims()}
+    first = payload[0]
+    assert set(first) == {"id", "statement", "computation", "args", "expected", "computed",
+                          "status", "message", "boundary", "finding"}
+    replace_in(data_copy / "audit.csv", *ONE_TAG)
+    result = masrl("claims", "--json", "--data-dir", str(data_copy))
+    assert result.returncode == 1
+    status = {c["id"]: c["status"] for c in json.loads(result.stdout)}
+    assert status["orchestrator-credit"] == "FAIL" and status["pool-size"] == "PASS"
+
+
+def test_cli_usage_errors(tmp_path):
+    assert masrl("claims", "--data-dir", str(tmp_path / "nowhere")).returncode == 2
+    assert masrl("claims", "--frobnicate").returncode == 2
+
+
+# --- the ledger file itself --------------------------------------------------------------------------
+
+def test_invalid_ledger_entries_are_reported(data_copy):
+    replace_in(data_copy / "claims.yaml", "computation: totals", "computation: grand_totals")
+    replace_in(data_copy / "claims.yaml", "args: {cell: message}", "args: {cell: message, colour: red}")
+    replace_in(data_copy / "claims.yaml", "- id: message-credit-rows", "- id: pool-size")
+    with pytest.raises(DataError) as info:
+        claims.load_claims(data_copy)
+    lines = [str(p) for p in info.value.problems]
+    assert "claims.yaml:claims[0]:computation: 'grand_totals' is not a computation of masrl.claims" in lines
+    assert "claims.yaml:claims[0]:id: duplicate id 'pool-size'" in lines
+    assert any(line.startswith("claims.yaml:claims[2]:args: credit_cell:") for line in lines)
+    result = masrl("claims", "--data-dir", str(data_copy))
+    assert result.returncode == 1 and "grand_totals" in result.stderr
+
+
+def test_ledger_structure_is_validated(data_copy):
+    replace_in(data_copy / "claims.yaml", "    boundary: Counts of the survey's own screening",
+               "    bound: Counts of the survey's own screening")
+    with pytest.raises(DataError) as info:
+        claims.load_claims(data_copy)
+    fields = {(p.row, p.field) for p in info.value.problems}
+    assert ("claims[0]", "boundary") in fields and ("claims[0]", "bound") in fields
