@@ -77,7 +77,6 @@ class EventColumns:
 
     ids: list[str]
     types: np.ndarray  # int8 position of the event's type in EVENT_TYPES
-    agents: list[str]
     agent_codes: np.ndarray  # int64 position of each event's agent in agent_names
     agent_names: list[str]  # agents in order of first appearance
     start: np.ndarray  # float64, the event's t
@@ -87,6 +86,10 @@ class EventColumns:
     @property
     def count(self) -> int:
         return len(self.ids)
+
+    def agent(self, i: int) -> str:
+        """The agent of event ``i``."""
+        return self.agent_names[self.agent_codes[i]]
 
     def of_type(self, *names: str) -> np.ndarray:
         """Positions of the events of the given types, in file order."""
@@ -127,7 +130,6 @@ def event_columns(events: list[dict]) -> EventColumns:
         ids=ids,
         types=np.fromiter(map(type_code.__getitem__, map(itemgetter("type"), events)),
                           dtype=np.int8, count=n),
-        agents=agents,
         agent_codes=np.fromiter(map(names.__getitem__, agents), dtype=np.int64, count=n),
         agent_names=list(names),
         start=start,

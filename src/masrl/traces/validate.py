@@ -348,7 +348,7 @@ def _before_spawn(trace: Trace):
     events, life = trace.events, trace.life
     too_early = events.start < spawn_times(life, events)[events.agent_codes]
     for i in np.flatnonzero(too_early).tolist():
-        agent = events.agents[i]
+        agent = events.agent(i)
         spawn = life.spawn_event[agent]
         yield _problem(trace.document, ERROR, "before-spawn", ["events", i, "t"],
                        f"agent '{agent}' acts at t={events.start[i]:g} before its spawn "

@@ -1,0 +1,687 @@
+"""Import a Claude Code session (JSON Lines, with its sub-agents) as an orchestration trace.
+
+Source: the main session file ``<session>.jsonl``; sub-agent logs are read from
+``<session>/subagents/agent-<agentId>.jsonl`` beside it when that folder exists. Every record has
+a ``type``; conversation records carry ``uuid``, ``parentUuid`` (the record they follow) and an
+ISO ``timestamp`` (milliseconds). A model response is streamed as several ``assistant`` records,
+one content block each, that share ``message.id``.
+
+Agents: ``main`` (the session's agent), ``user`` (the human), and one agent per sub-agent:
+``agent-<agentId>`` for a ``Task`` tool call (named ``Agent`` in later versions), whose
+``agentId`` comes from the ``agent_progress`` records of the call or from its result, and
+``agent-acompact-<id>`` for a context-compaction run (role ``compaction``). Tool results are
+events of the agent that called the tool (``tool`` names the tool), as in the schema's examples.
+
+What becomes an event (id ``<main|agentId>:<line>``, ``.k`` appended when one record gives
+several; ``x_source`` ``FILE:LINE``):
+
+* ``assistant`` block ``text`` -> ``message`` (``to`` ``user`` for ``main``); ``tool_use`` ->
+  ``tool_call`` (``tool``, ``content_ref`` of its input) or, for ``Task``/``Agent``, ``spawn``
+  (``to`` the sub-agent, ``role`` its ``subagent_type``, ``content_ref`` of its prompt);
+  ``server_tool_use`` -> ``tool_call`` and a ``*_tool_result`` block -> ``tool_result``;
+  ``thinking`` / ``redacted_thinking`` blocks are skipped (counted).
+* ``user`` record: each ``tool_result`` block -> ``tool_result`` (``trusted: false``,
+  ``x_error`` when ``is_error``), or, for a ``Task`` call, ``return`` by the sub-agent to its
+  spawner; the remaining text/image blocks (or a string content) -> one ``message`` from
+  ``user`` to the agent (in a sub-agent log, from its spawner). The first record of a sub-agent
+  (its prompt) is carried by the spawn event, not repeated (a counted repair). ``isMeta``
+  records (context the harness injects) are skipped (counted).
+* A compaction run gets a ``spawn`` by the agent whose record its prompt follows (at the prompt's
+  time; id and ``x_source`` of the prompt) and a ``return`` at the main log's
+  ``compact_boundary`` record whose ``logicalParentUuid`` is that same record. Its records before
+  the prompt are ``isMeta`` copies of context and are skipped (counted).
+* ``progress`` records of type ``agent_progress`` carry a sub-agent's records: when the
+  sub-agent's own file exists they repeat it and are skipped (counted); records missing from the
+  file (or every record, when there is no file) are used, chained in order since they carry no
+  ``parentUuid``. Every other ``progress`` record (hooks, bash output, waiting) is interface
+  feedback and is skipped (counted by its ``data.type``), as are ``system``,
+  ``file-history-snapshot``, ``queue-operation`` and ``summary`` records.
+
+What becomes an edge (every edge is a dependency): each event depends on the nearest record up
+its ``parentUuid`` chain that gave events (skipped records are walked through;
+``logicalParentUuid`` stands in for a missing ``parentUuid``). A ``tool_result`` depends on its
+``tool_call`` (``tool_dependency``, mode ``blocking``); the first event of a sub-agent depends on
+its spawn (``spawn``, mode ``blocking``, ``async`` for ``run_in_background``); a ``return``
+depends on the last event of the sub-agent, and what follows the return depends on it
+(``return``). A model response needs every tool result it was sent, so the first event of each
+response also depends on every result of that agent that arrived since its previous response
+(``causal``), which the ``parentUuid`` chain keeps only for one of several parallel calls. A
+message to an agent joins that agent's next event by a ``message`` edge; the rest are ``causal``.
+A record whose ``parentUuid`` names no record of the session starts a new chain (a counted
+repair).
+
+Times: ``t`` is seconds since the earliest mapped record. Records written a few milliseconds
+before the record they follow have their ``t`` raised to it (counted repair). Events are
+instantaneous: the log has times of records, not durations.
+
+Tokens: each response's usage is repeated (as streamed so far) on every record of the response,
+so the importer takes, per ``message.id``, the largest value of each field, and puts on the
+response's last event ``tokens`` = input + cache-creation input + cache-read input + output
+tokens, the breakdown in ``x_usage`` and the model in ``x_model``. A sub-agent's last response is
+often logged before its output is complete; the ``Task`` result's ``usage`` is that response's
+final usage, so it is merged in when its input counts match the last logged response, and is put
+on the ``return`` event when they do not (the response is then missing from the log). A response
+with no mapped block keeps its tokens in ``costs.tokens`` only (counted). No money is recorded.
+
+Run level: ``trace_id`` ``claude-code:<sessionId>``, ``task_id`` the ``sessionId``, ``system``
+``Claude Code <version>``, ``topology`` ``harness``, no rewards; ``costs`` total tokens,
+``wall_clock_s`` (the last event's ``t``), ``tool_calls`` and ``messages``.
+
+What is lost: all text (hashed), thinking blocks, hook and command output, file snapshots, the
+todo list, permission modes and working directories.
+
+Errors (exit 1): a line that is not a JSON object (a truncated line), an unknown record type or
+content block type, a mapped record without a timestamp or with an unreadable one, a sidechain
+record in the main file, a sub-agent file that no ``Task`` call spawns, a compaction file without
+its prompt.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from masrl.traces.importers.common import (
+    ImportResult,
+    SourceError,
+    TraceBuilder,
+    content_ref,
+    read_jsonl,
+)
+
+FORMAT = "claude-code"
+MAIN = "main"
+HUMAN = "user"
+TASK_TOOLS = ("Task", "Agent")
+COMPACTION_PREFIX = "acompact-"
+SKIPPED_TYPES = ("system", "file-history-snapshot", "queue-operation", "summary")
+KNOWN_TYPES = ("user", "assistant", "progress", *SKIPPED_TYPES)
+HUMAN_BLOCKS = ("text", "image", "document")
+THINKING_BLOCKS = ("thinking", "redacted_thinking")
+USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
+                "output_tokens")
+USAGE_NAMES = ("input", "cache_creation", "cache_read", "output")
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+@dataclass
+class Record:
+    """One source record (or one sub-agent record carried by an ``agent_progress`` record)."""
+
+    data: dict
+    file: Path
+    tag: str  # "main" or the agentId: the prefix of event ids
+    line: int
+    where: str  # FILE:LINE for x_source and errors
+    agent: str
+    embedded: bool = False
+    parent: str | None = None  # parent uuid (chained for embedded records)
+
+
+@dataclass
+class Agent:
+    name: str
+    spawner: str | None = None
+    role: str | None = None
+    records: list[Record] = field(default_factory=list)
+    spawn_event: str | None = None
+    spawn_mode: str | None = None
+    task_id: str | None = None  # the tool_use id that spawned it
+    prompt_uuid: str | None = None  # the record carried by the spawn event
+
+
+class Session:
+    """Everything one import needs; see the module docstring for the rules."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
+        self.build = TraceBuilder()
+        self.by_uuid: dict[str, Record] = {}
+        self.produced: dict[str, list[str]] = {}  # record uuid -> its events' ids
+        self.requests: list[tuple[str, str | None, Record]] = []  # (dst, parent uuid, record)
+        self.call_event: dict[str, str] = {}  # tool_use id -> tool_call / spawn event id
+        self.tool_name: dict[str, str] = {}  # tool_use id -> tool name
+        self.agents: dict[str, Agent] = {}
+        self.responses: dict[tuple[str, str], dict] = {}  # (agent, message id) -> usage, event
+        self.final_usage: list[tuple[str, str, dict]] = []  # (child, return event, usage)
+        self.start_us: int | None = None
+
+    # ------------------------------------------------------------------ reading and discovery
+
+    def name_of(self, file: Path) -> str:
+        try:
+            return str(file.relative_to(self.path.parent))
+        except ValueError:  # pragma: no cover - files are always beside the session
+            return file.name
+
+    def load(self, file: Path, tag: str, agent: str) -> list[Record]:
+        records = []
+        name = self.name_of(file)
+        for line, data in read_jsonl(file, self.result.skipped):
+            kind = data.get("type")
+            if kind not in KNOWN_TYPES:
+                raise SourceError(name, line, f"unknown record type {kind!r}")
+            record = Record(data, file, tag, line, f"{name}:{line}", agent,
+                            parent=data.get("parentUuid") or data.get("logicalParentUuid"))
+            uuid = data.get("uuid")
+            if isinstance(uuid, str):
+                self.by_uuid.setdefault(uuid, record)
+            records.append(record)
+        return records
+
+    def discover(self) -> None:
+        main = Agent(MAIN, role="main")
+        main.records = self.load(self.path, MAIN, MAIN)
+        for record in main.records:
+            if record.data.get("isSidechain") is True:
+                raise SourceError(record.where.rsplit(":", 1)[0], record.line,
+                                  "sidechain record in the main session file (sub-agent records "
+                                  "are expected in <session>/subagents/agent-<id>.jsonl)")
+        self.agents[MAIN] = main
+        folder = self.path.parent / self.path.stem / "subagents"
+        files = sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
+        by_id = {f.stem[len("agent-"):]: f for f in files}
+        claimed: set[str] = set()
+        queue = [main]
+        while queue:
+            parent = queue.pop(0)
+            for child in self.task_children(parent, by_id):
+                claimed.add(child.name[len("agent-"):])
+                queue.append(child)
+        for agent_id, file in by_id.items():
+            if agent_id in claimed:
+                continue
+            if not agent_id.startswith(COMPACTION_PREFIX):
+                raise SourceError(self.name_of(file), None,
+                                  f"no Task tool call of {self.path.name} spawns agent {agent_id}")
+            self.compaction(agent_id, file)
+
+    def task_children(self, parent: Agent, files: dict[str, Path]) -> list[Agent]:
+        """The sub-agents spawned by ``parent``'s Task calls, with their records."""
+        calls: list[tuple[str, dict]] = []
+        ids: dict[str, str] = {}
+        embedded: dict[str, list[Record]] = {}
+        for record in parent.records:
+            data = record.data
+            if data.get("type") == "assistant":
+                for block in _blocks(data):
+                    if block.get("type") == "tool_use" and block.get("name") in TASK_TOOLS:
+                        calls.append((block.get("id"), block))
+            progress = data.get("data") if data.get("type") == "progress" else None
+            if isinstance(progress, dict) and progress.get("type") == "agent_progress":
+                tool_id = data.get("parentToolUseID")
+                if isinstance(progress.get("agentId"), str):
+                    ids.setdefault(tool_id, progress["agentId"])
+                message = progress.get("message")
+                if isinstance(message, dict):
+                    embedded.setdefault(tool_id, []).append(
+                        Record(message, record.file, record.tag, record.line,
+                               f"{record.where} (agent_progress)", "", embedded=True))
+            result = data.get("toolUseResult")
+            if data.get("type") == "user" and isinstance(result, dict) and "agentId" in result:
+                for block in _blocks(data):
+                    if block.get("type") == "tool_result":
+                        ids.setdefault(block.get("tool_use_id"), str(result["agentId"]))
+        children = []
+        for tool_id, block in calls:
+            agent_id = ids.get(tool_id)
+            name = f"agent-{agent_id}" if agent_id else f"task-{tool_id}"
+            params = block.get("input") if isinstance(block.get("input"), dict) else {}
+            child = Agent(name, spawner=parent.name, role=params.get("subagent_type"),
+                          task_id=tool_id,
+                          spawn_mode="async" if params.get("run_in_background") else "blocking")
+            file = files.get(agent_id) if agent_id else None
+            if file is not None:
+                self.result.files.append(str(file))
+                child.records = self.load(file, agent_id, name)
+            seen = {r.data.get("uuid") for r in child.records}
+            previous = None
+            for record in embedded.get(tool_id, []):
+                record.agent = name
+                if record.data.get("uuid") in seen:
+                    self.result.skipped["progress:agent_progress (copy of a sub-agent file "
+                                        "record)"] += 1
+                    continue
+                record.tag = agent_id or name
+                record.parent = previous
+                uuid = record.data.get("uuid")
+                if isinstance(uuid, str):
+                    self.by_uuid.setdefault(uuid, record)
+                    previous = uuid
+                child.records.append(record)
+            self.agents[name] = child
+            children.append(child)
+        return children
+
+    def compaction(self, agent_id: str, file: Path) -> None:
+        name = f"agent-{agent_id}"
+        self.result.files.append(str(file))
+        records = self.load(file, agent_id, name)
+        prompt = next((r for r in records if r.data.get("type") == "user"
+                       and not r.data.get("isMeta")), None)
+        if prompt is None:
+            raise SourceError(self.name_of(file), None,
+                              "compaction run without its prompt (a non-meta user record)")
+        owner = self.by_uuid.get(prompt.parent or "")
+        spawner = owner.agent if owner is not None else MAIN
+        self.agents[name] = Agent(name, spawner=spawner, role="compaction", records=records,
+                                  spawn_mode="blocking", prompt_uuid=prompt.data.get("uuid"))
+
+    # ------------------------------------------------------------------ events
+
+    def time(self, record: Record) -> float:
+        stamp = record.data.get("timestamp")
+        if not isinstance(stamp, str):
+            raise SourceError(*_place(record), "record has no timestamp")
+        try:
+            moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        except ValueError:
+            raise SourceError(*_place(record), f"unreadable timestamp {stamp!r}") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        micro = (moment - EPOCH) // timedelta(microseconds=1)
+        return micro
+
+    def emit_all(self) -> None:
+        stamps: list[tuple[int, Record]] = []
+        for agent in self.agents.values():
+            for record in agent.records:
+                if self.mapped(record):
+                    stamps.append((self.time(record), record))
+        if not stamps:
+            raise SourceError(self.path.name, None, "no conversation record to import")
+        self.start_us = min(s for s, _ in stamps)
+        compactions = {a.prompt_uuid and self.by_uuid[a.prompt_uuid].parent: a
+                       for a in self.agents.values() if a.prompt_uuid}
+        for agent in self.agents.values():
+            self.emit_agent(agent, compactions)
+
+    def mapped(self, record: Record) -> bool:
+        """Whether a record can give events (records that never do need no timestamp)."""
+        return record.data.get("type") in ("user", "assistant") or (
+            record.data.get("type") == "system"
+            and record.data.get("subtype") == "compact_boundary")
+
+    def t(self, record: Record) -> float:
+        return (self.time(record) - self.start_us) / 1_000_000
+
+    def emit_agent(self, agent: Agent, compactions: dict) -> None:
+        pending: list[str] = []  # results since the agent's last response began
+        last_message = None
+        first = True
+        for record in agent.records:
+            data = record.data
+            kind = data.get("type")
+            uuid = data.get("uuid")
+            if kind == "progress":
+                progress = data.get("data") if isinstance(data.get("data"), dict) else {}
+                if progress.get("type") != "agent_progress":
+                    self.result.skipped[f"progress:{progress.get('type')}"] += 1
+                continue
+            if kind == "system":
+                boundary = compactions.get(data.get("logicalParentUuid"))
+                if data.get("subtype") == "compact_boundary" and boundary is not None:
+                    self.emit_compaction_return(record, boundary)
+                else:
+                    self.result.skipped[f"system:{data.get('subtype')}"] += 1
+                continue
+            if kind in SKIPPED_TYPES:
+                self.result.skipped[kind] += 1
+                continue
+            if data.get("isMeta"):
+                if kind == "user" and uuid == agent.prompt_uuid:
+                    pass  # a compaction prompt is never meta; kept for clarity
+                self.result.skipped["user:isMeta (context injected by the harness)"] += 1
+                continue
+            if first and agent.spawner is not None:
+                first = False
+                if kind == "user" and _is_prompt(data):
+                    self.emit_spawn_prompt(agent, record)
+                    continue
+            first = False
+            if kind == "assistant":
+                message_id = (data.get("message") or {}).get("id")
+                events = self.emit_assistant(agent, record)
+                if events and message_id != last_message:
+                    for result in pending:
+                        self.requests.append((events[0], None, record))
+                        self.direct(result, events[0])
+                    pending = []
+                if events:
+                    last_message = message_id
+            else:
+                events = self.emit_user(agent, record)
+                pending.extend(e for e in events
+                               if self.build.by_id[e]["type"] in ("tool_result", "return"))
+            if isinstance(uuid, str):
+                self.produced[uuid] = events
+
+    def base(self, record: Record, k: int | None = None) -> dict:
+        suffix = "" if k is None else f".{k}"
+        return {"id": f"{record.tag}:{record.line}{suffix}", "t": self.t(record),
+                "x_source": record.where}
+
+    def emit_spawn_prompt(self, agent: Agent, record: Record) -> None:
+        """The sub-agent's prompt record: carried by the spawn event."""
+        uuid = record.data.get("uuid")
+        if agent.role == "compaction":
+            event = self.build.event(**self.base(record), type="spawn", agent=agent.spawner,
+                                     to=agent.name, role="compaction",
+                                     content_ref=content_ref(_content(record.data)))
+            agent.spawn_event = event["id"]
+            self.requests.append((event["id"], record.parent, record))
+        else:
+            self.result.repairs["sub-agent prompt record carried by its spawn event"] += 1
+        if isinstance(uuid, str) and agent.spawn_event is not None:
+            self.produced[uuid] = [agent.spawn_event]
+        elif isinstance(uuid, str):
+            self.produced[uuid] = []
+
+    def emit_assistant(self, agent: Agent, record: Record) -> list[str]:
+        message = record.data.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            raise SourceError(*_place(record), "assistant record without a message content list")
+        blocks = message["content"]
+        events = []
+        numbered = len(blocks) > 1
+        for k, block in enumerate(blocks):
+            kind = block.get("type") if isinstance(block, dict) else None
+            base = self.base(record, k if numbered else None)
+            if kind in THINKING_BLOCKS:
+                self.result.skipped[f"assistant block: {kind}"] += 1
+                continue
+            if kind == "text":
+                event = self.build.event(**base, type="message", agent=agent.name,
+                                         to=HUMAN if agent.name == MAIN else None,
+                                         content_ref=content_ref(block.get("text", "")))
+            elif kind in ("tool_use", "server_tool_use"):
+                tool_id, name = block.get("id"), block.get("name")
+                if kind == "tool_use" and name in TASK_TOOLS:
+                    child = self.child_of(tool_id)
+                    params = block.get("input") if isinstance(block.get("input"), dict) else {}
+                    event = self.build.event(**base, type="spawn", agent=agent.name,
+                                             to=child.name, role=child.role,
+                                             content_ref=content_ref(params.get("prompt", "")))
+                    child.spawn_event = event["id"]
+                else:
+                    event = self.build.event(**base, type="tool_call", agent=agent.name,
+                                             tool=name, content_ref=content_ref(
+                                                 block.get("input", {})))
+                self.call_event[tool_id] = event["id"]
+                self.tool_name[tool_id] = name
+            elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                event = self.emit_result(agent, record, block, base)
+            else:
+                raise SourceError(*_place(record), f"unknown assistant content block {kind!r}")
+            events.append(event["id"])
+            if event["type"] != "tool_result":
+                self.requests.append((event["id"], record.parent, record))
+        self.note_usage(agent, record, events)
+        return events
+
+    def emit_user(self, agent: Agent, record: Record) -> list[str]:
+        data = record.data
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            blocks = [{"type": "text", "text": content}]
+        elif isinstance(content, list):
+            blocks = content
+        else:
+            raise SourceError(*_place(record), "user record without a message content")
+        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        rest = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        for block in rest:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind not in HUMAN_BLOCKS:
+                raise SourceError(*_place(record), f"unknown user content block {kind!r}")
+        numbered = len(results) + (1 if rest else 0) > 1
+        events = []
+        for k, block in enumerate(results):
+            base = self.base(record, k if numbered else None)
+            events.append(self.emit_result(agent, record, block, base)["id"])
+        if rest:
+            base = self.base(record, len(results) if numbered else None)
+            sender, to = (HUMAN, agent.name) if agent.spawner is None else (agent.spawner,
+                                                                            agent.name)
+            payload = content if isinstance(content, str) else rest
+            event = self.build.event(**base, type="message", agent=sender,
+                                     role="human" if sender == HUMAN else None, to=to,
+                                     content_ref=content_ref(payload))
+            events.append(event["id"])
+            self.requests.append((event["id"], record.parent, record))
+        return events
+
+    def emit_result(self, agent: Agent, record: Record, block: dict, base: dict) -> dict:
+        tool_id = block.get("tool_use_id")
+        name = self.tool_name.get(tool_id)
+        child = self.child_of(tool_id) if name in TASK_TOOLS else None
+        payload = block.get("content", "")
+        if child is not None:
+            event = self.build.event(**base, type="return", agent=child.name, to=agent.name,
+                                     content_ref=content_ref(payload),
+                                     x_error=True if block.get("is_error") else None)
+            usage = _result_usage(record.data)
+            if usage is not None:
+                self.final_usage.append((child.name, event["id"], usage))
+            self.returns.append((child.name, event["id"]))
+            return event
+        event = self.build.event(**base, type="tool_result", agent=agent.name,
+                                 tool=name, trusted=False, content_ref=content_ref(payload),
+                                 x_error=True if block.get("is_error") else None)
+        call = self.call_event.get(tool_id)
+        if call is None:
+            self.result.repairs["tool result whose call is not in the log (joined to the record "
+                                "it follows)"] += 1
+            self.requests.append((event["id"], record.parent, record))
+        else:
+            self.direct(call, event["id"])
+        return event
+
+    def emit_compaction_return(self, record: Record, agent: Agent) -> None:
+        event = self.build.event(**self.base(record), type="return", agent=agent.name,
+                                 to=agent.spawner)
+        self.returns.append((agent.name, event["id"]))
+        uuid = record.data.get("uuid")
+        if isinstance(uuid, str):
+            self.produced[uuid] = [event["id"]]
+
+    def child_of(self, tool_id: str) -> Agent:
+        return next(a for a in self.agents.values() if a.task_id == tool_id)
+
+    def note_usage(self, agent: Agent, record: Record, events: list[str]) -> None:
+        message = record.data["message"]
+        usage = message.get("usage")
+        key = (agent.name, message.get("id") or f"{record.where}")
+        entry = self.responses.setdefault(key, {"usage": {}, "event": None, "model": None,
+                                                "order": len(self.responses)})
+        if isinstance(usage, dict):
+            for name in USAGE_FIELDS:
+                value = usage.get(name)
+                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                    entry["usage"][name] = max(entry["usage"].get(name, 0), value)
+        if events:
+            entry["event"] = events[-1]
+        if isinstance(message.get("model"), str):
+            entry["model"] = message["model"]
+
+    # ------------------------------------------------------------------ edges
+
+    def direct(self, src: str, dst: str) -> None:
+        self.edges_direct.append((src, dst))
+
+    def anchor(self, uuid: str | None) -> list[str] | None:
+        """Events of the nearest record up the chain from ``uuid`` that gave events."""
+        walked = []
+        current = uuid
+        found: list[str] | None = None
+        while current is not None:
+            if current in self.produced and self.produced[current]:
+                found = self.produced[current]
+                break
+            if current in self.memo:
+                found = self.memo[current]
+                break
+            record = self.by_uuid.get(current)
+            if record is None:
+                found = None
+                self.dangling = True
+                break
+            walked.append(current)
+            current = record.parent
+        for name in walked:
+            self.memo[name] = found
+        return found
+
+    def connect(self) -> None:
+        for dst, parent, record in self.requests:
+            if parent is None:
+                continue
+            self.dangling = False
+            sources = self.anchor(parent)
+            if self.dangling:
+                self.result.repairs["record whose parentUuid names no record of the session "
+                                    "(starts a new chain)"] += 1
+            for src in sources or []:
+                self.link(src, dst)
+        for src, dst in self.edges_direct:
+            self.link(src, dst)
+        for agent in self.agents.values():
+            if agent.spawner is None or agent.spawn_event is None:
+                continue
+            own = [e for e in self.build.events if e["agent"] == agent.name
+                   and e["type"] != "return"]
+            linked = {edge["dst"] for edge in self.build.edges
+                      if self.build.by_id[edge["src"]]["agent"] == agent.name
+                      or edge["src"] == agent.spawn_event}
+            starts = [e["id"] for e in own if e["id"] not in linked]
+            for start in starts or []:
+                self.link(agent.spawn_event, start)
+        for child, ret in self.returns:
+            own = [e["id"] for e in self.build.events if e["agent"] == child
+                   and e["type"] != "return"]
+            if own:
+                self.link(own[-1], ret)
+            else:
+                spawn = self.agents[child].spawn_event
+                if spawn is not None:
+                    self.link(spawn, ret)
+
+    def link(self, src: str, dst: str) -> None:
+        self.build.edge(src, dst, *self.kind(src, dst))
+
+    def kind(self, src: str, dst: str) -> tuple[str, str | None]:
+        a, b = self.build.by_id[src], self.build.by_id[dst]
+        if a["type"] == "spawn" and b["agent"] == a.get("to"):
+            return "spawn", self.agents[a["to"]].spawn_mode
+        if a["type"] == "return" and b["agent"] == a.get("to"):
+            return "return", None
+        if a["type"] in ("tool_call",) and b["type"] == "tool_result":
+            return "tool_dependency", "blocking"
+        if a["type"] == "message" and a.get("to") == b["agent"]:
+            return "message", None
+        return "causal", None
+
+    # ------------------------------------------------------------------ tokens and document
+
+    def attach_tokens(self) -> int:
+        last: dict[str, tuple] = {}
+        for key, entry in self.responses.items():
+            last[key[0]] = key  # responses are noted in record order
+        for child, event_id, usage in self.final_usage:
+            key = last.get(child)
+            final = {n: usage[n] for n in USAGE_FIELDS
+                     if isinstance(usage.get(n), (int, float)) and not isinstance(usage.get(n),
+                                                                                   bool)}
+            entry = self.responses.get(key) if key else None
+            inputs = USAGE_FIELDS[:3]
+            if entry is not None and all(entry["usage"].get(n) == final.get(n) for n in inputs):
+                for n, value in final.items():
+                    entry["usage"][n] = max(entry["usage"].get(n, 0), value)
+            else:
+                self.responses[(child, f"final response of {child}")] = {
+                    "usage": final, "event": event_id, "model": None,
+                    "order": len(self.responses)}
+                self.result.repairs["sub-agent final response missing from the log (its usage "
+                                    "put on the return event)"] += 1
+        total = 0
+        for entry in self.responses.values():
+            tokens = sum(entry["usage"].values())
+            total += tokens
+            if entry["event"] is None:
+                self.result.skipped["model response with no mapped block (tokens kept in "
+                                    "costs.tokens only)"] += 1
+                continue
+            event = self.build.by_id[entry["event"]]
+            event["tokens"] = tokens
+            event["x_usage"] = {name: entry["usage"].get(f, 0)
+                                for name, f in zip(USAGE_NAMES, USAGE_FIELDS)}
+            if entry["model"]:
+                event["x_model"] = entry["model"]
+        return total
+
+    def run(self) -> ImportResult:
+        self.edges_direct: list[tuple[str, str]] = []
+        self.returns: list[tuple[str, str]] = []
+        self.memo: dict[str, list[str] | None] = {}
+        self.discover()
+        self.emit_all()
+        self.connect()
+        tokens = self.attach_tokens()
+        raised = self.build.raise_times()
+        if raised:
+            self.result.repairs["event time raised to the time of an event it depends on"] += raised
+        first = next((r.data for r in self.agents[MAIN].records if r.data.get("sessionId")), {})
+        session = str(first.get("sessionId") or self.path.stem)
+        version = first.get("version")
+        build = self.build
+        self.result.trace = build.document(
+            trace_id=f"claude-code:{session}",
+            task_id=session,
+            system=f"Claude Code {version}" if version else "Claude Code",
+            topology="harness",
+            rewards={},
+            costs={"tokens": tokens,
+                   "wall_clock_s": max(e["t"] for e in build.events),
+                   "tool_calls": build.count("tool_call"),
+                   "messages": build.count("message")},
+        )
+        return self.result
+
+
+def import_file(path: str | Path) -> ImportResult:
+    """The trace of one Claude Code session (see the module docstring for the mapping)."""
+    return Session(Path(path)).run()
+
+
+def _blocks(data: dict) -> list[dict]:
+    message = data.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+
+
+def _content(data: dict):
+    message = data.get("message")
+    return message.get("content", "") if isinstance(message, dict) else ""
+
+
+def _is_prompt(data: dict) -> bool:
+    """A user record of text only: the prompt a sub-agent starts from."""
+    content = _content(data)
+    if isinstance(content, str):
+        return True
+    return isinstance(content, list) and all(
+        isinstance(b, dict) and b.get("type") in HUMAN_BLOCKS for b in content)
+
+
+def _result_usage(data: dict) -> dict | None:
+    result = data.get("toolUseResult")
+    usage = result.get("usage") if isinstance(result, dict) else None
+    return usage if isinstance(usage, dict) else None
+
+
+def _place(record: Record) -> tuple[str, int]:
+    return record.where.split(" ")[0].rsplit(":", 1)[0], record.line
