@@ -146,3 +146,9 @@ def test_ledger_structure_is_validated(data_copy):
         claims.load_claims(data_copy)
     fields = {(p.row, p.field) for p in info.value.problems}
     assert ("claims[0]", "boundary") in fields and ("claims[0]", "bound") in fields
+
+
+def test_describe_puts_values_in_words():
+    assert claims.describe({"broad": 7, "strict": 4}) == "broad 7, strict 4"
+    assert claims.describe([]) == "none"
+    assert claims.describe({"a": [1, 2]}) == "a 1, 2"

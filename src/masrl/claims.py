@@ -352,6 +352,15 @@ def compact(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def describe(value: Any) -> str:
+    """A value in words for prose: ``{"broad": 7, "strict": 4}`` -> ``broad 7, strict 4``."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {describe(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return ", ".join(describe(v) for v in value) if value else "none"
+    return str(value)
+
+
 def results_table(results: list[Result]) -> pd.DataFrame:
     """The evaluated ledger as a table: id, statement, expected, computed, status, boundary,
     finding."""
