@@ -1,14 +1,14 @@
-"""Sub-commands over the paper pool: ``masrl check-data`` and ``masrl stats``."""
+"""Sub-commands over the paper pool: ``masrl check-data`` and ``masrl stats``.
+
+pandas and pandera are imported inside the commands, not here: every ``masrl`` invocation
+registers these sub-commands, and the trace commands should not pay for them at start-up.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-
-from masrl import pool, stats
-from masrl.problems import DataError
-from masrl.vocabulary import load_vocabulary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,6 +39,8 @@ def _missing_dir(args) -> bool:
 
 
 def run_check_data(args) -> int:
+    from masrl import pool
+
     if _missing_dir(args):
         return 2
     problems = pool.check_data(args.data_dir)
@@ -52,6 +54,10 @@ def run_check_data(args) -> int:
 
 
 def run_stats(args) -> int:
+    from masrl import pool, stats
+    from masrl.problems import DataError
+    from masrl.vocabulary import load_vocabulary
+
     if _missing_dir(args):
         return 2
     try:
