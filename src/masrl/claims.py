@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any
 
 import pandas as pd
 import yaml
