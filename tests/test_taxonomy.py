@@ -49,3 +49,12 @@ def test_unknown_vocabulary_value_and_bad_structure(data_copy):
         load_taxonomy(data_copy)
     (problem,) = info.value.problems
     assert str(problem).startswith("taxonomy.yaml:subdecisions[4]:decision: Input should be")
+
+
+def test_data_dictionary_names_the_real_columns():
+    from masrl.vocabulary import dictionary
+
+    entries = {e["field"]: e for e in dictionary(load_vocabulary())}
+    assert entries["reward_type"]["columns"] == ["reward_type"]
+    assert entries["bound"]["columns"] == ["agents_bound", "horizon_bound"]
+    assert [v["value"] for v in entries["credit_granularity"]["values"]][-1] == "NA"

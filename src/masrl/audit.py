@@ -16,14 +16,13 @@ exclusion ids and the taxonomy's sub-decisions.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
 
 import pandas as pd
 import pandera.pandas as pa
 
 from masrl import paths, tables
-from masrl.problems import DataError, Problem
-from masrl.vocabulary import Vocabulary, load_vocabulary
+from masrl.problems import Problem
+from masrl.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
@@ -40,54 +39,20 @@ KEY = r"[a-z0-9][a-z0-9-]*"
 IDS = r"[A-Z][0-9]+( ; [A-Z][0-9]+)*"
 
 
-# --- small schema helpers shared with masrl.envelopes --------------------------------------
-
-def text(*checks: pa.Check, unique: bool = False) -> pa.Column:
-    """A string column (every cell is read as a string; empty cells are ``""``)."""
-    return pa.Column(str, checks=list(checks), unique=unique, nullable=False)
-
-
-def tag(vocab: Vocabulary, field: str, column: str | None = None, *,
-        optional: bool = False) -> pa.Column:
-    """A column whose values come from one vocabulary field (empty allowed if ``optional``)."""
-    values = vocab.values(field) + ([""] if optional else [])
-    what = f"a {field} from the controlled vocabulary" + (" (or empty)" if optional else "")
-    return text(tables.isin(values, what))
-
-
-def nonempty(what: str) -> pa.Check:
-    return tables.matches(r"\S.*", what)
-
-
 def split(cell: str) -> list[str]:
     """The values of a multi-valued cell (``"O1 ; O2"``); an empty cell has none."""
     return [part.strip() for part in cell.split(SEPARATOR.strip())] if cell.strip() else []
-
-
-def load_table(name: str, schema_for: Callable[[Vocabulary], pa.DataFrameSchema],
-               data_dir: PathLike,
-               extra_checks: Callable[[pd.DataFrame], list[Problem]] | None = None
-               ) -> pd.DataFrame:
-    """Read one CSV, validate it with its schema, then with ``extra_checks`` (cross-file
-    checks, run only when the columns are valid); raise :class:`DataError` on any problem."""
-    frame = tables.read_csv(paths.data_file(name, data_dir))
-    problems = tables.validate(frame, schema_for(load_vocabulary(data_dir)), name)
-    if extra_checks is not None and not problems:
-        problems = extra_checks(frame)
-    if problems:
-        raise DataError(problems)
-    return frame.drop(columns=[tables.LINE]).reset_index(drop=True)
 
 
 # --- audit.csv -------------------------------------------------------------------------------
 
 def audit_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
-        "key": text(tables.matches(KEY, "a pool key"), unique=True),
-        "subdecisions": text(tables.matches(IDS, "sub-decision ids such as O1, separated by ' ; '",
+        "key": tables.text(tables.matches(KEY, "a pool key"), unique=True),
+        "subdecisions": tables.text(tables.matches(IDS, "sub-decision ids such as O1, separated by ' ; '",
                                             optional=True)),
-        "credit_reading": tag(vocab, "credit_reading"),
-        "note": text(nonempty("a note saying why")),
+        "credit_reading": tables.tag(vocab, "credit_reading"),
+        "note": tables.text(tables.nonempty("a note saying why")),
     }, strict=True)
 
 
@@ -149,7 +114,7 @@ def load_audit(data_dir: PathLike = None) -> pd.DataFrame:
                         f"taxonomy.yaml names {key!r} as an anchor of {sid}, but no row marks it"))
         return problems
 
-    frame = load_table(AUDIT, audit_schema, data_dir, against_pool_and_taxonomy)
+    frame = tables.load_table(AUDIT, audit_schema, data_dir, against_pool_and_taxonomy)
     return frame.assign(subdecisions=frame["subdecisions"].map(split))
 
 
@@ -157,13 +122,13 @@ def load_audit(data_dir: PathLike = None) -> pd.DataFrame:
 
 def near_misses_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
-        "record_id": text(tables.matches(r"E\d{3}", "a record id of excluded.csv"), unique=True),
-        **{field: tag(vocab, field) for field in NEAR_MISS_TAGS},
-        "credit_reading": tag(vocab, "credit_reading"),
-        "learned_subdecisions": text(tables.matches(
+        "record_id": tables.text(tables.matches(r"E\d{3}", "a record id of excluded.csv"), unique=True),
+        **{field: tables.tag(vocab, field) for field in NEAR_MISS_TAGS},
+        "credit_reading": tables.tag(vocab, "credit_reading"),
+        "learned_subdecisions": tables.text(tables.matches(
             IDS, "sub-decision ids such as O2, separated by ' ; '", optional=True)),
-        "confidence": tag(vocab, "confidence"),
-        "basis": text(nonempty("the basis of the coding")),
+        "confidence": tables.tag(vocab, "confidence"),
+        "basis": tables.text(tables.nonempty("the basis of the coding")),
     }, strict=True)
 
 
@@ -196,7 +161,7 @@ def load_near_misses(data_dir: PathLike = None) -> pd.DataFrame:
                     f"strict or broad for {' and '.join(AUDITED_CELLS)} credit, NA otherwise"))
         return problems
 
-    frame = load_table(NEAR_MISSES, near_misses_schema, data_dir, against_exclusions)
+    frame = tables.load_table(NEAR_MISSES, near_misses_schema, data_dir, against_exclusions)
     return frame.assign(learned_subdecisions=frame["learned_subdecisions"].map(split))
 
 
@@ -204,13 +169,13 @@ def load_near_misses(data_dir: PathLike = None) -> pd.DataFrame:
 
 def coverage_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
-        "key": text(tables.matches(KEY, "a pool key")),
-        "benchmark": text(nonempty("a benchmark name"), unique=True),
-        "domain": tag(vocab, "domain"),
-        "mas_native": tag(vocab, "mas_native"),
-        **{column: tag(vocab, "measure_coverage") for column in MEASURES},
-        "coded_by": tag(vocab, "coded_by"),
-        "note": text(nonempty("a note on the coding")),
+        "key": tables.text(tables.matches(KEY, "a pool key")),
+        "benchmark": tables.text(tables.nonempty("a benchmark name"), unique=True),
+        "domain": tables.tag(vocab, "domain"),
+        "mas_native": tables.tag(vocab, "mas_native"),
+        **{column: tables.tag(vocab, "measure_coverage") for column in MEASURES},
+        "coded_by": tables.tag(vocab, "coded_by"),
+        "note": tables.text(tables.nonempty("a note on the coding")),
     }, strict=True)
 
 
@@ -241,4 +206,4 @@ def load_benchmark_coverage(data_dir: PathLike = None) -> pd.DataFrame:
                                         f"benchmark row {key!r} of {paths.PAPERS} has no row here"))
         return problems
 
-    return load_table(BENCHMARK_COVERAGE, coverage_schema, data_dir, against_pool)
+    return tables.load_table(BENCHMARK_COVERAGE, coverage_schema, data_dir, against_pool)

@@ -10,9 +10,6 @@ import argparse
 import json
 import sys
 
-from masrl import claims
-from masrl.problems import DataError
-
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -25,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_claims(args) -> int:
-    from masrl import paths
+    from masrl import claims, paths  # imported here: pandas is not needed by other commands
+    from masrl.problems import DataError
 
     directory = paths.data_dir(args.data_dir)
     if not directory.is_dir():
@@ -45,9 +43,11 @@ def run_claims(args) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
-def text_lines(results: list[claims.Result]) -> list[str]:
+def text_lines(results: list) -> list[str]:
     """``STATUS id: computed`` per claim (plus what was expected when it fails, and any finding),
-    then one summary line."""
+    then one summary line; ``results`` are :class:`masrl.claims.Result` objects."""
+    from masrl import claims
+
     width = max((len(r.claim.id) for r in results), default=0)
     lines = []
     for r in results:

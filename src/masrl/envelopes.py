@@ -24,7 +24,6 @@ import pandas as pd
 import pandera.pandas as pa
 
 from masrl import paths, tables
-from masrl.audit import load_table, nonempty, tag, text
 from masrl.problems import Problem
 from masrl.vocabulary import Vocabulary
 
@@ -45,21 +44,21 @@ ACADEMIC_HORIZON = ["turns", "rounds", "steps", "passes", "branches"]
 def envelopes_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     number = tables.matches(NUMBER, "a number, or empty when unknown", optional=True)
     return pa.DataFrameSchema({
-        "system": text(nonempty("a system name"), unique=True),
-        "kind": tag(vocab, "kind"),
-        "key": text(tables.matches(r"[a-z0-9][a-z0-9-]*", "a pool key or empty", optional=True)),
-        "date": text(tables.matches(r"\d{4}-\d{2}(-\d{2})?", "a date as YYYY-MM(-DD), or empty",
+        "system": tables.text(tables.nonempty("a system name"), unique=True),
+        "kind": tables.tag(vocab, "kind"),
+        "key": tables.text(tables.matches(r"[a-z0-9][a-z0-9-]*", "a pool key or empty", optional=True)),
+        "date": tables.text(tables.matches(r"\d{4}-\d{2}(-\d{2})?", "a date as YYYY-MM(-DD), or empty",
                                     optional=True)),
-        "agents": text(number),
-        "agents_bound": tag(vocab, "bound", optional=True),
-        "horizon": text(number),
-        "horizon_unit": tag(vocab, "horizon_unit", optional=True),
-        "horizon_bound": tag(vocab, "bound", optional=True),
-        "model": text(),
-        "model_size_b": text(number),
-        "source_url": text(tables.matches(URLS, "http(s) URLs separated by ' ; '")),
-        "confidence": tag(vocab, "confidence"),
-        "note": text(nonempty("a note on the source's wording")),
+        "agents": tables.text(number),
+        "agents_bound": tables.tag(vocab, "bound", optional=True),
+        "horizon": tables.text(number),
+        "horizon_unit": tables.tag(vocab, "horizon_unit", optional=True),
+        "horizon_bound": tables.tag(vocab, "bound", optional=True),
+        "model": tables.text(),
+        "model_size_b": tables.text(number),
+        "source_url": tables.text(tables.matches(URLS, "http(s) URLs separated by ' ; '")),
+        "confidence": tables.tag(vocab, "confidence"),
+        "note": tables.text(tables.nonempty("a note on the source's wording")),
     }, strict=True)
 
 
@@ -88,7 +87,7 @@ def load_envelopes(data_dir: PathLike = None) -> pd.DataFrame:
                             f"{'given' if row[number] else 'empty'}"))
         return problems
 
-    frame = load_table(ENVELOPES, envelopes_schema, data_dir, consistency)
+    frame = tables.load_table(ENVELOPES, envelopes_schema, data_dir, consistency)
     for column in ("agents", "horizon", "model_size_b"):
         frame[column] = pd.to_numeric(frame[column].replace("", float("nan")))
     return frame

@@ -19,7 +19,7 @@ import pandera.pandas as pa
 
 from masrl import paths, tables
 from masrl.problems import DataError, Problem, sort_problems
-from masrl.vocabulary import Vocabulary, load_vocabulary
+from masrl.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
@@ -40,86 +40,63 @@ def last_year() -> int:
     return _dt.date.today().year + 1
 
 
-def _text(*checks: pa.Check, unique: bool = False) -> pa.Column:
-    return pa.Column(str, checks=list(checks), unique=unique, nullable=False)
-
-
-def _tag(vocab: Vocabulary, field: str) -> pa.Column:
-    return _text(tables.isin(vocab.values(field), f"a {field} from the controlled vocabulary"))
-
-
-def _nonempty(what: str) -> pa.Check:
-    return tables.matches(r"\S.*", what)
-
-
 def papers_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     columns = {
-        "key": _text(tables.matches(KEY, "a key of lower-case letters, digits and hyphens"),
+        "key": tables.text(tables.matches(KEY, "a key of lower-case letters, digits and hyphens"),
                      unique=True),
-        "title": _text(_nonempty("a non-empty title")),
-        "first_author": _text(_nonempty("a non-empty first author")),
-        "affiliation": _text(_nonempty("an affiliation, or 'unknown'")),
-        "year": _text(tables.in_range(FIRST_YEAR, last_year(), "a year")),
-        "arxiv_id": _text(tables.matches(ARXIV_ID, "an arXiv id such as 2508.04652, or empty",
+        "title": tables.text(tables.nonempty("a non-empty title")),
+        "first_author": tables.text(tables.nonempty("a non-empty first author")),
+        "affiliation": tables.text(tables.nonempty("an affiliation, or 'unknown'")),
+        "year": tables.text(tables.in_range(FIRST_YEAR, last_year(), "a year")),
+        "arxiv_id": tables.text(tables.matches(ARXIV_ID, "an arXiv id such as 2508.04652, or empty",
                                          optional=True),
                           tables.unique_when_present("arXiv id")),
-        "venue": _text(_nonempty("a venue")),
-        "url": _text(tables.matches(URLS, "http(s) URLs separated by ' ; '")),
-        **{field: _tag(vocab, field) for field in TAG_FIELDS},
-        "summary": _text(_nonempty("a one-line summary")),
-        "notes": _text(),
+        "venue": tables.text(tables.nonempty("a venue")),
+        "url": tables.text(tables.matches(URLS, "http(s) URLs separated by ' ; '")),
+        **{field: tables.tag(vocab, field) for field in TAG_FIELDS},
+        "summary": tables.text(tables.nonempty("a one-line summary")),
+        "notes": tables.text(),
     }
     return pa.DataFrameSchema(columns, strict=True)
 
 
 def excluded_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     columns = {
-        "record_id": _text(tables.matches(r"E\d{3}", "a record id such as E001"), unique=True),
-        "title": _text(_nonempty("a non-empty title")),
-        "identifier": _text(_nonempty("an identifier")),
-        "url": _text(tables.matches(URLS, "an http(s) URL")),
-        "source": _tag(vocab, "source"),
-        "query_family": _tag(vocab, "query_family"),
-        "stage": _tag(vocab, "stage"),
-        "date_screened": _text(tables.matches(DATE, "a date as YYYY-MM-DD")),
-        "reason": _text(_nonempty("a reason for the exclusion")),
+        "record_id": tables.text(tables.matches(r"E\d{3}", "a record id such as E001"), unique=True),
+        "title": tables.text(tables.nonempty("a non-empty title")),
+        "identifier": tables.text(tables.nonempty("an identifier")),
+        "url": tables.text(tables.matches(URLS, "an http(s) URL")),
+        "source": tables.tag(vocab, "source"),
+        "query_family": tables.tag(vocab, "query_family"),
+        "stage": tables.tag(vocab, "stage"),
+        "date_screened": tables.text(tables.matches(DATE, "a date as YYYY-MM-DD")),
+        "reason": tables.text(tables.nonempty("a reason for the exclusion")),
     }
     return pa.DataFrameSchema(columns, strict=True)
 
 
 def spotcheck_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     columns: dict[str, pa.Column] = {
-        "key": _text(tables.matches(KEY, "a pool key"), unique=True),
+        "key": tables.text(tables.matches(KEY, "a pool key"), unique=True),
     }
     for prefix in ("orig", "ann"):
         for field in SPOTCHECK_FIELDS:
-            columns[f"{prefix}_{field}"] = _tag(vocab, field)
-    columns["strict_explicit_credit"] = _tag(vocab, "strict_explicit_credit")
-    columns["agreement"] = _tag(vocab, "agreement")
-    columns["note"] = _text(_nonempty("the reader's note"))
+            columns[f"{prefix}_{field}"] = tables.tag(vocab, field)
+    columns["strict_explicit_credit"] = tables.tag(vocab, "strict_explicit_credit")
+    columns["agreement"] = tables.tag(vocab, "agreement")
+    columns["note"] = tables.text(tables.nonempty("the reader's note"))
     return pa.DataFrameSchema(columns, strict=True)
-
-
-def _load(name: str, schema_for, data_dir: PathLike, extra_checks=None) -> pd.DataFrame:
-    path = paths.data_file(name, data_dir)
-    frame = tables.read_csv(path)
-    problems = tables.validate(frame, schema_for(load_vocabulary(data_dir)), name)
-    if extra_checks is not None and not problems:
-        problems = extra_checks(frame)
-    if problems:
-        raise DataError(problems)
-    return frame.drop(columns=[tables.LINE])
 
 
 def load_pool(data_dir: PathLike = None) -> pd.DataFrame:
     """The retained papers, one row each, in file order; ``year`` as int, tags as strings."""
-    frame = _load(paths.PAPERS, papers_schema, data_dir)
+    frame = tables.load_table(paths.PAPERS, papers_schema, data_dir)
     return frame.assign(year=frame["year"].astype(int))
 
 
 def load_excluded(data_dir: PathLike = None) -> pd.DataFrame:
     """The exclusion log, one row per screened-out record."""
-    return _load(paths.EXCLUDED, excluded_schema, data_dir)
+    return tables.load_table(paths.EXCLUDED, excluded_schema, data_dir)
 
 
 def load_spotcheck(data_dir: PathLike = None) -> pd.DataFrame:
@@ -143,16 +120,18 @@ def load_spotcheck(data_dir: PathLike = None) -> pd.DataFrame:
                         f"{row[f'orig_{field}']!r} differs from the pool's tag {expected!r}"))
         return problems
 
-    return _load(paths.SPOTCHECK, spotcheck_schema, data_dir, against_pool)
+    return tables.load_table(paths.SPOTCHECK, spotcheck_schema, data_dir, against_pool)
 
 
 def check_data(data_dir: PathLike = None) -> list[Problem]:
     """Validate every data file; return all problems (an empty list when the data is clean)."""
-    from masrl import bib, taxonomy  # these checks need the pool
+    from masrl import audit, bib, claims, envelopes, taxonomy  # these checks need the pool
 
     problems: list[Problem] = []
-    for loader in (load_pool, load_excluded, load_spotcheck, bib.load_bibliography,
-                   taxonomy.load_taxonomy):
+    loaders = (load_pool, load_excluded, load_spotcheck, bib.load_bibliography,
+               taxonomy.load_taxonomy, audit.load_audit, audit.load_near_misses,
+               audit.load_benchmark_coverage, envelopes.load_envelopes, claims.load_claims)
+    for loader in loaders:
         try:
             loader(data_dir)
         except DataError as exc:

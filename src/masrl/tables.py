@@ -9,13 +9,17 @@ pandera's failure cases into our problem lines.
 from __future__ import annotations
 
 import csv
+import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 import pandera.pandas as pa
 
+from masrl import paths
 from masrl.problems import DataError, Problem
+from masrl.vocabulary import Vocabulary, load_vocabulary
 
 LINE = "_line"  # column holding each row's line number in its file
 
@@ -99,3 +103,37 @@ def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Prob
                 message = f"{value!r} is not valid: {check}"
             problems.append(Problem(file, line, str(column), message))
     return sorted(set(problems))
+
+
+# --- column declarations shared by every CSV schema -------------------------------------------
+
+def text(*checks: pa.Check, unique: bool = False) -> pa.Column:
+    """A string column (every cell is read as a string; empty cells are ``""``)."""
+    return pa.Column(str, checks=list(checks), unique=unique, nullable=False)
+
+
+def tag(vocab: Vocabulary, field: str, *, optional: bool = False) -> pa.Column:
+    """A column whose values come from one vocabulary field (empty allowed if ``optional``)."""
+    values = vocab.values(field) + ([""] if optional else [])
+    what = f"a {field} from the controlled vocabulary" + (" (or empty)" if optional else "")
+    return text(isin(values, what))
+
+
+def nonempty(what: str) -> pa.Check:
+    return matches(r"\S.*", what)
+
+
+def load_table(name: str, schema_for: Callable[[Vocabulary], pa.DataFrameSchema],
+               data_dir: str | os.PathLike | None,
+               extra_checks: Callable[[pd.DataFrame], list[Problem]] | None = None
+               ) -> pd.DataFrame:
+    """Read one CSV data file, validate it with its schema, then with ``extra_checks``
+    (cross-file checks, run only when the columns are valid); raise :class:`DataError` listing
+    every problem. The returned frame has one row per data row, in file order."""
+    frame = read_csv(paths.data_file(name, data_dir))
+    problems = validate(frame, schema_for(load_vocabulary(data_dir)), name)
+    if extra_checks is not None and not problems:
+        problems = extra_checks(frame)
+    if problems:
+        raise DataError(problems)
+    return frame.drop(columns=[LINE]).reset_index(drop=True)

@@ -21,6 +21,7 @@ class Field:
     label: str
     description: str
     meanings: dict[str, str]  # value -> one-line meaning, in display order
+    columns: tuple[str, ...] = ()  # the columns holding this field; () means the field's name
 
     @property
     def values(self) -> list[str]:
@@ -62,7 +63,8 @@ def _load(path: Path) -> Vocabulary:
         if sorted(order) != sorted(meanings):
             raise ValueError(f"{where}: 'order' must list exactly the values defined")
         fields[name] = Field(name, spec["file"], spec["label"], spec["description"],
-                             {v: meanings[v] for v in order})
+                             {v: meanings[v] for v in order},
+                             tuple(spec.get("columns", [name])))
     return Vocabulary(fields)
 
 
@@ -70,7 +72,8 @@ def dictionary(vocab: Vocabulary, file: str | None = None) -> list[dict]:
     """The data dictionary: one entry per field (optionally of one file), each with its values
     and their meanings, in vocabulary order. The book's data-dictionary page renders this."""
     return [
-        {"field": f.name, "file": f.file, "label": f.label, "description": f.description,
+        {"field": f.name, "file": f.file, "columns": list(f.columns or [f.name]),
+         "label": f.label, "description": f.description,
          "values": [{"value": v, "meaning": m} for v, m in f.meanings.items()]}
         for f in vocab.fields.values() if file is None or f.file == file
     ]

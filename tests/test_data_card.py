@@ -1,0 +1,34 @@
+"""The data card (data/README.md) names every data file and states row counts that are true."""
+
+from __future__ import annotations
+
+import importlib
+import re
+
+from masrl import paths
+
+CARD = paths.DEFAULT_DATA_DIR / "README.md"
+ROW = re.compile(r"^\| `([^`]+)` \| `([\w.]+)` \| ([\d-]+) \|", re.M)
+
+
+def card_rows() -> list[tuple[str, str, str]]:
+    return ROW.findall(CARD.read_text(encoding="utf-8"))
+
+
+def test_every_data_file_is_on_the_card():
+    listed = {name for name, _, _ in card_rows()}
+    for path in paths.DEFAULT_DATA_DIR.iterdir():
+        if path.is_file() and path.name != "README.md":
+            assert path.name in listed, f"{path.name} is not described in data/README.md"
+
+
+def test_row_counts_and_loaders_on_the_card_are_true():
+    checked = 0
+    for name, loader_path, rows in card_rows():
+        module, function = loader_path.rsplit(".", 1)
+        loader = getattr(importlib.import_module(module), function)  # the loader exists
+        if rows == "-" or "*" in name or "/" in name:
+            continue
+        assert len(loader()) == int(rows), f"{name}: the card says {rows} rows"
+        checked += 1
+    assert checked >= 9
