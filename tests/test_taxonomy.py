@@ -58,3 +58,15 @@ def test_data_dictionary_names_the_real_columns():
     assert entries["reward_type"]["columns"] == ["reward_type"]
     assert entries["bound"]["columns"] == ["agents_bound", "horizon_bound"]
     assert [v["value"] for v in entries["credit_granularity"]["values"]][-1] == "NA"
+
+
+def test_malformed_yaml_names_the_line(data_copy):
+    path = data_copy / "taxonomy.yaml"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[12] = "  - id: [unclosed"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DataError) as info:
+        load_taxonomy(data_copy)
+    (problem,) = info.value.problems
+    assert problem.file == "taxonomy.yaml" and problem.message.startswith("not valid YAML")
+    assert problem.row.isdigit() and int(problem.row) >= 13

@@ -22,10 +22,9 @@ from functools import cached_property
 from typing import Any
 
 import pandas as pd
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from masrl import audit, envelopes, gaps, paths, pool, published, stats
+from masrl import audit, documents, envelopes, gaps, pool, published, stats
 from masrl.agreement import agreement_table, disagreements, strict_counts
 from masrl.problems import DataError, Problem
 
@@ -248,15 +247,7 @@ class Ledger(BaseModel):
 def load_claims(data_dir: PathLike = None) -> list[Claim]:
     """The ledger, validated: structure (pydantic), unique ids, and every computation a
     registered function that accepts the given arguments."""
-    path = paths.data_file(CLAIMS, data_dir)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError([Problem(CLAIMS, "0", "-", "file not found")]) from None
-    try:
-        ledger = Ledger.model_validate(raw)
-    except ValidationError as exc:
-        raise DataError([_pydantic_problem(err) for err in exc.errors()]) from None
+    ledger = documents.load_model(CLAIMS, Ledger, data_dir)
     problems = []
     ids = [c.id for c in ledger.claims]
     for i, claim in enumerate(ledger.claims):
@@ -275,13 +266,6 @@ def load_claims(data_dir: PathLike = None) -> list[Claim]:
     if problems:
         raise DataError(problems)
     return ledger.claims
-
-
-def _pydantic_problem(error: dict) -> Problem:
-    loc = [str(part) for part in error["loc"]]
-    where = f"{loc[0]}[{loc[1]}]" if len(loc) > 1 else (loc[0] if loc else "-")
-    field = ".".join(loc[2:]) or (loc[0] if loc else "-")
-    return Problem(CLAIMS, where, field, error["msg"])
 
 
 # --- evaluation -------------------------------------------------------------------------------------

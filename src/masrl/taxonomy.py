@@ -12,10 +12,9 @@ import os
 from typing import Literal
 
 import pandas as pd
-import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from masrl import paths
+from masrl import documents, paths
 from masrl.problems import DataError, Problem
 
 TAXONOMY = "taxonomy.yaml"
@@ -79,15 +78,7 @@ def load_taxonomy(data_dir: str | os.PathLike | None = None) -> Taxonomy:
     from masrl.pool import load_pool
     from masrl.vocabulary import load_vocabulary
 
-    path = paths.data_file(TAXONOMY, data_dir)
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DataError([Problem(TAXONOMY, "0", "-", "file not found")]) from None
-    try:
-        taxonomy = Taxonomy.model_validate(raw)
-    except ValidationError as exc:
-        raise DataError([_pydantic_problem(err) for err in exc.errors()]) from None
+    taxonomy = documents.load_model(TAXONOMY, Taxonomy, data_dir)
 
     keys = set(load_pool(data_dir)["key"])
     vocab = load_vocabulary(data_dir)
@@ -117,9 +108,3 @@ def load_taxonomy(data_dir: str | os.PathLike | None = None) -> Taxonomy:
         raise DataError(problems)
     return taxonomy
 
-
-def _pydantic_problem(error: dict) -> Problem:
-    loc = [str(part) for part in error["loc"]]
-    where = f"{loc[0]}[{loc[1]}]" if len(loc) > 1 else (loc[0] if loc else "-")
-    field = ".".join(loc[2:]) or (loc[0] if loc else "-")
-    return Problem(TAXONOMY, where, field, error["msg"])
