@@ -25,3 +25,14 @@ def build_book(source: Path, output: Path, strict: bool = True) -> Path:
     )
     assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
     return output / "_build" / "html"
+
+
+def problem_lines(loader, data_dir) -> list[str]:
+    """The ``FILE:ROW:FIELD: message`` lines a loader raises for a damaged data copy."""
+    import pytest
+
+    from masrl.problems import DataError
+
+    with pytest.raises(DataError) as info:
+        loader(data_dir)
+    return [str(p) for p in info.value.problems]

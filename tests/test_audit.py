@@ -3,18 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from support import problem_lines, replace_in
 
-from support import replace_in
 from masrl import audit, pool
-from masrl.problems import DataError
 from masrl.taxonomy import load_taxonomy
-
-
-def problem_lines(loader, data_dir) -> list[str]:
-    with pytest.raises(DataError) as info:
-        loader(data_dir)
-    return [str(p) for p in info.value.problems]
-
 
 # --- audit.csv ----------------------------------------------------------------------------------
 

@@ -8,16 +8,14 @@ import math
 
 import pandas as pd
 import pytest
-
+import support
 from support import replace_in
+
 from masrl import envelopes, pool
-from masrl.problems import DataError
 
 
 def problem_lines(data_dir) -> list[str]:
-    with pytest.raises(DataError) as info:
-        envelopes.load_envelopes(data_dir)
-    return [str(p) for p in info.value.problems]
+    return support.problem_lines(envelopes.load_envelopes, data_dir)
 
 
 def test_envelopes_load_with_unknowns_left_empty():

@@ -4,16 +4,9 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from support import problem_lines, replace_in
 
-from support import replace_in
 from masrl import pool
-from masrl.problems import DataError
-
-
-def problem_lines(loader, data_dir) -> list[str]:
-    with pytest.raises(DataError) as info:
-        loader(data_dir)
-    return [str(p) for p in info.value.problems]
 
 
 def test_pool_has_the_documented_columns_and_types():
