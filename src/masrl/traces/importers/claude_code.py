@@ -39,18 +39,20 @@ several; ``x_source`` ``FILE:LINE``):
 
 What becomes an edge (every edge is a dependency): each event depends on the nearest record up
 its ``parentUuid`` chain that gave events (skipped records are walked through;
-``logicalParentUuid`` stands in for a missing ``parentUuid``). A ``tool_result`` depends on its
-``tool_call`` (``tool_dependency``, mode ``blocking``); the first event of a sub-agent depends on
-its spawn (``spawn``, mode ``blocking``, ``async`` for ``run_in_background``); a ``return``
-depends on the last event of the sub-agent, and what follows the return depends on it
-(``return``). A model response needs every tool result it was sent, so the first event of each
-response also depends on every result of that agent that arrived since its previous response
-(``causal``), which the ``parentUuid`` chain keeps only for one of several parallel calls. A
-message to an agent joins that agent's next event by a ``message`` edge; the rest are ``causal``.
-A record whose ``parentUuid`` names no record of the session starts a new chain (a counted
-repair).
+``logicalParentUuid`` stands in for a missing ``parentUuid``; a sub-agent record carried by an
+``agent_progress`` record has no ``parentUuid`` and follows the previous block of the same
+response, else the previous record). A ``tool_result`` depends on its ``tool_call``
+(``tool_dependency``, mode ``blocking``); the first event of a sub-agent depends on its spawn
+(``spawn``, mode ``blocking``, ``async`` for ``run_in_background``); a ``return`` depends on
+every event of the sub-agent that no other event of it depends on (its sinks), and what follows
+the return depends on it (``return``). A model response needs every tool result it was sent, so
+the first event of each response also depends on every result of that agent that arrived since
+its previous response (``causal``), which the ``parentUuid`` chain keeps for only one of several
+parallel calls. A message to an agent joins that agent's next event by a ``message`` edge; the
+rest are ``causal``. A record whose ``parentUuid`` names no record of the session starts a new
+chain (a counted repair).
 
-Times: ``t`` is seconds since the earliest mapped record. Records written a few milliseconds
+Times: ``t`` is seconds since the earliest event. Records written a few milliseconds
 before the record they follow have their ``t`` raised to it (counted repair). Events are
 instantaneous: the log has times of records, not durations.
 
@@ -78,9 +80,8 @@ its prompt.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces.importers.common import (
@@ -103,7 +104,7 @@ THINKING_BLOCKS = ("thinking", "redacted_thinking")
 USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                 "output_tokens")
 USAGE_NAMES = ("input", "cache_creation", "cache_read", "output")
-EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -147,7 +148,11 @@ class Session:
         self.agents: dict[str, Agent] = {}
         self.responses: dict[tuple[str, str], dict] = {}  # (agent, message id) -> usage, event
         self.final_usage: list[tuple[str, str, dict]] = []  # (child, return event, usage)
-        self.start_us: int | None = None
+        self.direct_edges: list[tuple[str, str]] = []  # (src, dst) known without a walk
+        self.returns: list[tuple[str, str]] = []  # (sub-agent, its return event)
+        self.memo: dict[str, tuple] = {}  # uuid -> (anchor events, dangling) (see anchor)
+        self.dangling = False  # whether the last anchor() walk ended at an unknown uuid
+        self.answers: set[tuple[str, str]] = set()  # (tool_call, its tool_result) event ids
 
     # ------------------------------------------------------------------ reading and discovery
 
@@ -163,7 +168,8 @@ class Session:
         for line, data in read_jsonl(file, self.result.skipped):
             kind = data.get("type")
             if kind not in KNOWN_TYPES:
-                raise SourceError(name, line, f"unknown record type {kind!r}")
+                raise SourceError(file, line, f"unknown record type {kind!r} (expected one of "
+                                  f"{', '.join(KNOWN_TYPES)})")
             record = Record(data, file, tag, line, f"{name}:{line}", agent,
                             parent=data.get("parentUuid") or data.get("logicalParentUuid"))
             uuid = data.get("uuid")
@@ -177,7 +183,7 @@ class Session:
         main.records = self.load(self.path, MAIN, MAIN)
         for record in main.records:
             if record.data.get("isSidechain") is True:
-                raise SourceError(record.where.rsplit(":", 1)[0], record.line,
+                raise SourceError(record.file, record.line,
                                   "sidechain record in the main session file (sub-agent records "
                                   "are expected in <session>/subagents/agent-<id>.jsonl)")
         self.agents[MAIN] = main
@@ -195,7 +201,7 @@ class Session:
             if agent_id in claimed:
                 continue
             if not agent_id.startswith(COMPACTION_PREFIX):
-                raise SourceError(self.name_of(file), None,
+                raise SourceError(file, None,
                                   f"no Task tool call of {self.path.name} spawns agent {agent_id}")
             self.compaction(agent_id, file)
 
@@ -238,19 +244,23 @@ class Session:
                 self.result.files.append(str(file))
                 child.records = self.load(file, agent_id, name)
             seen = {r.data.get("uuid") for r in child.records}
-            previous = None
+            previous, same_response = None, {}
             for record in embedded.get(tool_id, []):
                 record.agent = name
                 if record.data.get("uuid") in seen:
                     self.result.skipped["progress:agent_progress (copy of a sub-agent file "
                                         "record)"] += 1
                     continue
-                record.tag = agent_id or name
-                record.parent = previous
+                record.tag = f"{record.tag}.{agent_id or name}"
                 uuid = record.data.get("uuid")
+                response = (record.data.get("message") or {}).get("id") \
+                    if record.data.get("type") == "assistant" else None
+                record.parent = same_response.get(response, previous) if response else previous
                 if isinstance(uuid, str):
                     self.by_uuid.setdefault(uuid, record)
                     previous = uuid
+                    if response:
+                        same_response[response] = uuid
                 child.records.append(record)
             self.agents[name] = child
             children.append(child)
@@ -263,7 +273,7 @@ class Session:
         prompt = next((r for r in records if r.data.get("type") == "user"
                        and not r.data.get("isMeta")), None)
         if prompt is None:
-            raise SourceError(self.name_of(file), None,
+            raise SourceError(file, None,
                               "compaction run without its prompt (a non-meta user record)")
         owner = self.by_uuid.get(prompt.parent or "")
         spawner = owner.agent if owner is not None else MAIN
@@ -272,41 +282,31 @@ class Session:
 
     # ------------------------------------------------------------------ events
 
-    def time(self, record: Record) -> float:
+    def time(self, record: Record) -> int:
+        """The record's timestamp in microseconds since 1970 (exact integers)."""
         stamp = record.data.get("timestamp")
         if not isinstance(stamp, str):
             raise SourceError(*_place(record), "record has no timestamp")
         try:
-            moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+            moment = datetime.fromisoformat(stamp)
         except ValueError:
             raise SourceError(*_place(record), f"unreadable timestamp {stamp!r}") from None
         if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
+            moment = moment.replace(tzinfo=UTC)
         micro = (moment - EPOCH) // timedelta(microseconds=1)
         return micro
 
     def emit_all(self) -> None:
-        stamps: list[tuple[int, Record]] = []
+        """Every agent's events, with ``t`` in absolute microseconds (made relative later)."""
+        compactions = {}
         for agent in self.agents.values():
-            for record in agent.records:
-                if self.mapped(record):
-                    stamps.append((self.time(record), record))
-        if not stamps:
-            raise SourceError(self.path.name, None, "no conversation record to import")
-        self.start_us = min(s for s, _ in stamps)
-        compactions = {a.prompt_uuid and self.by_uuid[a.prompt_uuid].parent: a
-                       for a in self.agents.values() if a.prompt_uuid}
+            prompt = self.by_uuid.get(agent.prompt_uuid or "")
+            if prompt is not None and isinstance(prompt.parent, str):
+                compactions[prompt.parent] = agent
         for agent in self.agents.values():
             self.emit_agent(agent, compactions)
-
-    def mapped(self, record: Record) -> bool:
-        """Whether a record can give events (records that never do need no timestamp)."""
-        return record.data.get("type") in ("user", "assistant") or (
-            record.data.get("type") == "system"
-            and record.data.get("subtype") == "compact_boundary")
-
-    def t(self, record: Record) -> float:
-        return (self.time(record) - self.start_us) / 1_000_000
+        if not self.build.events:
+            raise SourceError(self.path, None, "no conversation record to import")
 
     def emit_agent(self, agent: Agent, compactions: dict) -> None:
         pending: list[str] = []  # results since the agent's last response began
@@ -331,9 +331,10 @@ class Session:
             if kind in SKIPPED_TYPES:
                 self.result.skipped[kind] += 1
                 continue
+            if data.get("isCompactSummary"):
+                self.result.skipped["user:isCompactSummary (the summary a compaction returns)"] += 1
+                continue
             if data.get("isMeta"):
-                if kind == "user" and uuid == agent.prompt_uuid:
-                    pass  # a compaction prompt is never meta; kept for clarity
                 self.result.skipped["user:isMeta (context injected by the harness)"] += 1
                 continue
             if first and agent.spawner is not None:
@@ -346,9 +347,7 @@ class Session:
                 message_id = (data.get("message") or {}).get("id")
                 events = self.emit_assistant(agent, record)
                 if events and message_id != last_message:
-                    for result in pending:
-                        self.requests.append((events[0], None, record))
-                        self.direct(result, events[0])
+                    self.direct_edges.extend((result, events[0]) for result in pending)
                     pending = []
                 if events:
                     last_message = message_id
@@ -361,7 +360,7 @@ class Session:
 
     def base(self, record: Record, k: int | None = None) -> dict:
         suffix = "" if k is None else f".{k}"
-        return {"id": f"{record.tag}:{record.line}{suffix}", "t": self.t(record),
+        return {"id": f"{record.tag}:{record.line}{suffix}", "t": self.time(record),
                 "x_source": record.where}
 
     def emit_spawn_prompt(self, agent: Agent, record: Record) -> None:
@@ -478,7 +477,8 @@ class Session:
                                 "it follows)"] += 1
             self.requests.append((event["id"], record.parent, record))
         else:
-            self.direct(call, event["id"])
+            self.direct_edges.append((call, event["id"]))
+            self.answers.add((call, event["id"]))
         return event
 
     def emit_compaction_return(self, record: Record, agent: Agent) -> None:
@@ -510,44 +510,40 @@ class Session:
 
     # ------------------------------------------------------------------ edges
 
-    def direct(self, src: str, dst: str) -> None:
-        self.edges_direct.append((src, dst))
-
     def anchor(self, uuid: str | None) -> list[str] | None:
         """Events of the nearest record up the chain from ``uuid`` that gave events."""
         walked = []
         current = uuid
-        found: list[str] | None = None
+        found: tuple[list[str] | None, bool] = (None, False)  # (events, chain is dangling)
         while current is not None:
-            if current in self.produced and self.produced[current]:
-                found = self.produced[current]
+            if self.produced.get(current):
+                found = (self.produced[current], False)
                 break
             if current in self.memo:
                 found = self.memo[current]
                 break
             record = self.by_uuid.get(current)
             if record is None:
-                found = None
-                self.dangling = True
+                found = (None, True)
                 break
             walked.append(current)
             current = record.parent
         for name in walked:
             self.memo[name] = found
-        return found
+        self.dangling = found[1]
+        return found[0]
 
     def connect(self) -> None:
         for dst, parent, record in self.requests:
             if parent is None:
                 continue
-            self.dangling = False
             sources = self.anchor(parent)
             if self.dangling:
                 self.result.repairs["record whose parentUuid names no record of the session "
                                     "(starts a new chain)"] += 1
             for src in sources or []:
                 self.link(src, dst)
-        for src, dst in self.edges_direct:
+        for src, dst in self.direct_edges:
             self.link(src, dst)
         for agent in self.agents.values():
             if agent.spawner is None or agent.spawn_event is None:
@@ -561,14 +557,14 @@ class Session:
             for start in starts or []:
                 self.link(agent.spawn_event, start)
         for child, ret in self.returns:
-            own = [e["id"] for e in self.build.events if e["agent"] == child
-                   and e["type"] != "return"]
-            if own:
-                self.link(own[-1], ret)
-            else:
-                spawn = self.agents[child].spawn_event
-                if spawn is not None:
-                    self.link(spawn, ret)
+            own = {e["id"] for e in self.build.events if e["agent"] == child
+                   and e["type"] != "return"}
+            inner = {edge["src"] for edge in self.build.edges
+                     if edge["src"] in own and edge["dst"] in own}
+            sinks = [e["id"] for e in self.build.events if e["id"] in own - inner]
+            spawn = self.agents[child].spawn_event
+            for src in sinks or ([spawn] if spawn is not None else []):
+                self.link(src, ret)
 
     def link(self, src: str, dst: str) -> None:
         self.build.edge(src, dst, *self.kind(src, dst))
@@ -579,7 +575,7 @@ class Session:
             return "spawn", self.agents[a["to"]].spawn_mode
         if a["type"] == "return" and b["agent"] == a.get("to"):
             return "return", None
-        if a["type"] in ("tool_call",) and b["type"] == "tool_result":
+        if (src, dst) in self.answers:
             return "tool_dependency", "blocking"
         if a["type"] == "message" and a.get("to") == b["agent"]:
             return "message", None
@@ -624,9 +620,6 @@ class Session:
         return total
 
     def run(self) -> ImportResult:
-        self.edges_direct: list[tuple[str, str]] = []
-        self.returns: list[tuple[str, str]] = []
-        self.memo: dict[str, list[str] | None] = {}
         self.discover()
         self.emit_all()
         self.connect()
@@ -634,6 +627,9 @@ class Session:
         raised = self.build.raise_times()
         if raised:
             self.result.repairs["event time raised to the time of an event it depends on"] += raised
+        start = min(e["t"] for e in self.build.events)
+        for event in self.build.events:
+            event["t"] = (event["t"] - start) / 1_000_000
         first = next((r.data for r in self.agents[MAIN].records if r.data.get("sessionId")), {})
         session = str(first.get("sessionId") or self.path.stem)
         version = first.get("version")
@@ -683,5 +679,5 @@ def _result_usage(data: dict) -> dict | None:
     return usage if isinstance(usage, dict) else None
 
 
-def _place(record: Record) -> tuple[str, int]:
-    return record.where.split(" ")[0].rsplit(":", 1)[0], record.line
+def _place(record: Record) -> tuple[Path, int]:
+    return record.file, record.line

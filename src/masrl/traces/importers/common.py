@@ -164,7 +164,8 @@ class TraceBuilder:
         if id in self.by_id:
             raise AssertionError(f"importer bug: duplicate event id {id!r}")
         event = {"id": id, "t": t, "type": type, "agent": agent}
-        event.update((k, v) for k, v in fields.items() if not _dropped(v))
+        ordered = sorted(fields.items(), key=lambda item: item[0].startswith("x_"))
+        event.update((k, v) for k, v in ordered if not _dropped(v))  # x_ fields last
         self.events.append(event)
         self.by_id[id] = event
         return event

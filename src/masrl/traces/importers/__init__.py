@@ -1,0 +1,41 @@
+"""Importers: real multi-agent logs in, orchestration traces (schema 1.0) out.
+
+One function per source format, each ``path -> ImportResult`` (the trace as a dictionary, the
+files read, and counted skips and repairs); :func:`import_file` picks one by its format name:
+
+* ``otel``: OpenTelemetry GenAI spans, any-agent export or OTLP/JSON (:mod:`.otel`);
+* ``claude-code``: a Claude Code session with its sub-agents (:mod:`.claude_code`);
+* ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`).
+
+Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
+is lost and which inputs are errors. The conventions they share (no content, only hashes;
+``x_`` extension fields; times; forward edges; counted skips and repairs; determinism) are in
+:mod:`.common`. Importers only produce traces: metrics come from :func:`masrl.traces.replay`.
+
+Unreadable or unexpected input raises :class:`SourceError`, whose message names the file and the
+line (or the place inside a JSON document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from masrl.traces.importers import claude_code, otel, who_and_when
+from masrl.traces.importers.common import ImportResult, SourceError, dumps, write_trace
+
+FORMATS: dict[str, Callable[[Path], ImportResult]] = {
+    "otel": otel.import_file,
+    "claude-code": claude_code.import_file,
+    "who-and-when": who_and_when.import_file,
+}
+
+
+def import_file(format: str, path: str | Path) -> ImportResult:
+    """Import the log at ``path`` in ``format`` (a key of :data:`FORMATS`)."""
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+    return FORMATS[format](Path(path))
+
+
+__all__ = ["FORMATS", "ImportResult", "SourceError", "dumps", "import_file", "write_trace"]
