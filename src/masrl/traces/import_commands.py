@@ -1,0 +1,89 @@
+"""``masrl import FORMAT SRC -o OUT``: turn a real multi-agent log into a validated trace.
+
+FORMAT is one of ``otel``, ``claude-code``, ``who-and-when`` (see
+:mod:`masrl.traces.importers`). The trace is validated before it is written; OUT is written
+atomically (a temporary file, then a rename) and only when the trace is valid. A summary goes to
+stderr (events, edges, agents, counted skips and repairs, validation warnings); ``--json`` also
+prints it as JSON on stdout.
+
+Exit codes: 0 the trace was written; 1 the input is unreadable or unexpected (the message names
+the file and line) or the trace it gives is invalid; 2 usage error, a missing SRC or an
+unwritable OUT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from masrl.traces.importers import FORMATS, SourceError, import_file, write_trace
+from masrl.traces.validate import validate_document
+
+OK, INVALID, USAGE = 0, 1, 2
+
+
+def register(subparsers) -> None:
+    """Add the ``import`` sub-command to the ``masrl`` parser."""
+    command = subparsers.add_parser(
+        "import", help="import a real multi-agent log as an orchestration trace",
+        description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
+        "sub-agents, or a Who&When log) as an orchestration trace, validate it and write it.")
+    command.add_argument("format", choices=list(FORMATS), metavar="FORMAT",
+                         help="source format: " + ", ".join(FORMATS))
+    command.add_argument("source", metavar="SRC", help="the log file (for claude-code, the "
+                         "main session file; its sub-agent files are found beside it)")
+    command.add_argument("-o", "--output", required=True, metavar="OUT",
+                         help="the trace file to write")
+    command.add_argument("--json", action="store_true",
+                         help="print the import summary as JSON on stdout")
+    command.set_defaults(func=run_import)
+
+
+def run_import(args: argparse.Namespace) -> int:
+    try:
+        result = import_file(args.format, args.source)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        print(f"{args.source}: error: cannot read: {exc.strerror}", file=sys.stderr)
+        return USAGE
+    except SourceError as exc:
+        print(f"{exc}", file=sys.stderr)
+        return INVALID
+    report = validate_document(result.trace, source=args.output)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    summary = result.summary()
+    summary.update(output=args.output, valid=report.valid,
+                   warnings=[p.message for p in report.warnings])
+    if not report.valid:
+        print(f"{args.source}: error: the imported trace is invalid; {args.output} not written",
+              file=sys.stderr)
+        _print_json(summary, args.json)
+        return INVALID
+    try:
+        write_trace(result.trace, args.output)
+    except (FileNotFoundError, IsADirectoryError, PermissionError, NotADirectoryError) as exc:
+        print(f"{args.output}: error: cannot write: {exc.strerror}", file=sys.stderr)
+        return USAGE
+    print(describe(summary), file=sys.stderr)
+    _print_json(summary, args.json)
+    return OK
+
+
+def describe(summary: dict) -> str:
+    """The summary in a few human-readable lines."""
+    lines = [(f"{summary['source']} -> {summary['output']}: {summary['events']} events, "
+             f"{summary['edges']} edges, {summary['agents']} agents")]
+    if len(summary["files"]) > 1:
+        lines.append(f"  read {len(summary['files'])} files (the source and "
+                     f"{len(summary['files']) - 1} sub-agent logs)")
+    for title, key in (("skipped", "skipped"), ("repaired", "repairs")):
+        if summary[key]:
+            lines.append(f"  {title} {sum(summary[key].values())}: " + "; ".join(
+                f"{n} {reason}" for reason, n in summary[key].items()))
+    return "\n".join(lines)
+
+
+def _print_json(summary: dict, wanted: bool) -> None:
+    if wanted:
+        print(json.dumps(summary, indent=2, sort_keys=True))
