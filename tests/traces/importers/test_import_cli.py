@@ -1,0 +1,130 @@
+"""``masrl import FORMAT SRC -o OUT``: exit codes, messages, atomic and deterministic output."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import FIXTURES
+
+from masrl.cli import main
+from masrl.traces import importers
+from masrl.traces.importers import dumps, import_file, who_and_when
+
+SESSION = FIXTURES / "claude_code" / "s1.jsonl"
+MAGENTIC = FIXTURES / "who_and_when" / "magentic_one.json"
+OTEL = FIXTURES / "otel" / "any_agent.json"
+
+
+@pytest.mark.parametrize("fmt, source", [("claude-code", SESSION), ("who-and-when", MAGENTIC),
+                                         ("otel", OTEL)])
+def test_import_writes_the_trace_and_exits_0(tmp_path, capsys, fmt, source):
+    out = tmp_path / "trace.json"
+    assert main(["import", fmt, str(source), "-o", str(out)]) == 0
+    assert out.read_text(encoding="utf-8") == dumps(import_file(fmt, source).trace)
+    first = capsys.readouterr().err.splitlines()[0]
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    assert first.startswith(f"{source} -> {out}: {len(trace['events'])} events, "
+                            f"{len(trace['edges'])} edges, ")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.json"]
+
+
+def test_same_input_same_bytes(tmp_path):
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    assert main(["import", "claude-code", str(SESSION), "-o", str(first)]) == 0
+    assert main(["import", "claude-code", str(SESSION), "-o", str(second)]) == 0
+    assert first.read_bytes() == second.read_bytes()
+
+
+def test_summary_on_stderr_and_as_json(tmp_path, capsys):
+    out = tmp_path / "trace.json"
+    assert main(["import", "claude-code", str(SESSION), "-o", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    assert (summary["events"], summary["edges"], summary["agents"], summary["valid"]) == (
+        19, 20, 4, True)
+    assert summary["skipped"]["progress:hook_progress"] == 2
+    assert summary["repairs"] == {"event time raised to the time of an event it depends on": 1,
+                                  "sub-agent prompt record carried by its spawn event": 1}
+    assert summary["warnings"] == []
+    assert captured.err.splitlines() == [
+        f"{SESSION} -> {out}: 19 events, 20 edges, 4 agents",
+        "  read 3 files (the source and 2 sub-agent logs)",
+        ("  skipped 11: 1 assistant block: thinking; 1 file-history-snapshot; 2 "
+        "progress:agent_progress (copy of a sub-agent file record); 2 progress:hook_progress; "
+        "1 queue-operation; 1 system:stop_hook_summary; 1 user:isCompactSummary (the summary a "
+        "compaction returns); 2 user:isMeta (context injected by the harness)"),
+        ("  repaired 2: 1 event time raised to the time of an event it depends on; 1 sub-agent "
+        "prompt record carried by its spawn event"),
+    ]
+
+
+def test_bad_input_exits_1_and_writes_nothing(tmp_path, capsys):
+    source = tmp_path / "log.json"
+    source.write_text('{"history": []}', encoding="utf-8")
+    out = tmp_path / "trace.json"
+    assert main(["import", "who-and-when", str(source), "-o", str(out)]) == 1
+    assert capsys.readouterr().err == (f"{source}:history: expected a non-empty list of chat "
+                                       "records\n")
+    assert not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.json"]
+
+
+def test_bad_input_keeps_an_existing_output(tmp_path):
+    source = tmp_path / "log.json"
+    source.write_text("{", encoding="utf-8")
+    out = tmp_path / "trace.json"
+    out.write_text("previous", encoding="utf-8")
+    assert main(["import", "who-and-when", str(source), "-o", str(out)]) == 1
+    assert out.read_text(encoding="utf-8") == "previous"
+
+
+def test_an_invalid_trace_is_not_written(tmp_path, capsys, monkeypatch):
+    def broken(path):
+        result = who_and_when.import_file(path)
+        result.trace["events"][1]["t"] = -1
+        return result
+
+    monkeypatch.setitem(importers.FORMATS, "who-and-when", broken)
+    out = tmp_path / "trace.json"
+    assert main(["import", "who-and-when", str(MAGENTIC), "-o", str(out)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"{out}: events[1] (id h1) /events/1/t: error: -1 is less than the minimum of 0",
+        f"{MAGENTIC}: error: the imported trace is invalid; {out} not written",
+    ]
+    assert not out.exists()
+
+
+def test_missing_source_exits_2(tmp_path, capsys):
+    missing = tmp_path / "nope.jsonl"
+    assert main(["import", "claude-code", str(missing), "-o", str(tmp_path / "t.json")]) == 2
+    assert capsys.readouterr().err == f"{missing}: error: cannot read: No such file or directory\n"
+
+
+def test_directory_as_source_exits_2(tmp_path, capsys):
+    assert main(["import", "otel", str(tmp_path), "-o", str(tmp_path / "t.json")]) == 2
+    assert capsys.readouterr().err == f"{tmp_path}: error: cannot read: Is a directory\n"
+
+
+def test_unwritable_output_exits_2(tmp_path, capsys):
+    out = tmp_path / "no" / "such" / "dir" / "t.json"
+    assert main(["import", "otel", str(OTEL), "-o", str(out)]) == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"{out}: error: cannot write: No such file or directory")
+
+
+@pytest.mark.parametrize("argv", [
+    ["import", "csv", "x", "-o", "y"],
+    ["import", "otel", "x"],
+    ["import", "otel"],
+])
+def test_usage_errors_exit_2(argv, capsys):
+    with pytest.raises(SystemExit) as caught:
+        main(argv)
+    assert caught.value.code == 2
+    assert "usage: masrl import" in capsys.readouterr().err
+
+
+def test_format_names_are_exactly_the_three():
+    assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when"]

@@ -1,0 +1,111 @@
+"""The importers' shared machinery: hashes, the trace builder, forward edges, writing."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections import Counter
+
+import pytest
+
+from masrl.traces.importers import import_file
+from masrl.traces.importers.common import (
+    SourceError,
+    TraceBuilder,
+    content_ref,
+    dumps,
+    read_jsonl,
+    write_trace,
+)
+
+
+def test_content_ref_of_text_and_of_structures():
+    assert content_ref("héllo") == "sha256:" + hashlib.sha256("héllo".encode()).hexdigest()
+    assert content_ref({"b": 1, "a": [2]}) == content_ref({"a": [2], "b": 1})
+    assert content_ref({"a": [2], "b": 1}) == (
+        "sha256:" + hashlib.sha256(b'{"a":[2],"b":1}').hexdigest())
+
+
+def test_builder_leaves_out_empty_fields_and_puts_extensions_last():
+    build = TraceBuilder()
+    event = build.event("e1", 0.0, "message", "a", x_source="f:1", to=None, role="", tool="t")
+    assert list(event) == ["id", "t", "type", "agent", "tool", "x_source"]
+    with pytest.raises(AssertionError, match="duplicate event id 'e1'"):
+        build.event("e1", 1.0, "message", "a")
+
+
+def test_builder_keeps_the_first_edge_between_two_events():
+    build = TraceBuilder()
+    build.event("a", 0.0, "message", "x")
+    build.event("b", 1.0, "message", "x")
+    assert build.edge("a", "b", "causal") is True
+    assert build.edge("a", "b", "message", "blocking") is False
+    assert build.edge("a", "a", "causal") is False
+    assert build.edges == [{"src": "a", "dst": "b", "type": "causal"}]
+
+
+def test_raise_times_moves_destinations_forward_in_dependency_order():
+    build = TraceBuilder()
+    build.event("a", 5.0, "message", "x")
+    build.event("b", 4.0, "message", "x", t_end=4.5)
+    build.event("c", 3.0, "message", "x")
+    build.event("d", 9.0, "message", "x")
+    for src, dst in (("a", "b"), ("b", "c"), ("c", "d")):
+        build.edge(src, dst, "causal")
+    assert build.raise_times() == 2
+    assert [(e["t"], e.get("t_end")) for e in build.events] == [
+        (5.0, None), (5.0, 5.0), (5.0, None), (9.0, None)]
+
+
+def test_raise_times_refuses_a_cycle():
+    build = TraceBuilder()
+    build.event("a", 0.0, "message", "x")
+    build.event("b", 0.0, "message", "x")
+    build.edge("a", "b", "causal")
+    build.edge("b", "a", "causal")
+    with pytest.raises(AssertionError, match="cycle"):
+        build.raise_times()
+
+
+def test_read_jsonl_counts_blank_lines_and_names_bad_ones(tmp_path):
+    path = tmp_path / "log.jsonl"
+    path.write_text('{"a": 1}\n\n  \n{"b": 2}\n', encoding="utf-8")
+    skipped = Counter()
+    assert read_jsonl(path, skipped) == [(1, {"a": 1}), (4, {"b": 2})]
+    assert skipped == {"blank line": 2}
+    path.write_text('{"a": 1}\n{"b": \n', encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        read_jsonl(path, Counter())
+    assert str(caught.value) == (f"{path}:2: not a JSON record (Expecting value at column 7); "
+                                 "is the line truncated?")
+
+
+def test_write_trace_replaces_atomically_and_leaves_nothing_behind(tmp_path):
+    out = tmp_path / "trace.json"
+    out.write_text("old", encoding="utf-8")
+    document = {"trace_id": "t", "events": [{"id": "é"}]}
+    write_trace(document, out)
+    assert out.read_text(encoding="utf-8") == dumps(document)
+    assert dumps(document).endswith("}\n") and '"é"' in dumps(document)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.json"]
+    assert oct(out.stat().st_mode & 0o777) == "0o644"
+
+
+def test_write_trace_failure_keeps_the_old_file(tmp_path, monkeypatch):
+    out = tmp_path / "trace.json"
+    out.write_text("old", encoding="utf-8")
+
+    def broken(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", broken)
+    with pytest.raises(OSError, match="disk full"):
+        write_trace({"trace_id": "t"}, out)
+    assert out.read_text(encoding="utf-8") == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.json"]
+
+
+def test_unknown_format_is_refused():
+    with pytest.raises(ValueError, match="unknown format 'csv'; expected one of otel, "
+                                         "claude-code, who-and-when"):
+        import_file("csv", "x")

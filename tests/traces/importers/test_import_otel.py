@@ -1,0 +1,190 @@
+"""The OpenTelemetry importer on a hand-written any-agent export (parallel tools, a nested agent,
+a non-GenAI span, an error status) and an OTLP/JSON export (a missing parent)."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+
+import pytest
+from conftest import FIXTURES
+
+from masrl.traces import replay, validate_document
+from masrl.traces.importers import SourceError, dumps, import_file
+
+FOLDER = FIXTURES / "otel"
+ANY_AGENT = FOLDER / "any_agent.json"
+OTLP = FOLDER / "otlp.json"
+RAW = json.loads(ANY_AGENT.read_text(encoding="utf-8"))
+
+
+def sid(n: int) -> str:
+    return f"{n:016x}"
+
+
+def shape(trace: dict) -> list[tuple]:
+    return [(e["id"], e["t"], e.get("t_end"), e["type"], e["agent"], e.get("to") or e.get("tool"),
+             e.get("tokens"), e.get("cost_usd")) for e in trace["events"]]
+
+
+def edges(trace: dict) -> set[tuple]:
+    return {(e["src"], e["dst"], e["type"], e.get("mode")) for e in trace["edges"]}
+
+
+def test_any_agent_events():
+    trace = import_file("otel", ANY_AGENT).trace
+    assert shape(trace) == [
+        (sid(2), 0.01, 0.1, "message", "planner", None, 110, 0.0015),
+        (f"{sid(3)}.call", 0.11, 0.3, "tool_call", "planner", "search", None, None),
+        (f"{sid(3)}.result", 0.3, None, "tool_result", "planner", "search", None, None),
+        (f"{sid(4)}.call", 0.12, 0.2, "tool_call", "planner", "fetch", None, None),
+        (f"{sid(4)}.result", 0.2, None, "tool_result", "planner", "fetch", None, None),
+        (f"{sid(5)}.spawn", 0.31, None, "spawn", "planner", "helper", None, None),
+        (f"{sid(5)}.return", 0.6, None, "return", "helper", "planner", None, None),
+        (sid(6), 0.32, 0.5, "message", "helper", None, 55, None),
+        (f"{sid(8)}.call", 0.52, 0.53, "tool_call", "helper", "calc", None, None),
+        (f"{sid(8)}.result", 0.53, None, "tool_result", "helper", "calc", None, None),
+        (sid(9), 0.7, 0.85, "message", "planner", None, 220, 0.003),
+    ]
+
+
+def test_any_agent_edges_come_from_time_within_each_agent():
+    trace = import_file("otel", ANY_AGENT).trace
+    call, result = f"{sid(3)}.call", f"{sid(3)}.result"
+    assert edges(trace) == {
+        (call, result, "tool_dependency", "blocking"),
+        (f"{sid(4)}.call", f"{sid(4)}.result", "tool_dependency", "blocking"),
+        (f"{sid(8)}.call", f"{sid(8)}.result", "tool_dependency", "blocking"),
+        (sid(2), call, "causal", None),  # both tools follow the model call ...
+        (sid(2), f"{sid(4)}.call", "causal", None),  # ... and overlap each other: no edge
+        (result, f"{sid(5)}.spawn", "causal", None),
+        (f"{sid(4)}.result", f"{sid(5)}.spawn", "causal", None),
+        (f"{sid(5)}.spawn", sid(6), "spawn", None),
+        (sid(6), f"{sid(8)}.call", "causal", None),  # through the skipped HTTP span
+        (f"{sid(8)}.result", f"{sid(5)}.return", "causal", None),
+        (f"{sid(5)}.return", sid(9), "causal", None),
+    }
+
+
+def test_any_agent_run_fields_skips_and_metrics():
+    result = import_file("otel", ANY_AGENT)
+    trace = result.trace
+    assert (trace["trace_id"], trace["task_id"], trace["system"], trace["topology"]) == (
+        "otel:0000000000000000000000000000004d", "otel:0000000000000000000000000000004d",
+        "any-agent 0.0-test", "unknown")
+    assert trace["costs"] == {"tokens": 385, "wall_clock_s": 0.9, "tool_calls": 3,
+                              "messages": 3, "usd": 0.0045}
+    assert dict(result.skipped) == {"span: no gen_ai.operation.name": 1}
+    assert dict(result.repairs) == {}
+    by_id = {e["id"]: e for e in trace["events"]}
+    assert by_id[sid(9)]["x_error"] is True
+    assert by_id[sid(2)]["x_usage"] == {"input": 100, "output": 10}
+    assert by_id[sid(2)]["x_model"] == "model-z"
+    assert by_id[f"{sid(3)}.call"]["content_ref"] == (
+        "sha256:" + hashlib.sha256(b'{"q": "tides"}').hexdigest())
+    report = validate_document(trace)
+    assert report.problems == []
+    metrics = replay(report.trace).metrics
+    assert (metrics["critical_steps"], metrics["spawn_depth"], metrics["max_concurrency"]) == (
+        9, 1, 1)
+    assert "tides" not in dumps(trace) and "an invented answer" not in dumps(trace)
+
+
+def test_otlp_export_with_a_missing_parent():
+    result = import_file("otel", OTLP)
+    trace = result.trace
+    assert shape(trace) == [
+        ("00000000000000a2", 0.01, 0.2, "message", "solo", None, 37, None),
+        ("00000000000000a3.call", 0.25, 0.3, "tool_call", "solo", "lookup", None, None),
+        ("00000000000000a3.result", 0.3, None, "tool_result", "solo", "lookup", None, None),
+    ]
+    assert edges(trace) == {
+        ("00000000000000a3.call", "00000000000000a3.result", "tool_dependency", "blocking"),
+        ("00000000000000a2", "00000000000000a3.call", "causal", None),
+    }
+    assert trace["system"] == "svc-test"
+    assert trace["costs"] == {"tokens": 37, "wall_clock_s": 0.4, "tool_calls": 1, "messages": 1}
+    assert dict(result.skipped) == {"span: embeddings": 1}
+    assert dict(result.repairs) == {
+        "span whose parent span is not in the file (attached to the root span)": 1}
+    assert trace["events"][1]["x_error"] is True
+    assert validate_document(trace).problems == []
+
+
+def test_a_second_invocation_of_an_agent_is_a_second_agent(tmp_path):
+    document = copy.deepcopy(RAW)
+    helper = document["spans"][4]
+    again = copy.deepcopy(helper)
+    again["context"]["span_id"] = 10
+    again["start_time"], again["end_time"] = 1610000000, 1690000000
+    document["spans"].append(again)
+    path = tmp_path / "twice.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    trace = import_file("otel", path).trace
+    spawns = [(e["agent"], e["to"]) for e in trace["events"] if e["type"] == "spawn"]
+    assert spawns == [("planner", "helper"), ("planner", "helper#2")]
+    assert validate_document(trace).valid
+
+
+def mutated(change) -> str:
+    document = copy.deepcopy(RAW)
+    change(document)
+    return json.dumps(document)
+
+
+def set_in(span: int, key: str, value):
+    def change(document):
+        document["spans"][span][key] = value
+    return change
+
+
+def context(span: int, **values):
+    def change(document):
+        document["spans"][span]["context"].update(values)
+    return change
+
+
+def parent(span: int, span_id):
+    def change(document):
+        document["spans"][span]["parent"]["span_id"] = span_id
+    return change
+
+
+def only_root(document):
+    document["spans"] = document["spans"][:1]
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ('{"spans": [', "1:12", "not JSON: Expecting value"),
+    ('{"traces": []}', None, ("expected an any-agent trace ({'spans': [...]}) or OTLP JSON "
+     "({'resourceSpans': [...]})")),
+    ('{"spans": []}', None, "the file holds no spans"),
+    (mutated(set_in(2, "start_time", "soon")), "spans[2]",
+     "span without integer start and end times (ns)"),
+    (mutated(set_in(2, "end_time", 1000)), "spans[2]",
+     "span ends (1000) before it starts (1110000000)"),
+    (mutated(context(3, span_id=3)), "spans[3]",
+     "duplicate span id 0000000000000003 (also spans[2])"),
+    (mutated(context(3, trace_id=78)), None,
+     ("spans of 2 traces (0000000000000000000000000000004d, 0000000000000000000000000000004e); "
+     "import one trace per file")),
+    (mutated(context(3, span_id="four")), "spans[3]",
+     "span without integer context.span_id and context.trace_id"),
+    (mutated(set_in(3, "parent", {"span_id": "one"})), "spans[3]",
+     "parent.span_id must be an integer or null"),
+    (mutated(lambda d: d["spans"].__setitem__(3, "not a span")), "spans[3]",
+     "a span must be a JSON object"),
+    (mutated(lambda d: (parent(4, None)(d), parent(2, 99)(d))), "spans[2]",
+     ("parent span 0000000000000063 is not in the file, and the file has 2 root spans to "
+     "attach it to")),
+    (mutated(only_root), None,
+     "no span maps to an event (no model call, tool call or nested agent)"),
+])
+def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
+    path = tmp_path / "trace.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("otel", path)
+    place = str(path) if where is None else f"{path}:{where}"
+    assert str(caught.value) == f"{place}: {message}"

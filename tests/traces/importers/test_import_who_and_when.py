@@ -1,0 +1,156 @@
+"""The Who&When importer on hand-written Magentic-One and CaptainAgent logs."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+from conftest import FIXTURES
+
+from masrl.traces import validate_document
+from masrl.traces.importers import SourceError, dumps, import_file
+
+FOLDER = FIXTURES / "who_and_when"
+
+
+def sha(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def shape(trace: dict) -> list[tuple]:
+    return [(e["id"], e["type"], e["agent"], e.get("to"), e.get("decision"), e.get("role"))
+            for e in trace["events"]]
+
+
+def edges(trace: dict) -> list[tuple]:
+    return [(e["src"], e["dst"], e["type"], e.get("mode")) for e in trace["edges"]]
+
+
+def test_magentic_one_events():
+    trace = import_file("who-and-when", FOLDER / "magentic_one.json").trace
+    assert shape(trace) == [
+        ("h0", "message", "human", "Orchestrator", None, "human"),
+        ("h1", "orchestrator_decision", "Orchestrator", None, None, None),
+        ("h2", "orchestrator_decision", "Orchestrator", "WebSurfer", "delegate", None),
+        ("h3", "orchestrator_decision", "Orchestrator", None, None, None),
+        ("h4", "message", "WebSurfer", "Orchestrator", None, None),
+        ("h5", "orchestrator_decision", "Orchestrator", None, None, None),
+        ("h6", "orchestrator_decision", "Orchestrator", "FileSurfer", "delegate", None),
+        ("h7", "message", "FileSurfer", "Orchestrator", None, None),
+        ("h8", "orchestrator_decision", "Orchestrator", None, "stop", None),
+    ]
+    assert {e["t"] for e in trace["events"]} == {0}
+    assert [e["x_source"] for e in trace["events"]] == [f"history[{k}]" for k in range(9)]
+
+
+def test_magentic_one_edges():
+    trace = import_file("who-and-when", FOLDER / "magentic_one.json").trace
+    assert edges(trace) == [
+        ("h0", "h1", "message", None),
+        ("h1", "h2", "causal", None),
+        ("h2", "h3", "causal", None),
+        ("h3", "h4", "temporal", None),
+        ("h2", "h4", "message", "blocking"),  # the delegation reaches WebSurfer past a ledger
+        ("h4", "h5", "message", None),
+        ("h5", "h6", "causal", None),
+        ("h6", "h7", "message", "blocking"),
+        ("h7", "h8", "message", None),
+    ]
+
+
+def test_magentic_one_run_level_fields_and_labels():
+    document = json.loads((FOLDER / "magentic_one.json").read_text(encoding="utf-8"))
+    trace = import_file("who-and-when", FOLDER / "magentic_one.json").trace
+    assert (trace["trace_id"], trace["task_id"], trace["system"], trace["topology"]) == (
+        "who-and-when:magentic-one:magentic_one", "q-magentic-1", "Magentic-One", "centralized")
+    assert trace["rewards"] == {"team": 0.0}
+    assert trace["costs"] == {"tokens": 0, "wall_clock_s": 0, "messages": 3}
+    labelled = [e for e in trace["events"] if e.get("x_mistake_step")]
+    assert [e["id"] for e in labelled] == ["h4"]
+    assert labelled[0]["x_mistake_agent"] == "WebSurfer"
+    assert labelled[0]["x_mistake_reason_ref"] == sha(document["mistake_reason"])
+
+
+def test_content_is_hashed_never_copied():
+    document = json.loads((FOLDER / "magentic_one.json").read_text(encoding="utf-8"))
+    result = import_file("who-and-when", FOLDER / "magentic_one.json")
+    refs = [e["content_ref"] for e in result.trace["events"]]
+    assert refs == [sha(record["content"]) for record in document["history"]]
+    text = dumps(result.trace)
+    for record in document["history"]:
+        assert record["content"] not in text
+    for key in ("question", "mistake_reason"):
+        assert document[key] not in text
+
+
+def test_captain_agent_group_chat():
+    result = import_file("who-and-when", FOLDER / "captain_agent.json")
+    trace = result.trace
+    assert shape(trace) == [
+        ("h0", "message", "Math_Expert", None, None, "expert"),
+        ("h1", "message", "Computer_terminal", None, None, None),
+        ("h2", "message", "Math_Expert", None, None, "expert"),
+        ("h3", "message", "Math_Expert", None, None, "expert"),
+        ("h4", "message", "Checking_Expert", None, None, "expert"),
+    ]
+    assert edges(trace) == [("h0", "h1", "message", None), ("h1", "h2", "message", None),
+                            ("h2", "h3", "causal", None), ("h3", "h4", "message", None)]
+    assert (trace["trace_id"], trace["system"], trace["topology"]) == (
+        "who-and-when:captain-agent:captain_agent", "CaptainAgent (AG2 group chat)", "unknown")
+    assert [e["id"] for e in trace["events"] if e.get("x_mistake_step")] == ["h2"]
+    assert result.summary()["agents"] == 3
+
+
+@pytest.mark.parametrize("name", ["magentic_one.json", "captain_agent.json"])
+def test_fixtures_give_traces_without_any_problem(name):
+    report = validate_document(import_file("who-and-when", FOLDER / name).trace)
+    assert report.problems == []
+
+
+def magentic(history: list, **fields) -> dict:
+    return {"question_ID": "q", "mistake_agent": "Orchestrator", "mistake_step": "0",
+            "history": history, **fields}
+
+
+THOUGHT = {"role": "Orchestrator (thought)", "content": "x"}
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ('{"history": [', "1:14", "not JSON: Expecting value"),
+    ("[]", None, "expected a JSON object with a 'history' list"),
+    (json.dumps({"history": []}), "history", "expected a non-empty list of chat records"),
+    (json.dumps(magentic([THOUGHT, "hello"])), "history[1]", "a chat record must be a JSON object"),
+    (json.dumps(magentic([THOUGHT, {"role": "WebSurfer"}])), "history[1]",
+     "'content' must be a string"),
+    (json.dumps(magentic([THOUGHT, {"role": "Orchestrator (musing)", "content": "x"}])),
+     "history[1]", ("unknown record type: role 'Orchestrator (musing)' (expected 'X', "
+     "'X (thought)', 'X (-> Y)' or 'X (termination condition)')")),
+    (json.dumps(magentic([THOUGHT, {"role": "user", "name": "A", "content": "x"}])),
+     "history[1]", ("records mix the group-chat form (with 'name') and the Magentic-One form "
+     "(without)")),
+    (json.dumps(magentic([THOUGHT], mistake_step="9")), "mistake_step",
+     "9 is outside the history (0..0)"),
+    (json.dumps(magentic([THOUGHT], mistake_step="early")), "mistake_step",
+     "'early' is not an integer"),
+    (json.dumps({"history": [{"role": "user", "name": 3, "content": "x"}]}), "history[0]",
+     "'name' must be a string"),
+    ('{"history": [{"role": "human", "content": NaN}]}', None,
+     "not JSON: NaN is not a JSON number"),
+])
+def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
+    path = tmp_path / "log.json"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("who-and-when", path)
+    place = str(path) if where is None else f"{path}:{where}"
+    assert str(caught.value) == f"{place}: {message}"
+
+
+def test_a_run_without_labels_or_verdict_imports(tmp_path):
+    path = tmp_path / "plain.json"
+    path.write_text(json.dumps({"history": [THOUGHT]}), encoding="utf-8")
+    trace = import_file("who-and-when", path).trace
+    assert trace["rewards"] == {}
+    assert trace["task_id"] == "plain"
+    assert not any(key.startswith("x_mistake") for key in trace["events"][0])
