@@ -1,5 +1,5 @@
 """Fixtures of the importer tests: hand-written logs under tests/fixtures/importers, copied to a
-temporary directory when a test damages them, and the public logs of ../shared/traces."""
+temporary directory when a test damages them."""
 
 from __future__ import annotations
 
@@ -7,10 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from masrl import paths
-
-FIXTURES = paths.REPO_ROOT / "tests" / "fixtures" / "importers"
+from importer_helpers import FIXTURES, edit
 
 
 @pytest.fixture
@@ -24,14 +21,7 @@ def fixture_copy(tmp_path: Path):
     return copy
 
 
-def edit(path: Path, old: str, new: str, count: int = 1) -> None:
-    """Replace ``old`` by ``new`` in a fixture copy, insisting that ``old`` occurs ``count``
-    times."""
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == count, f"{old!r} occurs {text.count(old)} times in {path}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
 @pytest.fixture
 def edit_file():
+    """:func:`importer_helpers.edit`: replace text in a fixture copy, insisting it is there."""
     return edit

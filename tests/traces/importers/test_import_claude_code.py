@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from importer_helpers import FIXTURES
 
 from masrl.traces import replay, validate_document
 from masrl.traces.importers import SourceError, dumps, import_file

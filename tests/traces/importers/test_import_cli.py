@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import FIXTURES
+from importer_helpers import FIXTURES
 
 from masrl.cli import main
 from masrl.traces import importers

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 import pytest
-from conftest import FIXTURES
+from importer_helpers import FIXTURES
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, dumps, import_file

@@ -1,0 +1,17 @@
+"""Helpers of the importer tests (imported by name: pytest puts this folder on sys.path)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from masrl import paths
+
+FIXTURES = paths.REPO_ROOT / "tests" / "fixtures" / "importers"
+
+
+def edit(path: Path, old: str, new: str, count: int = 1) -> None:
+    """Replace ``old`` by ``new`` in a fixture copy, insisting that ``old`` occurs ``count``
+    times."""
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == count, f"{old!r} occurs {text.count(old)} times in {path}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
