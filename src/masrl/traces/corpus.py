@@ -1,0 +1,553 @@
+"""The public logs of real multi-agent runs (``../shared/traces``), imported and measured.
+
+This is the data behind the chapter *What real runs look like as orchestration traces*. Every
+number comes from an imported trace (structure, counts and metrics of :func:`masrl.traces.replay`;
+never message text). The flow: :func:`discover` lists every log of each source,
+:func:`import_all` imports, validates and replays each one (a log that cannot be imported is
+kept with its error, never dropped), and the table functions below turn the results into frames.
+
+Definitions (quoted by the book):
+
+* *agents* of a run: the agents that act in it, the human who gives the task excluded (events
+  whose agent has role ``human``); *sub-agents*: agents that some event spawns.
+* *parallelism*, *critical steps*, *spawn depth*, *max concurrency*: as defined in
+  :mod:`masrl.traces.metrics`.
+* *spawner active during a sub-agent*: the number of events of the spawner strictly between the
+  sub-agent's spawn and its return; 0 means the spawner waited.
+* *overlapping tool calls*: tool calls of one agent whose wait (from the call to its result)
+  overlaps the wait of another call of the same agent; they were issued together and waited on
+  together, which is concurrency of tools, not of agents.
+* *relative position of the mistake*: (k + 1) / n for the labelled step k (0-based) of a run of
+  n steps, k counted in the trace's dependency order; 1 is the last step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import altair as alt
+import pandas as pd
+
+from masrl import charts, paths
+from masrl.traces.importers import ImportResult, SourceError, import_file
+from masrl.traces.replay import Replay, replay
+from masrl.traces.validate import ValidationReport, validate_document
+
+
+@dataclass(frozen=True)
+class Source:
+    """One kind of public log: where it lives, how to import it, whom to credit."""
+
+    key: str
+    label: str
+    folder: str
+    pattern: str
+    format: str
+    origin: str  # repository and commit
+    url: str
+    licence: str
+    reference: str
+
+
+SOURCES = (
+    Source("magentic-one", "Who&When: Magentic-One", "who-and-when/hand-crafted",
+           "*.json", "who-and-when",
+           "mingyin1/Agents_Failure_Attribution @3d9d5688, Who&When/Hand-Crafted",
+           "https://github.com/mingyin1/Agents_Failure_Attribution", "MIT",
+           "Zhang et al., Which Agent Causes Task Failures and When? (ICML 2025)"),
+    Source("captain-agent", "Who&When: CaptainAgent",
+           "who-and-when/algorithm-generated", "*.json", "who-and-when",
+           "mingyin1/Agents_Failure_Attribution @3d9d5688, Who&When/Algorithm-Generated",
+           "https://github.com/mingyin1/Agents_Failure_Attribution", "MIT",
+           "Zhang et al., Which Agent Causes Task Failures and When? (ICML 2025)"),
+    Source("claude-code", "Claude Code", "claude-code", "*.jsonl", "claude-code",
+           "marot/spotter @8cc42b0b, test/fixtures/transcripts",
+           "https://github.com/marot/spotter", "MIT",
+           "spotter's Claude Code transcript fixtures"),
+    Source("otel", "any-agent (OpenTelemetry)", "otel-any-agent", "*_trace.json", "otel",
+           "mozilla-ai/any-agent @3e248d1c, tests/assets/*_trace.json",
+           "https://github.com/mozilla-ai/any-agent", "Apache-2.0",
+           "mozilla.ai any-agent test assets"),
+)
+SOURCE_BY_KEY = {s.key: s for s in SOURCES}
+ORDER = [s.label for s in SOURCES]
+
+
+def default_traces_dir() -> Path:
+    """``../shared/traces`` beside the repository (absent on a fresh clone)."""
+    return paths.REPO_ROOT.parent / "shared" / "traces"
+
+
+def resolve(traces_dir: str | Path | None = None) -> Path:
+    return default_traces_dir() if traces_dir is None else Path(traces_dir)
+
+
+@dataclass(frozen=True)
+class Log:
+    source: Source
+    path: Path
+
+    @property
+    def run(self) -> str:
+        return self.path.stem
+
+    @property
+    def short(self) -> str:
+        """The run's name, a session UUID cut to its first 8 characters."""
+        stem = self.path.stem
+        return stem[:8] if len(stem) == 36 and stem.count("-") == 4 else stem
+
+
+def discover(traces_dir: str | Path | None = None) -> list[Log]:
+    """Every log of every source, sorted by source then file name (Claude Code: the main session
+    files only; their sub-agent files are read by the importer)."""
+    root = resolve(traces_dir)
+    return [Log(source, path) for source in SOURCES
+            for path in sorted((root / source.folder).glob(source.pattern))
+            if path.is_file()]
+
+
+@dataclass
+class Imported:
+    """One log: its import, validation and replay, or the error that stopped it."""
+
+    log: Log
+    result: ImportResult | None = None
+    report: ValidationReport | None = None
+    replay: Replay | None = None
+    error: str | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.replay is not None
+
+
+def import_one(log: Log) -> Imported:
+    try:
+        result = import_file(log.source.format, log.path)
+    except SourceError as exc:
+        return Imported(log, error=str(exc))
+    report = validate_document(result.trace, source=str(log.path))
+    item = Imported(log, result, report, warnings=[p.message for p in report.warnings])
+    if not report.valid:
+        item.error = "; ".join(p.message for p in report.errors)
+        return item
+    item.replay = replay(report.trace)
+    return item
+
+
+def import_all(traces_dir: str | Path | None = None) -> list[Imported]:
+    """Import, validate and replay every discovered log."""
+    root = resolve(traces_dir)
+    if not root.is_dir():
+        raise FileNotFoundError(f"the public logs are not at {root} (a fresh clone has no "
+                                "../shared/traces; the chapter keeps its committed outputs)")
+    return [import_one(log) for log in discover(root)]
+
+
+# ---------------------------------------------------------------------------------- tables
+
+def sources_table() -> pd.DataFrame:
+    """The sources with their origin and licence (for citation)."""
+    return pd.DataFrame([{"source": s.label, "from": s.origin, "licence": s.licence,
+                          "reference": s.reference, "url": s.url} for s in SOURCES])
+
+
+def sources_markdown() -> str:
+    """The sources as a Markdown list with links, for citing them in the book."""
+    return "\n".join(f"- **{s.label}**: {s.reference}; [`{s.origin}`]({s.url}), licence "
+                     f"{s.licence}." for s in SOURCES)
+
+
+def account(items: list[Imported]) -> pd.DataFrame:
+    """Per source: logs found, imported (valid traces), not imported, files read, and the
+    records the importers skipped and the events they repaired (summed over its logs)."""
+    rows = []
+    for source in SOURCES:
+        mine = [i for i in items if i.log.source is source]
+        results = [i.result for i in mine if i.result is not None]
+        rows.append({
+            "source": source.label,
+            "logs": len(mine),
+            "imported": sum(i.ok for i in mine),
+            "not imported": sum(not i.ok for i in mine),
+            "files read": sum(len(r.files) for r in results),
+            "records skipped": sum(sum(r.skipped.values()) for r in results),
+            "events repaired": sum(sum(r.repairs.values()) for r in results),
+        })
+    return pd.DataFrame(rows)
+
+
+def reasons(items: list[Imported]) -> pd.DataFrame:
+    """Every reason for a skip or a repair, per source, with its count over the source's logs
+    and the number of logs it occurs in."""
+    counts: dict[tuple[str, str, str], list[int]] = {}
+    for item in items:
+        if item.result is None:
+            continue
+        for what, found in (("skipped", item.result.skipped), ("repaired", item.result.repairs)):
+            for reason, n in found.items():
+                entry = counts.setdefault((item.log.source.label, what, reason), [0, 0])
+                entry[0] += n
+                entry[1] += 1
+    rows = [{"source": source, "what": what, "reason": reason, "count": n, "logs": logs}
+            for (source, what, reason), (n, logs) in counts.items()]
+    frame = pd.DataFrame(rows, columns=["source", "what", "reason", "count", "logs"])
+    frame["order"] = frame["source"].map(ORDER.index)
+    return frame.sort_values(["order", "what", "count", "reason"],
+                             ascending=[True, False, False, True]).drop(columns="order")
+
+
+def failures(items: list[Imported]) -> pd.DataFrame:
+    """The logs that could not be imported, with the importer's or validator's message."""
+    return pd.DataFrame([{"source": i.log.source.label, "log": i.log.path.name,
+                          "reason": i.error} for i in items if not i.ok],
+                        columns=["source", "log", "reason"])
+
+
+def runs(items: list[Imported]) -> pd.DataFrame:
+    """One row per imported run: its size and shape, from the replayed trace."""
+    rows = []
+    for item in items:
+        if not item.ok:
+            continue
+        metrics, run = item.replay.metrics, item.replay.run
+        agents = [a for a in run.agents.values() if a.role != "human"]
+        rows.append({
+            "source": item.log.source.label,
+            "run": item.log.run,
+            "events": metrics["events"],
+            "edges": metrics["edges"],
+            "agents": len(agents),
+            "sub-agents": sum(a.parent is not None for a in run.agents.values()),
+            "spawn depth": metrics["spawn_depth"],
+            "critical steps": metrics["critical_steps"],
+            "parallelism": metrics["parallelism"],
+            "max concurrency": metrics["max_concurrency"],
+            "tool calls": metrics["tool_calls"],
+            "messages": metrics["messages"],
+            "decisions": metrics["event_types"]["orchestrator_decision"],
+            "tokens": metrics["tokens"]["total"],
+            "wall clock (s)": metrics["wall_clock"],
+            "overlapping tool calls": overlapping_tool_calls(item),
+        })
+    return pd.DataFrame(rows)
+
+
+def by_source(table: pd.DataFrame) -> pd.DataFrame:
+    """Per source: runs, and the median [min-max] of each measure over its runs."""
+    measures = ["events", "agents", "spawn depth", "critical steps", "parallelism",
+                "max concurrency", "tool calls", "overlapping tool calls"]
+    rows = []
+    for label in ORDER:
+        part = table[table["source"] == label]
+        if part.empty:
+            continue
+        row = {"source": label, "runs": len(part)}
+        for m in measures:
+            values = part[m]
+            row[m] = f"{_fmt(values.median())} [{_fmt(values.min())}-{_fmt(values.max())}]"
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
+
+
+def overlapping_tool_calls(item: Imported) -> int:
+    """Tool calls whose wait overlaps another call's wait in the same agent (module docstring)."""
+    document = item.replay.run.trace.document
+    by_id = {e["id"]: e for e in document["events"]}
+    waits: dict[str, list[tuple[float, float]]] = {}
+    for edge in document["edges"]:
+        if edge["type"] != "tool_dependency":
+            continue
+        call, result = by_id[edge["src"]], by_id[edge["dst"]]
+        waits.setdefault(call["agent"], []).append((call["t"], result["t"]))
+    count = 0
+    for spans in waits.values():
+        for k, (start, end) in enumerate(spans):
+            if any(j != k and s < end and start < e for j, (s, e) in enumerate(spans)):
+                count += 1
+    return count
+
+
+def delegations(items: list[Imported], source_key: str = "magentic-one") -> pd.DataFrame:
+    """Orchestrator delegations (``decision`` ``delegate``) per addressee, over a source's runs:
+    how many, their share, and in how many runs the addressee is delegated to at least once."""
+    counts: dict[str, int] = {}
+    runs_with: dict[str, int] = {}
+    for item in items:
+        if not item.ok or item.log.source.key != source_key:
+            continue
+        seen = set()
+        for event in item.replay.run.trace.document["events"]:
+            if event.get("decision") == "delegate":
+                counts[event["to"]] = counts.get(event["to"], 0) + 1
+                seen.add(event["to"])
+        for name in seen:
+            runs_with[name] = runs_with.get(name, 0) + 1
+    total = sum(counts.values())
+    frame = pd.DataFrame([{"agent": name, "delegations": n, "share": n / total,
+                           "runs": runs_with[name]} for name, n in counts.items()],
+                         columns=["agent", "delegations", "share", "runs"])
+    return frame.sort_values(["delegations", "agent"], ascending=[False, True],
+                             ignore_index=True)
+
+
+def mistakes(items: list[Imported]) -> pd.DataFrame:
+    """Per labelled run: the mistake step's place in dependency order and who acts there."""
+    rows = []
+    for item in items:
+        if not item.ok:
+            continue
+        trace = item.replay.run.trace
+        events = trace.document["events"]
+        order = [int(i) for i in trace.order]
+        flagged = [k for k, i in enumerate(order) if events[i].get("x_mistake_step")]
+        if not flagged:
+            continue
+        k = flagged[0]
+        event = events[order[k]]
+        rows.append({
+            "source": item.log.source.label,
+            "run": item.log.run,
+            "steps": len(order),
+            "mistake step": k,
+            "relative position": (k + 1) / len(order),
+            "labelled agent": event.get("x_mistake_agent"),
+            "acting agent": event["agent"],
+            "event type": event["type"],
+            "decision": event.get("decision", ""),
+        })
+    return pd.DataFrame(rows)
+
+
+def mistake_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per source: labelled runs, median relative position, and the share of mistakes in the
+    first half, in the first tenth and at an orchestrator decision."""
+    rows = []
+    for label in ORDER:
+        part = table[table["source"] == label]
+        if part.empty:
+            continue
+        rows.append({
+            "source": label,
+            "labelled runs": len(part),
+            "median relative position": part["relative position"].median(),
+            "in the first half": (part["relative position"] <= 0.5).mean(),
+            "in the first tenth": (part["relative position"] <= 0.1).mean(),
+            "at an orchestrator decision": (part["event type"] == "orchestrator_decision").mean(),
+        })
+    return pd.DataFrame(rows)
+
+
+def subagents(items: list[Imported], source_key: str = "claude-code") -> pd.DataFrame:
+    """Per session and sub-agent: role, tokens, token share, lifetime and whether its spawner
+    acted while it was alive, plus whether it overlapped another sub-agent."""
+    rows = []
+    for item in items:
+        if not item.ok or item.log.source.key != source_key:
+            continue
+        run, metrics = item.replay.run, item.replay.metrics
+        total = metrics["tokens"]["total"]
+        subtree = metrics["tokens"]["per_subtree"]
+        own = metrics["tokens"]["per_agent"]
+        events = run.trace.document["events"]
+        lives = [a for a in run.agents.values() if a.parent is not None]
+        for agent in lives:
+            end = run.trace_end if agent.ended_at is None else agent.ended_at
+            during = sum(1 for e in events if e["agent"] == agent.parent
+                         and agent.spawned_at < e["t"] < end)
+            overlaps = any(o is not agent and o.spawned_at < end
+                           and agent.spawned_at < (run.trace_end if o.ended_at is None
+                                                   else o.ended_at) for o in lives)
+            tokens = subtree.get(agent.name, own.get(agent.name, 0.0))
+            rows.append({
+                "session": item.log.short,
+                "sub-agent": agent.name,
+                "kind": "compaction" if agent.role == "compaction" else "Task",
+                "role": agent.role,
+                "tokens": tokens,
+                "token share": tokens / total if total else 0.0,
+                "lifetime (s)": end - agent.spawned_at,
+                "spawner events while alive": during,
+                "overlaps another sub-agent": overlaps,
+            })
+    return pd.DataFrame(rows, columns=["session", "sub-agent", "kind", "role", "tokens",
+                                       "token share", "lifetime (s)",
+                                       "spawner events while alive",
+                                       "overlaps another sub-agent"])
+
+
+def token_shares(items: list[Imported], source_key: str = "claude-code") -> pd.DataFrame:
+    """Per session: share of tokens spent by the main agent, Task sub-agents and compaction."""
+    table = subagents(items, source_key)
+    rows = []
+    for item in items:
+        if not item.ok or item.log.source.key != source_key:
+            continue
+        session = item.log.short
+        total = item.replay.metrics["tokens"]["total"]
+        part = table[table["session"] == session]
+        task = part.loc[part["kind"] == "Task", "tokens"].sum()
+        compaction = part.loc[part["kind"] == "compaction", "tokens"].sum()
+        for kind, tokens in (("main agent", total - task - compaction),
+                             ("Task sub-agents", task), ("compaction", compaction)):
+            rows.append({"session": session, "spent by": kind, "tokens": tokens,
+                         "share": tokens / total if total else 0.0})
+    return pd.DataFrame(rows)
+
+
+def envelope_rows(envelopes: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
+    """The named industrial envelopes (agents per run, tool calls per task, and their bounds)."""
+    part = envelopes[envelopes["system"].isin(systems)]
+    return part[["system", "agents", "agents_bound", "horizon", "horizon_unit",
+                 "horizon_bound", "source_url"]].reset_index(drop=True)
+
+
+def scale_points(table: pd.DataFrame, envelopes: pd.DataFrame | None,
+                 systems: list[str]) -> pd.DataFrame:
+    """Largest agents per run and tool calls per run of each public source, beside the named
+    industrial envelopes (when their data is available)."""
+    rows = []
+    for label in ORDER:
+        part = table[table["source"] == label]
+        if part.empty:
+            continue
+        rows.append({"who": label, "kind": "public log: largest run",
+                     "agents per run": part["agents"].max(),
+                     "tool calls per run": part["tool calls"].max()})
+    if envelopes is not None:
+        for row in envelope_rows(envelopes, systems).itertuples():
+            rows.append({"who": row.system, "kind": "industrial: reported bound",
+                         "agents per run": row.agents, "tool calls per run": row.horizon})
+    return pd.DataFrame(rows)
+
+
+# ---------------------------------------------------------------------------------- charts
+
+SOURCE_COLOURS = dict(zip(ORDER, charts.OKABE_ITO))
+
+
+def _colour(title: str = "source", labels: list[str] | None = None,
+            legend: bool = True) -> alt.Color:
+    labels = ORDER if labels is None else labels
+    return alt.Color("source:N", title=title, legend=alt.Legend() if legend else None,
+                     scale=alt.Scale(domain=labels, range=[SOURCE_COLOURS[o] for o in labels]))
+
+
+def events_chart(table: pd.DataFrame) -> charts.Figure:
+    """One point per run: events (log scale) by source."""
+    parts = [f"{label}: {len(p)} runs, median {p['events'].median():.0f} events "
+             f"(range {p['events'].min()}-{p['events'].max()})"
+             for label in ORDER if not (p := table[table["source"] == label]).empty]
+    chart = alt.Chart(table).mark_tick(thickness=2, size=18).encode(
+        x=alt.X("events:Q", scale=alt.Scale(type="log"), title="events per run (log scale)"),
+        y=alt.Y("source:N", sort=ORDER, title=None),
+        color=_colour(),
+        tooltip=["source", "run", "events", "agents", "critical steps"],
+    )
+    return charts.show(charts.finish(
+        chart, "Events per imported run, by source",
+        "Tick chart, one tick per run, of the number of events in each imported trace. "
+        + "; ".join(parts) + ".", width=460))
+
+
+def critical_chart(table: pd.DataFrame) -> charts.Figure:
+    """Critical steps against events: on the diagonal, every event waits for the previous."""
+    top = float(table["events"].max())
+    diagonal = pd.DataFrame({"events": [1.0, top], "critical steps": [1.0, top]})
+    line = alt.Chart(diagonal).mark_line(color="#999999", strokeDash=[4, 4]).encode(
+        x="events:Q", y="critical steps:Q")
+    points = alt.Chart(table).mark_circle(size=50, opacity=0.8).encode(
+        x=alt.X("events:Q", scale=alt.Scale(type="log"), title="events per run (log scale)"),
+        y=alt.Y("critical steps:Q", scale=alt.Scale(type="log"),
+                title="critical steps (log scale)"),
+        color=_colour(),
+        tooltip=["source", "run", "events", "critical steps", "parallelism"],
+    )
+    off = table[table["parallelism"] > 1]
+    return charts.show(charts.finish(
+        alt.layer(line, points),
+        "Critical steps against events",
+        "Scatter plot of critical steps against events per run, both on log scales, with the "
+        f"diagonal dashed. {len(table) - len(off)} of {len(table)} runs lie on the diagonal "
+        f"(parallelism 1); the largest parallelism is {table['parallelism'].max():.2f}.",
+        width=420, height=320))
+
+
+def delegation_chart(table: pd.DataFrame) -> charts.Figure:
+    base = alt.Chart(table).encode(
+        y=alt.Y("agent:N", sort=list(table["agent"]), title="agent delegated to"),
+        x=alt.X("delegations:Q", title="orchestrator delegations, all runs"),
+    )
+    bars = base.mark_bar(color=charts.OKABE_ITO[0])
+    labels = base.mark_text(align="left", dx=3).encode(text="delegations:Q")
+    return charts.show(charts.finish(
+        alt.layer(bars, labels), "Magentic-One: whom the orchestrator delegates to",
+        "Bar chart of delegations by the Magentic-One orchestrator per addressee over all "
+        "imported hand-crafted runs: " + ", ".join(
+            f"{r.agent} {r.delegations}" for r in table.itertuples()) + ".", width=420))
+
+
+def mistake_chart(table: pd.DataFrame) -> charts.Figure:
+    parts = [f"{label}: median {p['relative position'].median():.2f} over {len(p)} runs"
+             for label in ORDER if not (p := table[table["source"] == label]).empty]
+    present = [label for label in ORDER if label in set(table["source"])]
+    chart = alt.Chart(table).mark_bar().encode(
+        x=alt.X("relative position:Q", bin=alt.Bin(extent=[0, 1], step=0.1),
+                title="relative position of the labelled mistake step (1 = last step)"),
+        y=alt.Y("count():Q", title="runs"),
+        color=_colour(labels=present, legend=False),
+        row=alt.Row("source:N", sort=ORDER, title=None, header=alt.Header(labelAngle=0,
+                                                                           labelAlign="left")),
+    ).properties(width=420, height=110)
+    return charts.show(charts.finish(
+        chart, "Where the labelled mistake falls in the run",
+        "Histograms, one per source, of the relative position of the Who&When mistake step "
+        "in each run, in bins of 0.1. " + "; ".join(parts) + "."))
+
+
+def token_chart(table: pd.DataFrame) -> charts.Figure:
+    kinds = ["main agent", "Task sub-agents", "compaction"]
+    parts = []
+    for session in dict.fromkeys(table["session"]):
+        part = table[table["session"] == session].set_index("spent by")["share"]
+        parts.append(f"{session}: " + ", ".join(f"{k} {part[k]:.1%}" for k in kinds))
+    chart = alt.Chart(table).mark_bar().encode(
+        y=alt.Y("session:N", title="Claude Code session"),
+        x=alt.X("share:Q", stack="normalize", title="share of the session's tokens",
+                axis=alt.Axis(format="%")),
+        color=alt.Color("spent by:N", title="spent by",
+                        scale=alt.Scale(domain=kinds, range=charts.OKABE_ITO[:3])),
+        order=alt.Order("order:Q"),
+        tooltip=["session", "spent by", "tokens", alt.Tooltip("share:Q", format=".1%")],
+    ).transform_calculate(order=f"indexof({kinds!r}, datum['spent by'])")
+    return charts.show(charts.finish(
+        chart, "Claude Code: who spends the tokens",
+        "Stacked bars of each session's tokens (input, cache and output) by the main agent, "
+        "Task sub-agents and context compaction. " + "; ".join(parts) + ".", width=420))
+
+
+def scale_chart(points: pd.DataFrame) -> charts.Figure:
+    long = points.melt(id_vars=["who", "kind"], value_vars=["agents per run",
+                                                            "tool calls per run"],
+                       var_name="measure", value_name="value")
+    long = long[long["value"] > 0]
+    described = "; ".join(f"{r.who} {r.measure} {r.value:g}" for r in long.itertuples())
+    chart = alt.Chart(long).mark_point(filled=True, size=90).encode(
+        x=alt.X("value:Q", scale=alt.Scale(type="log"), title="largest value (log scale)"),
+        y=alt.Y("who:N", sort=list(dict.fromkeys(points["who"])), title=None),
+        shape=alt.Shape("kind:N", title=None),
+        color=alt.Color("kind:N", title=None, scale=alt.Scale(range=charts.OKABE_ITO[:2])),
+        column=alt.Column("measure:N", title=None),
+    ).properties(width=230)
+    return charts.show(charts.finish(
+        chart, "Public logs against industrial envelopes",
+        "Dot chart on log scales of the largest number of agents and of tool calls in one run "
+        "of each public source, beside the bounds reported for industrial agent swarms "
+        f"(zero values left out): {described}."))
