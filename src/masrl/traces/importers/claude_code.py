@@ -10,7 +10,8 @@ Agents: ``main`` (the session's agent), ``user`` (the human), and one agent per 
 ``agent-<agentId>`` for a ``Task`` tool call (named ``Agent`` in later versions), whose
 ``agentId`` comes from the ``agent_progress`` records of the call or from its result, and
 ``agent-acompact-<id>`` for a context-compaction run (role ``compaction``). Tool results are
-events of the agent that called the tool (``tool`` names the tool), as in the schema's examples.
+events of the agent that called the tool, ``tool`` naming the tool (the schema also allows the
+tool's name as agent; keeping the caller stops tools from counting as agents).
 
 What becomes an event (id ``<main|agentId>:<line>``, ``.k`` appended when one record gives
 several; ``x_source`` ``FILE:LINE``):
@@ -25,7 +26,8 @@ several; ``x_source`` ``FILE:LINE``):
   spawner; the remaining text/image blocks (or a string content) -> one ``message`` from
   ``user`` to the agent (in a sub-agent log, from its spawner). The first record of a sub-agent
   (its prompt) is carried by the spawn event, not repeated (a counted repair). ``isMeta``
-  records (context the harness injects) are skipped (counted).
+  records (context the harness injects) and the ``isCompactSummary`` record (the summary a
+  compaction hands back, carried by its return) are skipped (counted).
 * A compaction run gets a ``spawn`` by the agent whose record its prompt follows (at the prompt's
   time; id and ``x_source`` of the prompt) and a ``return`` at the main log's
   ``compact_boundary`` record whose ``logicalParentUuid`` is that same record. Its records before
@@ -34,8 +36,9 @@ several; ``x_source`` ``FILE:LINE``):
   sub-agent's own file exists they repeat it and are skipped (counted); records missing from the
   file (or every record, when there is no file) are used, chained in order since they carry no
   ``parentUuid``. Every other ``progress`` record (hooks, bash output, waiting) is interface
-  feedback and is skipped (counted by its ``data.type``), as are ``system``,
-  ``file-history-snapshot``, ``queue-operation`` and ``summary`` records.
+  feedback and is skipped (counted by its ``data.type``), as are ``system`` records other than
+  a compaction's ``compact_boundary`` and ``file-history-snapshot``, ``queue-operation`` and
+  ``summary`` records.
 
 What becomes an edge (every edge is a dependency): each event depends on the nearest record up
 its ``parentUuid`` chain that gave events (skipped records are walked through;
