@@ -10,6 +10,11 @@ NOTEBOOKS := $(CHAPTERS:.md=.ipynb)
 PACKAGE   := $(shell find src -name '*.py') pyproject.toml
 DATA      := $(shell find data -type f)
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
+# Without the public logs in ../shared/traces (a fresh clone elsewhere), the real-runs chapter
+# is rendered from its committed outputs instead of being executed again.
+ifeq ($(wildcard ../shared/traces),)
+NOTEBOOKS := $(filter-out notebooks/23_real_runs.ipynb,$(NOTEBOOKS))
+endif
 BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md) $(NOTEBOOKS) $(DATA)
 
 .PHONY: help install system-deps notebooks book test check-data stats clean freeze
