@@ -1,0 +1,360 @@
+"""Presentation of a replayed trace for the book and the trace report: the spawn tree as text,
+and metrics, critical path, agents and credit as pandas DataFrames.
+
+Builders return numeric frames (``NaN`` where a value does not apply), so that tests and callers
+can compute with them; :func:`shown` turns one into the strings a reader sees. Trace-supplied
+text (agent names, ids, roles) is only ever placed in markup HTML-escaped: DataFrames escape
+their cells, and :class:`Preformatted` escapes its lines itself.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import inspect
+import math
+import re
+from collections.abc import Mapping
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from masrl.traces import credit, metrics
+from masrl.traces.graph import EVENT_TYPES
+from masrl.traces.replay import Replay, Run
+from masrl.traces.validate import ERROR, Problem, ValidationReport, validate_file
+
+NOT_APPLICABLE = "–"
+
+
+# ---------------------------------------------------------------------------------- validation
+
+def resolve(path: str | Path, base: str | Path | None = None) -> Path:
+    """``path`` as given if it exists (relative to the working directory), else relative to
+    ``base`` (the notebook's directory, where the report's default path points from)."""
+    given = Path(path)
+    if given.exists() or given.is_absolute() or base is None:
+        return given
+    fallback = Path(base) / given
+    return fallback if fallback.exists() else given
+
+
+def check_file(path: str | Path, source: str | None = None) -> ValidationReport:
+    """:func:`validate_file`, with a missing or unreadable file reported as a problem rather
+    than raised, so that a report on a wrong path ends cleanly."""
+    source = str(path) if source is None else source
+    try:
+        report = validate_file(path)
+    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
+        reason = {FileNotFoundError: "no such file", IsADirectoryError: "a directory, not a file",
+                  PermissionError: "not readable"}[type(exc)]
+        return ValidationReport(source, [Problem(ERROR, "missing-file", "/", "", reason)])
+    report.source = source
+    if report.trace is not None:
+        report.trace.source = source
+    return report
+
+
+def verdict(report: ValidationReport) -> str:
+    """One line: valid or invalid, with the numbers of errors and warnings."""
+    state = "valid" if report.valid else "invalid"
+    return f"{state}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
+
+
+def problems_frame(report: ValidationReport) -> pd.DataFrame:
+    """Every problem of a validation report, one row each, in the order found."""
+    columns = ["severity", "code", "where", "message"]
+    rows = [{key: getattr(p, key) for key in columns} for p in report.problems]
+    return pd.DataFrame(rows, columns=columns, index=pd.RangeIndex(1, len(rows) + 1, name="#"))
+
+
+# ---------------------------------------------------------------------------------- agents
+
+def agent_kinds(run: Run) -> dict[str, str]:
+    """Agent -> ``spawned``, ``root`` (never spawned, acts) or ``tool`` (never spawned and only
+    answers tool calls: the environment, which credit leaves out)."""
+    acts = dict(zip(run.trace.events.agent_names, credit.acting(run).tolist()))
+    return {name: "spawned" if agent.parent is not None
+            else "root" if acts.get(name, True) else "tool"
+            for name, agent in run.agents.items()}
+
+
+def agent_order(run: Run) -> list[str]:
+    """Agents depth first down the spawn tree from each acting root, tools last."""
+    kinds = agent_kinds(run)
+    order = []
+    for root in run.roots:
+        if kinds[root.name] != "tool":
+            order.extend(run.subtree(root.name))
+    return order + [name for name, kind in kinds.items() if kind == "tool"]
+
+
+class Preformatted:
+    """Lines of text (the spawn tree, a note) shown as escaped preformatted text in HTML."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        return f'<pre class="masrl-text">{html.escape(self.text)}</pre>'
+
+
+def spawn_tree(replay: Replay) -> Preformatted:
+    """Each acting root with the agents it spawned below it (role, spawn event, time alive),
+    then the tools on one line."""
+    run = replay.run
+    kinds = agent_kinds(run)
+
+    def label(name: str) -> str:
+        agent = run.agents[name]
+        role = f" ({agent.role})" if agent.role else ""
+        if agent.parent is None:
+            return f"{name}{role}"
+        end = "end of trace" if agent.ended_at is None else f"{agent.ended_at:g} s"
+        return (f"{name}{role}: spawned by {agent.spawn_event} at {agent.spawned_at:g} s, "
+                f"alive to {end}")
+
+    lines: list[str] = []
+
+    def walk(name: str, prefix: str, last: bool, top: bool) -> None:
+        branch = "└── " if last else "├── "
+        lines.append(label(name) if top else f"{prefix}{branch}{label(name)}")
+        children = run.agents[name].children
+        inner = "" if top else prefix + ("    " if last else "│   ")
+        for k, child in enumerate(children):
+            walk(child, inner, k == len(children) - 1, False)
+
+    for root in run.roots:
+        if kinds[root.name] != "tool":
+            walk(root.name, "", True, True)
+    tools = [name for name, kind in kinds.items() if kind == "tool"]
+    if tools:
+        lines.append("tools (never spawned, only answer calls): " + ", ".join(tools))
+    return Preformatted(lines)
+
+
+def agents_frame(replay: Replay) -> pd.DataFrame:
+    """One row per agent, in :func:`agent_order`: kind, role, spawner, depth, life, busy time,
+    tokens of its own events and of its spawn subtree."""
+    run, found = replay.run, replay.metrics
+    kinds = agent_kinds(run)
+    tokens = found["tokens"]
+    rows = []
+    for name in agent_order(run):
+        agent = run.agents[name]
+        rows.append({
+            "agent": name, "kind": kinds[name], "role": agent.role or NOT_APPLICABLE,
+            "spawned by": agent.parent or NOT_APPLICABLE, "depth": agent.depth,
+            "alive from (s)": _or_nan(agent.spawned_at),
+            "alive to (s)": (math.nan if agent.spawned_at is None
+                             else run.trace_end if agent.ended_at is None else agent.ended_at),
+            "busy time (s)": found["busy_time"].get(name, 0.0),
+            "tokens": tokens["per_agent"].get(name, 0.0),
+            "subtree tokens": tokens["per_subtree"].get(name, tokens["per_agent"].get(name, 0.0)),
+        })
+    return pd.DataFrame(rows).set_index("agent")
+
+
+# ---------------------------------------------------------------------------------- metrics
+
+METRIC_ROWS = [
+    ("events", "events"), ("edges", "edges"), ("tool_calls", "tool_calls"),
+    ("messages", "messages"), ("critical_steps", "critical_steps"),
+    ("parallelism", "parallelism"), ("spawn_depth", "spawn_depth"),
+    ("max_concurrency", "max_concurrency"), ("wall_clock (s)", "wall_clock"),
+    ("busy_time, all agents (s)", None), ("speedup", "speedup"),
+    ("tokens.total", None), ("tokens.recorded", None),
+    ("cost_usd.total", None), ("cost_usd.recorded", None),
+]
+
+
+def metrics_frame(replay: Replay) -> pd.DataFrame:
+    """The scalar metrics under their ``masrl replay --json`` names, one row each."""
+    found = replay.metrics
+    derived = {
+        "busy_time, all agents (s)": sum(found["busy_time"].values()),
+        "tokens.total": found["tokens"]["total"],
+        "tokens.recorded": found["tokens"]["recorded"],
+        "cost_usd.total": found["cost_usd"]["total"],
+        "cost_usd.recorded": found["cost_usd"]["recorded"],
+    }
+    values = [found[key] if key else derived[label] for label, key in METRIC_ROWS]
+    return pd.DataFrame({"value": [_or_nan(v) for v in values]},
+                        index=pd.Index([label for label, _ in METRIC_ROWS], name="metric"))
+
+
+def counts_frame(replay: Replay) -> pd.DataFrame:
+    """The non-zero counts of event types, O1-O5 decisions, edge types and edge modes."""
+    found = replay.metrics
+    rows = [(kind, value, n)
+            for kind, key in (("event type", "event_types"), ("decision", "decisions"),
+                              ("edge type", "edge_types"), ("edge mode", "edge_modes"))
+            for value, n in found[key].items() if n]
+    return pd.DataFrame(rows, columns=["count of", "value", "n"]).set_index(["count of", "value"])
+
+
+def critical_path_frame(replay: Replay) -> pd.DataFrame:
+    """The events of the critical path in order: id, type, agent, start and end."""
+    run = replay.run
+    events = run.trace.events
+    path = metrics.critical_path(run)
+    return pd.DataFrame({
+        "event": [events.ids[i] for i in path],
+        "type": [EVENT_TYPES[events.types[i]] for i in path],
+        "agent": [events.agent(i) for i in path],
+        "start (s)": [float(events.start[i]) for i in path],
+        "end (s)": [float(events.end[i]) for i in path],
+    }, index=pd.RangeIndex(1, len(path) + 1, name="step"))
+
+
+# ---------------------------------------------------------------------------------- credit
+
+def credit_units_frame(replay: Replay) -> pd.DataFrame:
+    """Per credit unit: its items, the equal share of one item (of one token for ``token``),
+    the recorded rewards credited within it and the residual they leave of the team reward."""
+    found = replay.credit
+    rows = []
+    for unit in found["units"]:
+        even, kept = found["equal"][unit], found["recorded"][unit]
+        per_item = math.nan
+        if found["team_reward"] is not None and even["items"]:
+            weight = (replay.metrics["tokens"]["total"] if unit == "token" else even["items"])
+            per_item = found["team_reward"] / weight if weight else math.nan
+        rows.append({"unit": unit, "items": even["items"], "equal share each": per_item,
+                     "equal total": _or_nan(even["total"]),
+                     "recorded total": _or_nan(kept["total"]),
+                     "recorded residual": _or_nan(kept["residual"])})
+    return pd.DataFrame(rows).set_index("unit")
+
+
+def credit_items_frame(replay: Replay, unit: str) -> pd.DataFrame:
+    """Per item of ``unit``: its equal share and its recorded rewards, plus leave-one-out and
+    Shapley credit when the trace's counterfactual players are of this unit."""
+    run = replay.run
+    recorded = credit.recorded(run, unit)
+    equal = credit.equal(run, unit)
+    frame = pd.DataFrame({
+        "equal": [math.nan if equal is None else equal[name] for name in recorded],
+        "recorded": list(recorded.values()),
+    }, index=pd.Index(list(recorded), name=unit))
+    found = replay.credit["counterfactual"]
+    if found and found["unit"] == unit:
+        frame = frame.reindex(list(dict.fromkeys([*frame.index, *found["players"]])))
+        frame.index.name = unit
+        for rule in ("leave_one_out", "shapley"):
+            values = found[rule] or {}
+            frame[rule.replace("_", "-")] = [values.get(name, math.nan) for name in frame.index]
+    return frame
+
+
+def coalitions_frame(replay: Replay) -> pd.DataFrame:
+    """Every coalition of the counterfactual players with its value v(S) and where that value
+    comes from (empty frame without counterfactuals)."""
+    found = replay.credit["counterfactual"]
+    columns = ["coalition", "size", "v(S)", "source"]
+    if not found:
+        return pd.DataFrame(columns=columns)
+    values = credit.coalition_values(replay.run)
+    recorded = {frozenset(o["coalition"])
+                for o in replay.run.trace.document["counterfactuals"]["outcomes"]}
+    players = found["players"]
+    rows = []
+    for size in range(len(players) + 1):
+        for members in combinations(players, size):
+            key = frozenset(members)
+            if key in recorded:
+                source = "counterfactual outcome"
+            elif key in values and size == len(players):
+                source = f"recorded {found['channel']} reward"
+            elif key in values:
+                source = "assumed 0"
+            else:
+                source = "not recorded"
+            rows.append({"coalition": " + ".join(members) or "(nobody)", "size": size,
+                         "v(S)": values.get(key, math.nan), "source": source})
+    return pd.DataFrame(rows, columns=columns).set_index("coalition")
+
+
+# ---------------------------------------------------------------------------------- comparison
+
+COMPARED = ["events", "critical_steps", "parallelism", "spawn_depth", "max_concurrency",
+            "wall_clock", "speedup"]
+
+
+def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
+    """One row per replayed trace, the headline metrics side by side (columns named as the
+    metrics, with spaces for underscores so that headers can wrap)."""
+    rows = []
+    for name, replay in replays.items():
+        found = replay.metrics
+        row = {"trace": name, **{key.replace("_", " "): _or_nan(found[key]) for key in COMPARED}}
+        row["tokens"] = found["tokens"]["total"]
+        row["team reward"] = _or_nan(replay.credit["team_reward"])
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("trace")
+
+
+# ---------------------------------------------------------------------------------- display
+
+def number(value) -> str:
+    """A value as a reader sees it: integers plainly, floats to six significant digits, ``–``
+    for a missing value."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return NOT_APPLICABLE
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if float(value).is_integer() and abs(value) < 1e15:
+        return str(int(value))
+    return f"{value:.6g}"
+
+
+def plain(value):
+    """A NumPy scalar as the Python number it holds (what ``glue`` can format), else itself."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``frame`` with every cell formatted by :func:`number` (for display only)."""
+    return frame.map(number)
+
+
+def note(text: str) -> Preformatted:
+    """A one-line message shown in place of a table or chart."""
+    return Preformatted([text])
+
+
+def skipped(reason: str = "the trace is invalid (see the validation above)") -> Preformatted:
+    """The message a report section shows instead of its content."""
+    return note(f"Skipped: {reason}.")
+
+
+# ---------------------------------------------------------------------------------- definitions
+
+_ROLE = re.compile(r":(?:mod|func|class|data|meth|attr):`~?([^`]+)`")
+
+
+def docstring_markdown(obj, after: str | None = None) -> str:
+    """The docstring of ``obj`` (an object or a module's dotted name) as Markdown: Sphinx roles
+    become code spans; with ``after``, only what follows the first line containing that text
+    (e.g. ``"Definitions"``)."""
+    if isinstance(obj, str):
+        obj = importlib.import_module(obj)
+    text = inspect.getdoc(obj) or ""
+    if after is not None:
+        lines = text.splitlines()
+        start = next(k for k, line in enumerate(lines) if after in line)
+        text = "\n".join(lines[start + 1:]).strip()
+    return _ROLE.sub(lambda m: f"`{m.group(1).lstrip('.')}`", text)
+
+
+def _or_nan(value) -> float:
+    return math.nan if value is None else value
