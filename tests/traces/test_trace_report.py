@@ -1,0 +1,92 @@
+"""The trace-report chapter run with papermill on other traces: an invalid or missing trace gets
+its problems and a clear message in every later section, never a traceback; a trace whose agent
+names are markup is reported with that markup shown as text. Each run executes a copy of the
+chapter in a temporary directory, so the committed notebook is never overwritten."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from replay_examples import EXAMPLES, HOSTILE
+from trace_helpers import FIXTURES
+
+from masrl import paths
+
+CHAPTER = paths.REPO_ROOT / "notebooks" / "22_trace_report.md"
+SECTIONS_AFTER_VALIDATION = 10  # metrics, counts, tree, agents, timeline, path, credit x4
+
+
+def execute_copy(tmp_path: Path, trace_path: str | Path) -> nbformat.NotebookNode:
+    spec = importlib.util.spec_from_file_location(
+        "execute_notebook", paths.REPO_ROOT / "scripts" / "execute_notebook.py")
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    source = tmp_path / CHAPTER.name
+    shutil.copy(CHAPTER, source)
+    return nbformat.read(runner.execute(source, {"trace_path": str(trace_path)}), as_version=4)
+
+
+def outputs(notebook, mime: str) -> list[str]:
+    return ["".join(o["data"][mime]) for c in notebook.cells for o in c.get("outputs", [])
+            if mime in o.get("data", {}) and "scrapbook" not in o.get("metadata", {})]
+
+
+def glued(notebook) -> dict[str, str]:
+    """Every value the notebook glued, as its plain-text form."""
+    values = {}
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            scrap = output.get("metadata", {}).get("scrapbook")
+            if scrap:
+                values[scrap["name"]] = "".join(
+                    output["data"][scrap.get("mime_prefix", "") + "text/plain"])
+    return values
+
+
+def assert_no_errors(notebook) -> None:
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            assert output["output_type"] != "error"
+            assert output.get("name") != "stderr", output.get("text")
+
+
+def test_an_invalid_trace_shows_its_problems_and_skips_the_rest(tmp_path):
+    notebook = execute_copy(tmp_path, FIXTURES / "not_json.json")
+    assert_no_errors(notebook)
+    assert glued(notebook)["verdict"] == "'invalid: 1 error(s), 0 warning(s)'"
+    html = outputs(notebook, "text/html")
+    assert "not-json" in html[0]
+    skipped = [h for h in html if "Skipped: the trace is invalid" in h]
+    assert len(skipped) == SECTIONS_AFTER_VALIDATION
+    assert not any("masrl-chart" in h for h in html)
+
+
+def test_a_missing_trace_is_a_problem_not_a_traceback(tmp_path):
+    notebook = execute_copy(tmp_path, tmp_path / "nowhere.json")
+    assert_no_errors(notebook)
+    assert "missing-file" in outputs(notebook, "text/html")[0]
+
+
+def test_trace_text_is_shown_as_text(tmp_path):
+    text = (EXAMPLES / "debate.json").read_text(encoding="utf-8")
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(text.replace('"debater_1"', json.dumps(HOSTILE)), encoding="utf-8")
+    notebook = execute_copy(tmp_path, hostile)
+    assert_no_errors(notebook)
+    html = outputs(notebook, "text/html")
+    assert sum("masrl-chart" in h for h in html) == 1
+    assert sum("&lt;img" in h for h in html) >= 5
+    assert not any("<img" in h for h in html)
+    assert glued(notebook)["verdict"] == "'valid: 0 error(s), 0 warning(s)'"
+
+
+@pytest.mark.parametrize("name", ["swarm"])
+def test_an_example_given_relative_to_the_notebooks_directory(tmp_path, name):
+    notebook = execute_copy(tmp_path, f"../data/traces/examples/{name}.json")
+    assert_no_errors(notebook)
+    assert glued(notebook)["trace_id"] == f"'example-{name}'"
