@@ -18,6 +18,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 import papermill
+import yaml
 
 VOLATILE_METADATA = ("papermill", "execution")
 
@@ -53,13 +54,19 @@ def execute(source: Path, parameters: dict[str, str]) -> Path:
     return target
 
 
+def _typed(value: str):
+    """Numbers, booleans and null as papermill's own command line reads them; text otherwise."""
+    parsed = yaml.safe_load(value)
+    return parsed if isinstance(parsed, (int, float, bool)) or parsed is None else value
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("source", type=Path)
     parser.add_argument("-p", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"))
     args = parser.parse_args(argv)
     try:
-        target = execute(args.source, dict(args.p))
+        target = execute(args.source, {name: _typed(value) for name, value in args.p})
     except papermill.PapermillExecutionError as exc:
         print(f"{args.source}: cell {exc.exec_count} failed: {exc.ename}: {exc.evalue}",
               file=sys.stderr)
