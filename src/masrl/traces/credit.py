@@ -62,10 +62,10 @@ MAX_SHAPLEY_PLAYERS = 16
 
 def team_reward(run: Run) -> float | None:
     """R: the trace's ``rewards.team``, or ``None``."""
-    return run.trace.document["rewards"].get("team")
+    return run.trace.head["rewards"].get("team")
 
 
-def items(run: Run, unit: str) -> tuple[list[str], np.ndarray, np.ndarray]:
+def items(run: Run, unit: str) -> tuple[Sequence[str], np.ndarray, np.ndarray]:
     """The unit's item names, each event's item (-1 if outside the unit) and each item's weight.
 
     The weight is what an equal split divides by: 1 per item, except tokens for ``token``.
@@ -94,7 +94,7 @@ def _per_event_items(run: Run, positions: np.ndarray, unit: str):
     weight = np.ones(len(positions))
     if unit == "token":
         weight = run.trace.numeric("tokens")[positions]
-    return list(map(events.ids.__getitem__, positions.tolist())), of, weight
+    return EventNames(events.ids, positions), of, weight
 
 
 def acting(run: Run) -> np.ndarray:
@@ -133,9 +133,8 @@ def _turn_items(run: Run):
     crossing = codes[edges.src] != codes[edges.dst]
     starts[edges.dst[crossing]] = True
     timeline = run.timeline
-    first_seen = np.unique(codes[timeline], return_index=True)[1]
-    starts[timeline[first_seen]] = True
     ordered = timeline[np.argsort(codes[timeline], kind="stable")]  # by agent, then time
+    starts[ordered[np.flatnonzero(np.diff(codes[ordered], prepend=-1))]] = True  # first events
     acts = acting(run)[codes]
     starts &= acts
     turn_number = np.cumsum(starts[ordered])  # running count over all agents
@@ -146,6 +145,25 @@ def _turn_items(run: Run):
     counts = np.bincount(agent_of_turn, minlength=len(events.agent_names))
     names = TurnNames(events.agent_names, counts)
     return names, of, np.ones(len(names))
+
+
+class EventNames(Sequence):
+    """The ids of the events at ``positions``, looked up on demand (a big trace has very many)."""
+
+    def __init__(self, ids: list[str], positions: np.ndarray):
+        self.ids = ids
+        self.positions = positions
+
+    def __len__(self) -> int:
+        return len(self.positions)
+
+    def __getitem__(self, k):
+        if isinstance(k, slice):
+            return [self.ids[i] for i in self.positions[k].tolist()]
+        return self.ids[self.positions[k]]
+
+    def __iter__(self):
+        return map(self.ids.__getitem__, self.positions.tolist())
 
 
 class TurnNames(Sequence):
@@ -204,13 +222,13 @@ def recorded(run: Run, unit: str) -> dict[str, float]:
 
 def coalition_values(run: Run) -> dict[frozenset, float] | None:
     """v(S) for every coalition the trace records, plus v(N) and v(empty) by default."""
-    counterfactuals = run.trace.document.get("counterfactuals")
+    counterfactuals = run.trace.head.get("counterfactuals")
     if not counterfactuals:
         return None
     players = frozenset(counterfactuals["players"])
     channel = counterfactuals.get("channel", "team")
     values = {frozenset(): 0.0}
-    full = run.trace.document["rewards"].get(channel)
+    full = run.trace.head["rewards"].get(channel)
     if full is not None:
         values[players] = float(full)
     for outcome in counterfactuals["outcomes"]:
@@ -253,7 +271,7 @@ def counterfactual(run: Run) -> dict | None:
     values = coalition_values(run)
     if values is None:
         return None
-    spec = run.trace.document["counterfactuals"]
+    spec = run.trace.head["counterfactuals"]
     players = list(spec["players"])
     every = [frozenset(c) for k in range(len(players) + 1) for c in combinations(players, k)]
     return {

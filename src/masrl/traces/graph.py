@@ -14,17 +14,83 @@ Definitions used throughout:
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass
 from functools import cached_property
 from itertools import repeat
-from operator import eq, itemgetter
+from operator import attrgetter, eq, itemgetter
 
 import numpy as np
 
 from masrl.traces.schema import schema_enum
 
 EVENT_TYPES = tuple(schema_enum("event", "type"))
+
+
+class Records:
+    """The events (or the edges) of a schema-valid trace as decoded, read one field at a time.
+
+    The full path decodes dictionaries; the fast path decodes msgspec Structs
+    (:class:`masrl.traces.schema.EventRecord`, :class:`~masrl.traces.schema.EdgeRecord`), whose
+    absent optional fields hold ``None`` (strings) or NaN (numbers). Every method answers the
+    same for both, so that columns, checks and metrics never depend on the path taken.
+    """
+
+    def __init__(self, items: list, structs: bool = False):
+        self.items = items
+        self.structs = structs
+        self._get = attrgetter if structs else itemgetter
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def column(self, key: str) -> list:
+        """A required field of every item."""
+        return list(map(self._get(_attribute(key)), self.items))
+
+    def optional(self, key: str, default=None) -> list:
+        """An optional string field of every item, ``default`` where it is absent."""
+        if not self.structs:
+            return list(map(dict.get, self.items, repeat(key), repeat(default)))
+        values = self.column(key)
+        return values if default is None else [default if v is None else v for v in values]
+
+    def numbers(self, key: str, default: float = np.nan) -> np.ndarray:
+        """A numeric field of every item as float64, ``default`` where it is absent."""
+        if not self.structs:
+            values = map(dict.get, self.items, repeat(key), repeat(default))
+            return np.fromiter(values, dtype=np.float64, count=len(self.items))
+        values = np.fromiter(map(attrgetter(key), self.items), dtype=np.float64,
+                             count=len(self.items))
+        if not np.isnan(default):
+            values[np.isnan(values)] = default
+        return values
+
+    def counts(self, key: str, default=None) -> Counter:
+        """How often each value of a string field occurs (``default`` counting the absent)."""
+        if not self.structs:
+            return Counter(map(dict.get, self.items, repeat(key), repeat(default)))
+        seen = Counter(map(attrgetter(key), self.items))
+        if None in seen and default is not None:
+            seen[default] = seen.pop(None)
+        return seen
+
+    def value(self, i: int, key: str, default=None):
+        """One optional field of item ``i``."""
+        if not self.structs:
+            return self.items[i].get(key, default)
+        value = getattr(self.items[i], _attribute(key))
+        return default if value is None else value
+
+
+def _attribute(key: str) -> str:
+    """The Struct attribute of a JSON field (``from`` is a Python keyword)."""
+    return "from_" if key == "from" else key
+
+
+def as_records(items: list | Records) -> Records:
+    """``items`` as :class:`Records` (a plain list is a list of dictionaries)."""
+    return items if isinstance(items, Records) else Records(items)
 
 
 class IdIndex:
@@ -40,8 +106,11 @@ class IdIndex:
     def __init__(self, ids: list[str]):
         self.ids = ids
         hashes = np.fromiter(map(hash, ids), dtype=np.int64, count=len(ids))
-        self.order = np.argsort(hashes, kind="stable")  # equal hashes keep file order
+        self.order = np.argsort(hashes)  # NumPy's SIMD quicksort: 4x faster than a stable sort
         self.sorted = hashes[self.order]
+        if (self.sorted[1:] == self.sorted[:-1]).any():  # duplicate ids or a hash collision:
+            self.order = np.argsort(hashes, kind="stable")  # equal hashes keep file order
+            self.sorted = hashes[self.order]
 
     @cached_property
     def exact(self) -> dict[str, int]:
@@ -82,6 +151,7 @@ class EventColumns:
     start: np.ndarray  # float64, the event's t
     end: np.ndarray  # float64, t_end, t + duration, or t
     index: IdIndex
+    overdetermined: int = 0  # events giving both t_end and duration, which the schema forbids
 
     @property
     def count(self) -> int:
@@ -118,46 +188,42 @@ class EdgeColumns:
         return (self.src >= 0) & (self.dst >= 0)
 
 
-def event_columns(events: list[dict]) -> EventColumns:
+def event_columns(events: list[dict] | Records) -> EventColumns:
     """Columns of a schema-valid ``events`` array (C-level ``map`` loops throughout)."""
+    events = as_records(events)
     n = len(events)
-    ids = list(map(itemgetter("id"), events))
-    agents = list(map(itemgetter("agent"), events))
+    ids = events.column("id")
+    agents = events.column("agent")
     names = {name: k for k, name in enumerate(dict.fromkeys(agents))}
     type_code = {name: k for k, name in enumerate(EVENT_TYPES)}
-    start = np.fromiter(map(itemgetter("t"), events), dtype=np.float64, count=n)
+    start = events.numbers("t")
+    end, overdetermined = _end_times(events, start)
     return EventColumns(
         ids=ids,
-        types=np.fromiter(map(type_code.__getitem__, map(itemgetter("type"), events)),
-                          dtype=np.int8, count=n),
+        types=np.fromiter(map(type_code.__getitem__, events.column("type")), dtype=np.int8,
+                          count=n),
         agent_codes=np.fromiter(map(names.__getitem__, agents), dtype=np.int64, count=n),
         agent_names=list(names),
         start=start,
-        end=_end_times(events, start),
+        end=end,
         index=IdIndex(ids),
+        overdetermined=overdetermined,
     )
 
 
-def optional_column(events: list[dict], key: str, default: float = np.nan) -> np.ndarray:
-    """A numeric optional field of every event as float64, ``default`` where it is absent."""
-    values = map(dict.get, events, repeat(key), repeat(default))
-    return np.fromiter(values, dtype=np.float64, count=len(events))
+def _end_times(events: Records, start: np.ndarray) -> tuple[np.ndarray, int]:
+    """End times, and how many events give both ``t_end`` and ``duration``."""
+    end, duration = events.numbers("t_end"), events.numbers("duration")
+    given = ~np.isnan(duration)
+    overdetermined = int(np.count_nonzero(given & ~np.isnan(end)))
+    return np.where(np.isnan(end), start + np.where(given, duration, 0.0), end), overdetermined
 
 
-def optional_values(items: list[dict], key: str, default=None) -> list:
-    """Any optional field of every item, ``default`` where it is absent."""
-    return list(map(dict.get, items, repeat(key), repeat(default)))
-
-
-def _end_times(events: list[dict], start: np.ndarray) -> np.ndarray:
-    end = optional_column(events, "t_end")
-    return np.where(np.isnan(end), start + optional_column(events, "duration", 0.0), end)
-
-
-def edge_columns(edges: list[dict], index: IdIndex) -> EdgeColumns:
+def edge_columns(edges: list[dict] | Records, index: IdIndex) -> EdgeColumns:
     """Columns of a schema-valid ``edges`` array, endpoints resolved through ``index``."""
-    return EdgeColumns(src=index.positions(list(map(itemgetter("src"), edges))),
-                       dst=index.positions(list(map(itemgetter("dst"), edges))))
+    edges = as_records(edges)
+    return EdgeColumns(src=index.positions(edges.column("src")),
+                       dst=index.positions(edges.column("dst")))
 
 
 def topological_order(n: int, src: np.ndarray, dst: np.ndarray,
@@ -230,7 +296,7 @@ def longest_path(order: np.ndarray, src: np.ndarray, dst: np.ndarray) -> list[in
         return []
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n)
-    by_source = np.argsort(position[src], kind="stable")
+    by_source = np.argsort(position[src])  # edges into one node come from distinct sources
     length = [1] * n
     previous = [-1] * n
     for u, v in zip(src[by_source].tolist(), dst[by_source].tolist()):
@@ -238,7 +304,7 @@ def longest_path(order: np.ndarray, src: np.ndarray, dst: np.ndarray) -> list[in
         if candidate > length[v]:
             length[v] = candidate
             previous[v] = u
-    lengths = np.array(length)[order]
+    lengths = np.fromiter(length, dtype=np.int64, count=n)[order]
     node = int(order[int(np.argmax(lengths))])
     path = []
     while node != -1:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from masrl.traces.graph import EventColumns
+from masrl.traces.graph import EVENT_TYPES, EventColumns, Records, as_records
 
 LIFECYCLE_TYPES = ("spawn", "despawn", "return")
 
@@ -38,18 +38,20 @@ class Lifecycle:
         return tree
 
 
-def lifecycle(events: list[dict], columns: EventColumns) -> Lifecycle:
+def lifecycle(events: list[dict] | Records, columns: EventColumns) -> Lifecycle:
     """Spawns and ends of a schema-valid trace, scanning only its lifecycle events."""
+    events = as_records(events)
     positions = columns.of_type(*LIFECYCLE_TYPES)
     positions = positions[np.argsort(columns.start[positions], kind="stable")].tolist()
+    moves = [(i, EVENT_TYPES[columns.types[i]], columns.agent(i), events.value(i, "to"))
+             for i in positions]
     life = Lifecycle()
-    for i in positions:
-        event = events[i]
-        if event["type"] == "spawn" and "to" in event and event["to"] not in life.spawn_event:
-            life.spawn_event[event["to"]] = i
-            life.spawner[event["to"]] = event["agent"]
-    for i in positions:
-        ended = ended_agent(events[i])
+    for i, kind, agent, to in moves:
+        if kind == "spawn" and to is not None and to not in life.spawn_event:
+            life.spawn_event[to] = i
+            life.spawner[to] = agent
+    for i, kind, agent, to in moves:
+        ended = _ended(kind, agent, to)
         if (ended in life.spawn_event and ended not in life.end_event
                 and columns.start[i] >= columns.start[life.spawn_event[ended]]):
             life.end_event[ended] = i
@@ -58,10 +60,14 @@ def lifecycle(events: list[dict], columns: EventColumns) -> Lifecycle:
 
 def ended_agent(event: dict) -> str | None:
     """The agent whose life a return or despawn event ends, else ``None``."""
-    if event["type"] == "return":
-        return event["agent"]
-    if event["type"] == "despawn":
-        return event.get("to", event["agent"])
+    return _ended(event["type"], event["agent"], event.get("to"))
+
+
+def _ended(kind: str, agent: str, to: str | None) -> str | None:
+    if kind == "return":
+        return agent
+    if kind == "despawn":
+        return agent if to is None else to
     return None
 
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from operator import itemgetter
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -51,7 +50,7 @@ def compute(run: Run) -> dict:
     """Every metric of the run, keyed as in ``masrl replay --json``."""
     path = critical_path(run)
     types = run.trace.events.type_counts()
-    edges = run.trace.document["edges"]
+    edges = run.trace.edge_records
     wall = wall_clock(run)
     busy = busy_time(run)
     return {
@@ -59,9 +58,8 @@ def compute(run: Run) -> dict:
         "edges": run.trace.edges.count,
         "event_types": types,
         "decisions": counts(_decisions(run), schema_enum("event", "decision")),
-        "edge_types": counts(map(itemgetter("type"), edges), schema_enum("edge", "type")),
-        "edge_modes": counts(graph.optional_values(edges, "mode", UNSPECIFIED),
-                             schema_enum("edge", "mode")),
+        "edge_types": counts(edges.counts("type"), schema_enum("edge", "type")),
+        "edge_modes": counts(edges.counts("mode", UNSPECIFIED), schema_enum("edge", "mode")),
         "tool_calls": types["tool_call"],
         "messages": types["message"],
         "critical_steps": len(path),
@@ -78,15 +76,16 @@ def compute(run: Run) -> dict:
     }
 
 
-def counts(values: Iterable[str], known: list[str]) -> dict[str, int]:
-    """Counts of ``values``: every ``known`` value (zeros kept), then any other value seen."""
+def counts(values: Iterable[str] | Counter, known: list[str]) -> dict[str, int]:
+    """Counts of ``values`` (or a ready Counter): every ``known`` value (zeros kept), then any
+    other value seen."""
     seen = Counter(values)
     return {**{value: seen.get(value, 0) for value in known}, **seen}
 
 
 def _decisions(run: Run) -> list[str]:
-    documents = run.trace.document["events"]
-    return [documents[i].get("decision", UNSPECIFIED)
+    records = run.trace.event_records
+    return [records.value(i, "decision", UNSPECIFIED)
             for i in run.trace.events.of_type("orchestrator_decision").tolist()]
 
 
@@ -169,7 +168,7 @@ def rollup(run: Run, key: str) -> dict:
     recorded_key = "usd" if key == "cost_usd" else key
     return {
         "total": float(values.sum()),
-        "recorded": run.trace.document["costs"].get(recorded_key),
+        "recorded": run.trace.head["costs"].get(recorded_key),
         "per_agent": own,
         "per_subtree": {name: sum(own[a] for a in run.subtree(name)) for name in run.agents
                         if run.agents[name].children},

@@ -15,12 +15,9 @@ Definitions (quoted by the book):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import is_not
 
 import numpy as np
 
-from masrl.traces import graph
 from masrl.traces.schema import SCHEMA_VERSION
 from masrl.traces.validate import Trace
 
@@ -93,8 +90,9 @@ def _life(trace: Trace, name: str, role: str | None) -> AgentLife:
 def _roles(trace: Trace, timeline: np.ndarray) -> dict[str, str]:
     """Agent -> role: from its spawn event, else from the first of its events that has one."""
     events = trace.events
-    stated = graph.optional_values(trace.document["events"], "role")
-    has_role = np.fromiter(map(is_not, stated, repeat(None)), dtype=bool, count=events.count)
+    stated = trace.event_records.optional("role")
+    has_role = np.zeros(events.count, dtype=bool)
+    has_role[[i for i, role in enumerate(stated) if role is not None]] = True
     has_role[events.of_type("spawn")] = False  # a spawn's role is the spawned agent's
     candidates = timeline[has_role[timeline]]
     codes, first = np.unique(events.agent_codes[candidates], return_index=True)
@@ -125,9 +123,9 @@ class Replay:
 
     def to_dict(self) -> dict:
         """One JSON-ready object: identity of the trace, every metric, then ``credit``."""
-        document = self.run.trace.document
-        identity = {key: document.get(key) for key in ("trace_id", "task_id", "topology")}
-        identity["schema_version"] = document.get("schema_version", SCHEMA_VERSION)
+        head = self.run.trace.head
+        identity = {key: head.get(key) for key in ("trace_id", "task_id", "topology")}
+        identity["schema_version"] = head.get("schema_version", SCHEMA_VERSION)
         return {**identity, **self.metrics, "credit": self.credit}
 
 

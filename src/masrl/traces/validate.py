@@ -29,7 +29,10 @@ Warnings (the trace stays valid):
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +42,7 @@ import numpy as np
 
 from masrl.traces import graph
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
-from masrl.traces.schema import load_schema, schema_validator
+from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
 ERROR, WARNING = "error", "warning"
 RECOUNTED_COSTS = {"tool_calls": "tool_call", "messages": "message"}
@@ -62,20 +65,37 @@ class Problem:
 
 @dataclass
 class Trace:
-    """A trace that passed parsing and schema validation, with its graph as columns."""
+    """A trace that passed parsing and schema validation, with its graph as columns.
 
-    document: dict
+    Checks, replay and metrics read the columns, the ``head`` and, for a few fields of a few
+    events, the records; never the whole ``document``. On the fast path (see
+    :func:`fast_trace`) the records are Structs and ``document`` is decoded from the file's
+    bytes only when someone asks for it: it is then exactly what the full path would have built.
+    """
+
+    head: dict  # the document without "events" and "edges": ids, rewards, costs...
+    event_records: graph.Records
+    edge_records: graph.Records
     events: graph.EventColumns
     edges: graph.EdgeColumns
     life: Lifecycle
     order: np.ndarray | None = None  # a topological order of the events; None if cyclic
     source: str = "<memory>"
+    _document: dict | None = field(default=None, repr=False)
+    _data: bytes | None = field(default=None, repr=False)  # the file, when _document is unset
     _numeric: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+
+    @property
+    def document(self) -> dict:
+        """The parsed JSON document, as dictionaries and lists."""
+        if self._document is None:
+            self._document, self._data = msgspec.json.decode(self._data), None
+        return self._document
 
     def numeric(self, key: str) -> np.ndarray:
         """An optional numeric event field (``tokens``, ``reward``...) as floats, 0 if absent."""
         if key not in self._numeric:
-            self._numeric[key] = graph.optional_column(self.document["events"], key, 0.0)
+            self._numeric[key] = self.event_records.numbers(key, 0.0)
         return self._numeric[key]
 
 
@@ -123,12 +143,20 @@ class InvalidTraceError(ValueError):
 # ---------------------------------------------------------------------------------- entry points
 
 def validate_file(path: str | Path) -> ValidationReport:
-    """Validate the trace file at ``path`` (raises ``FileNotFoundError`` if it is missing)."""
+    """Validate the trace file at ``path`` (raises ``FileNotFoundError`` if it is missing).
+
+    A trace that the typed records accept takes the fast path; any other file takes the full
+    path (parse to dictionaries, JSON Schema, graph checks), which explains every problem.
+    """
     data = Path(path).read_bytes()
-    document, problems = parse(data)
-    if problems:
-        return ValidationReport(str(path), problems)
-    return validate_document(document, source=str(path))
+    with collector_paused():
+        trace = fast_trace(data, source=str(path))
+        if trace is not None:
+            return checked(trace)
+        document, problems = parse(data)
+        if problems:
+            return ValidationReport(str(path), problems)
+        return validate_document(document, source=str(path))
 
 
 def validate_document(document: Any, source: str = "<memory>") -> ValidationReport:
@@ -136,10 +164,48 @@ def validate_document(document: Any, source: str = "<memory>") -> ValidationRepo
     report = ValidationReport(source, schema_problems(document))
     if report.problems:
         return report
-    trace = index_trace(document, source)
-    report.problems = graph_problems(trace)
-    report.trace = trace
-    return report
+    return checked(index_trace(document, source))
+
+
+def checked(trace: Trace) -> ValidationReport:
+    """The report of a schema-valid trace: its graph problems, and the trace itself."""
+    return ValidationReport(trace.source, graph_problems(trace), trace)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a trace is decoded and indexed.
+
+    Decoding a million events allocates millions of containers, and every few thousand
+    allocations the collector would traverse all of them (more than 0.2 s in total) although
+    JSON values cannot form reference cycles. Reference counting still frees everything.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
+    """The indexed trace if the typed records accept ``data``, else ``None``.
+
+    Accepted means schema-valid (see :mod:`masrl.traces.schema`): the records check the rules
+    of events and edges while decoding, the head is checked by the schema itself, and the one
+    rule left, "not both ``t_end`` and ``duration``", is checked here. ``None`` sends the file
+    down the full path, so what is reported about an invalid file never depends on this one.
+    """
+    record = decode_records(data)
+    if record is None:
+        return None
+    trace = _index(record.head(), graph.Records(record.events, structs=True),
+                   graph.Records(record.edges, structs=True), source)
+    if trace.events.overdetermined:
+        return None
+    trace._data = data
+    return trace
 
 
 # ---------------------------------------------------------------------------------- parsing
@@ -246,9 +312,38 @@ def _pointer_key(text: str) -> list:
 
 def index_trace(document: dict, source: str = "<memory>") -> Trace:
     """Columns and lifecycle of a schema-valid document (no checks)."""
-    events = graph.event_columns(document["events"])
-    edges = graph.edge_columns(document["edges"], events.index)
-    return Trace(document, events, edges, lifecycle(document["events"], events), source=source)
+    head = {key: value for key, value in document.items() if key not in BULK}
+    trace = _index(head, graph.Records(document["events"]), graph.Records(document["edges"]),
+                   source)
+    trace._document = document
+    return trace
+
+
+def _index(head: dict, event_records: graph.Records, edge_records: graph.Records,
+           source: str) -> Trace:
+    events = graph.event_columns(event_records)
+    edges = graph.edge_columns(edge_records, events.index)
+    return Trace(head, event_records, edge_records, events, edges,
+                 lifecycle(event_records, events), source=source)
+
+
+def _found(trace: Trace, severity: str, code: str, parts: list, message: str) -> Problem:
+    """A graph problem: as :func:`_problem` would state it, read from the columns and records."""
+    where = " ".join(s for s in (_label(trace, parts), pointer(parts)) if s) or "/"
+    return Problem(severity, code, where, pointer(parts), message)
+
+
+def _label(trace: Trace, parts: list) -> str:
+    """:func:`label` of a schema-valid trace (every event has a string id; edges are objects)."""
+    if len(parts) < 2 or parts[0] not in BULK or not isinstance(parts[1], int):
+        return ""
+    k, name = parts[1], f"{parts[0]}[{parts[1]}]"
+    if parts[0] == "events":
+        return f"{name} (id {trace.events.ids[k]})"
+    edges = trace.edge_records
+    if (edge_id := edges.value(k, "id")) is not None:
+        return f"{name} (id {edge_id})"
+    return f"{name} ({edges.value(k, 'src')} -> {edges.value(k, 'dst')})"
 
 
 def graph_problems(trace: Trace) -> list[Problem]:
@@ -263,7 +358,7 @@ def graph_problems(trace: Trace) -> list[Problem]:
 
 def _duplicate_ids(trace: Trace):
     for i, first in sorted(trace.events.index.duplicates()):
-        yield _problem(trace.document, ERROR, "duplicate-id", ["events", i, "id"],
+        yield _found(trace, ERROR, "duplicate-id", ["events", i, "id"],
                        f"duplicate event id '{trace.events.ids[i]}' (first used by "
                        f"events[{first}])")
 
@@ -273,8 +368,8 @@ def _unknown_ends(trace: Trace):
     for k in np.flatnonzero(~edges.known()).tolist():
         for end, column in (("src", edges.src), ("dst", edges.dst)):
             if column[k] < 0:
-                name = trace.document["edges"][k][end]
-                yield _problem(trace.document, ERROR, "unknown-event", ["edges", k, end],
+                name = trace.edge_records.value(k, end)
+                yield _found(trace, ERROR, "unknown-event", ["edges", k, end],
                                f"edge {end} '{name}' is not the id of an event")
 
 
@@ -282,7 +377,7 @@ def _self_loops(trace: Trace):
     edges = trace.edges
     for k in np.flatnonzero(edges.known() & (edges.src == edges.dst)).tolist():
         name = trace.events.ids[edges.src[k]]
-        yield _problem(trace.document, ERROR, "cycle", ["edges", k],
+        yield _found(trace, ERROR, "cycle", ["edges", k],
                        f"self-loop: event '{name}' depends on itself")
 
 
@@ -297,7 +392,7 @@ def _time_order(trace: Trace):
     ids, start = trace.events.ids, trace.events.start
     for k in _backward(trace).tolist():
         s, d = trace.edges.src[k], trace.edges.dst[k]
-        yield _problem(trace.document, ERROR, "time-order", ["edges", k],
+        yield _found(trace, ERROR, "time-order", ["edges", k],
                        f"destination '{ids[d]}' (t={start[d]:g}) starts before source "
                        f"'{ids[s]}' (t={start[s]:g})")
 
@@ -321,7 +416,7 @@ def _cycles(trace: Trace):
     for loop in graph.cycles(src, dst):
         k, path = _closing_edge(loop, first_edge)
         names = " -> ".join(events.ids[i] for i in path)
-        yield _problem(trace.document, ERROR, "cycle", ["edges", k], f"edges form a cycle: {names}")
+        yield _found(trace, ERROR, "cycle", ["edges", k], f"edges form a cycle: {names}")
 
 
 def _closing_edge(loop: list[int], edge_of: dict[tuple[int, int], int]) -> tuple[int, list[int]]:
@@ -340,7 +435,7 @@ def _has_self_loop(trace: Trace) -> bool:
 def _end_before_start(trace: Trace):
     events = trace.events
     for i in np.flatnonzero(events.end < events.start).tolist():
-        yield _problem(trace.document, ERROR, "end-before-start", ["events", i, "t_end"],
+        yield _found(trace, ERROR, "end-before-start", ["events", i, "t_end"],
                        f"t_end {events.end[i]:g} is before t {events.start[i]:g}")
 
 
@@ -350,7 +445,7 @@ def _before_spawn(trace: Trace):
     for i in np.flatnonzero(too_early).tolist():
         agent = events.agent(i)
         spawn = life.spawn_event[agent]
-        yield _problem(trace.document, ERROR, "before-spawn", ["events", i, "t"],
+        yield _found(trace, ERROR, "before-spawn", ["events", i, "t"],
                        f"agent '{agent}' acts at t={events.start[i]:g} before its spawn "
                        f"'{events.ids[spawn]}' at t={events.start[spawn]:g}")
 
@@ -365,12 +460,12 @@ def _spawn_cycles(trace: Trace):
             current = spawner[current]
         if current == agent:
             loop = " <- ".join([*chain, agent])
-            yield _problem(trace.document, ERROR, "spawn-cycle", ["events", i, "to"],
+            yield _found(trace, ERROR, "spawn-cycle", ["events", i, "to"],
                            f"agent '{agent}' is spawned by its own descendant: {loop}")
 
 
 def _counterfactual_players(trace: Trace):
-    counterfactuals = trace.document.get("counterfactuals")
+    counterfactuals = trace.head.get("counterfactuals")
     if not counterfactuals:
         return
     players, seen = set(counterfactuals["players"]), {}
@@ -378,34 +473,35 @@ def _counterfactual_players(trace: Trace):
         base = ["counterfactuals", "outcomes", k]
         for j, member in enumerate(outcome["coalition"]):
             if member not in players:
-                yield _problem(trace.document, ERROR, "unknown-player", [*base, "coalition", j],
+                yield _found(trace, ERROR, "unknown-player", [*base, "coalition", j],
                                f"'{member}' is not one of the counterfactual players")
         key = frozenset(outcome["coalition"])
         if key in seen:
-            yield _problem(trace.document, ERROR, "duplicate-coalition", [*base, "coalition"],
+            yield _found(trace, ERROR, "duplicate-coalition", [*base, "coalition"],
                            f"coalition repeats counterfactuals.outcomes[{seen[key]}]")
         seen.setdefault(key, k)
 
 
 def _recounted_costs(trace: Trace):
-    costs = trace.document["costs"]
+    costs = trace.head["costs"]
     counts = trace.events.type_counts()
     for key, event_type in RECOUNTED_COSTS.items():
         if key in costs and costs[key] != counts[event_type]:
-            yield _problem(trace.document, WARNING, "count-mismatch", ["costs", key],
+            yield _found(trace, WARNING, "count-mismatch", ["costs", key],
                            f"costs.{key} records {costs[key]:g} but the trace has "
                            f"{counts[event_type]} {event_type} events")
 
 
 def _returns_to_spawner(trace: Trace):
-    life, events = trace.life, trace.document["events"]
+    life, records = trace.life, trace.event_records
     for i in trace.events.of_type("return").tolist():
-        if "to" not in events[i]:
+        addressee = records.value(i, "to")
+        if addressee is None:
             continue
-        sender, addressee = events[i]["agent"], events[i]["to"]
+        sender = trace.events.agent(i)
         spawner = life.spawner.get(sender)
         if spawner is not None and addressee != spawner:
-            yield _problem(trace.document, WARNING, "return-not-to-spawner",
+            yield _found(trace, WARNING, "return-not-to-spawner",
                            ["events", i, "to"],
                            f"return addressed to '{addressee}' but '{sender}' was spawned by "
                            f"'{spawner}'")
@@ -415,5 +511,5 @@ def _never_ended(trace: Trace):
     life = trace.life
     for agent, i in sorted(life.spawn_event.items(), key=lambda item: item[1]):
         if agent not in life.end_event:
-            yield _problem(trace.document, WARNING, "never-ended", ["events", i, "to"],
+            yield _found(trace, WARNING, "never-ended", ["events", i, "to"],
                            f"agent '{agent}' is spawned here but never returns nor is despawned")

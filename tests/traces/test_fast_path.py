@@ -1,0 +1,169 @@
+"""The fast path of validation (typed msgspec records) agrees with the schema and the full path.
+
+:func:`masrl.traces.validate.fast_trace` decodes a file into Structs that state the schema's
+event and edge rules; anything they reject takes the full path (dictionaries, jsonschema-rs).
+Correctness needs one direction only (records accept => schema valid); the tests check both, so
+that a valid trace also stays fast, on every fixture and example and on systematic single-field
+mutations of them. Where the records accept, the indexed trace, the problems and the replay must
+be exactly those of the full path.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import typing
+
+import numpy as np
+import pytest
+from trace_helpers import FIXTURES
+
+from masrl import paths
+from masrl.traces import replay
+from masrl.traces.schema import (
+    EdgeRecord,
+    EventRecord,
+    TraceRecord,
+    load_schema,
+    schema_validator,
+)
+from masrl.traces.validate import fast_trace, graph_problems, index_trace, parse
+
+EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / "traces" / "examples").glob("*.json"))
+FILES = sorted(FIXTURES.glob("*.json")) + EXAMPLES
+VALID = [p for p in FILES if p.name not in ("non_finite.json", "not_json.json")]
+
+# Values tried in every field: each JSON type, bounds, enum members and near misses.
+VALUES = [None, True, False, 0, 1, -1, 0.5, -0.0, -1e-9, 1e300, 10**30, "", "x", "spawn",
+          "causal", "async", "1.0", "agent", "swarm", "é", [], ["a"], {}, {"a": 1}]
+
+
+def schema_valid(data: bytes) -> bool:
+    """The verdict of the full path's first two steps: strict JSON, then the JSON Schema."""
+    document, problems = parse(data)
+    return not problems and schema_validator().is_valid(document)
+
+
+def mutations(document: dict):
+    """(label, document) for single-field changes of the document, its events and its edges."""
+    yield "as is", document
+    yield from _mutate(document, [], document)
+    for array in ("events", "edges"):
+        for k in sorted({0, 1, len(document[array]) - 1} & set(range(len(document[array])))):
+            yield from _mutate(document, [array, k], document[array][k])
+        for value in VALUES:
+            changed = copy.deepcopy(document)
+            changed[array][0] = value
+            yield f"{array}[0] = {value!r}", changed
+        changed = copy.deepcopy(document)
+        changed[array] = []
+        yield f"{array} empty", changed
+    both = copy.deepcopy(document)
+    both["events"][0].update(t_end=both["events"][0]["t"], duration=0)
+    yield "t_end and duration", both
+
+
+def _mutate(document: dict, parts: list, item: dict):
+    keys = sorted({*item, *_declared(parts), "extra"})
+    for key in keys:
+        for value in [*VALUES, "(absent)"]:
+            changed = copy.deepcopy(document)
+            target = changed
+            for part in parts:
+                target = target[part]
+            if value == "(absent)":
+                if key not in target:
+                    continue
+                del target[key]
+            else:
+                target[key] = value
+            yield f"{'/'.join(map(str, parts))}/{key} = {value!r}", changed
+
+
+def _declared(parts: list) -> list[str]:
+    schema = load_schema()
+    if not parts:
+        return list(schema["properties"])
+    return list(schema["$defs"]["event" if parts[0] == "events" else "edge"]["properties"])
+
+
+def _corpus():
+    for path in VALID:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        for label, changed in mutations(document):
+            yield f"{path.name}: {label}", json.dumps(changed).encode()
+    for path in FILES:
+        yield path.name, path.read_bytes()
+
+
+CORPUS = list(_corpus())
+
+
+def test_the_corpus_is_large_and_mixed():
+    verdicts = [schema_valid(data) for _, data in CORPUS]
+    assert len(CORPUS) > 5000 and 0.2 < sum(verdicts) / len(verdicts) < 0.8
+
+
+def test_records_and_schema_give_the_same_verdict():
+    disagree = [label for label, data in CORPUS
+                if (fast_trace(data) is not None) != schema_valid(data)]
+    assert disagree == []
+
+
+def test_duplicate_keys_take_the_full_path():
+    """JSON lets a key repeat (the last one wins). The records check every occurrence, so an
+    invalid first value sends a valid document down the full path: slower, never wrong."""
+    text = (FIXTURES / "small.json").read_text(encoding="utf-8")
+    data = text.replace('"id": "e1",', '"id": "", "id": "e1",', 1).encode()
+    assert schema_valid(data) and fast_trace(data) is None
+
+
+@pytest.mark.parametrize("label_data", [c for c in CORPUS if schema_valid(c[1])][::7],
+                         ids=lambda c: c[0])
+def test_fast_and_full_paths_build_the_same_trace(label_data):
+    _, data = label_data
+    fast, full = fast_trace(data), index_trace(parse(data)[0])
+    assert fast is not None
+    assert fast.head == full.head
+    assert fast.document == full.document
+    for name in ("ids", "agent_names"):
+        assert getattr(fast.events, name) == getattr(full.events, name)
+    for name in ("types", "agent_codes", "start", "end"):
+        np.testing.assert_array_equal(getattr(fast.events, name), getattr(full.events, name))
+    for name in ("src", "dst"):
+        np.testing.assert_array_equal(getattr(fast.edges, name), getattr(full.edges, name))
+    assert fast.life == full.life
+    for key in ("tokens", "cost_usd", "reward"):
+        np.testing.assert_array_equal(fast.numeric(key), full.numeric(key))
+    for records, keys in (("event_records", ("role", "to", "decision", "tool")),
+                          ("edge_records", ("mode", "id", "type"))):
+        fast_records, full_records = getattr(fast, records), getattr(full, records)
+        for key in keys:
+            assert fast_records.optional(key, "-") == full_records.optional(key, "-")
+            assert fast_records.counts(key, "-") == full_records.counts(key, "-")
+    fast_problems, full_problems = graph_problems(fast), graph_problems(full)
+    assert fast_problems == full_problems
+    np.testing.assert_array_equal(fast.order, full.order)
+    if not any(p.severity == "error" for p in fast_problems):
+        assert replay(fast).to_dict() == replay(full).to_dict()
+
+
+def _fields(struct) -> dict[str, bool]:
+    """JSON name -> required, of a Struct's fields."""
+    info = typing.get_type_hints(struct)
+    names = dict(zip(struct.__struct_fields__, struct.__struct_encode_fields__))
+    defaults = len(struct.__struct_defaults__)
+    required = struct.__struct_fields__[:len(struct.__struct_fields__) - defaults]
+    assert set(info) >= set(names)
+    return {names[f]: f in required for f in struct.__struct_fields__}
+
+
+@pytest.mark.parametrize(("struct", "where"), [
+    (TraceRecord, ()), (EventRecord, ("$defs", "event")), (EdgeRecord, ("$defs", "edge"))])
+def test_records_declare_exactly_the_schema_properties(struct, where):
+    node = load_schema()
+    for key in where:
+        node = node[key]
+    required = set(node["required"]) - ({"trace_id", "task_id", "rewards", "costs"}
+                                          if struct is TraceRecord else set())
+    assert {name: name in required for name in node["properties"]} == _fields(struct)
