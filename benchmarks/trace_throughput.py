@@ -12,6 +12,9 @@ other work on a shared machine only ever adds time) and the peak resident memory
 (``ru_maxrss`` of ``resource.getrusage(RUSAGE_CHILDREN)`` read in a fresh wrapper process, so
 runs do not share a maximum). Targets: replay within 1.5x the time and 2x the memory of
 ``json.load``. Run with ``python benchmarks/trace_throughput.py [--agents N --calls N]``.
+
+The figures are also written to ``benchmarks/results/trace_throughput.json`` (keys sorted,
+written to a temporary file then renamed, so a reader never sees half a file) for the book.
 """
 
 from __future__ import annotations
@@ -22,9 +25,9 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
+RESULTS = Path(__file__).resolve().parent / "results" / "trace_throughput.json"
 ROOT = "orchestrator"
 TOOLS = ("search", "read_file", "run_tests", "edit_file")
 
@@ -109,11 +112,23 @@ def measure(command: list[str], repeat: int) -> tuple[float, float]:
     return min(s for s, _ in runs), max(m for _, m in runs)
 
 
+def write_results(figures: dict, path: Path = RESULTS) -> None:
+    """Write ``figures`` as JSON with sorted keys, atomically (temporary file, then rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.NamedTemporaryFile("w", dir=path.parent, prefix=path.name, suffix=".tmp",
+                                     delete=False, encoding="utf-8") as handle:
+        json.dump(figures, handle, indent=2, sort_keys=True)
+        handle.write("\n")
+    os.replace(handle.name, path)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--agents", type=int, default=300)
     parser.add_argument("--calls", type=int, default=1665)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--output", type=Path, default=RESULTS,
+                        help="where to write the figures as JSON (default: %(default)s)")
     args = parser.parse_args()
     masrl = str(Path(sys.executable).with_name("masrl"))
     with tempfile.TemporaryDirectory() as tmp:
@@ -122,8 +137,8 @@ def main() -> None:
         n_events, n_edges = len(trace["events"]), len(trace["edges"])
         path.write_text(json.dumps(trace))
         del trace
-        size = os.path.getsize(path) / 2**20
-        print(f"trace: {n_events:,} events, {n_edges:,} edges, {size:.0f} MiB")
+        file_bytes = os.path.getsize(path)
+        print(f"trace: {n_events:,} events, {n_edges:,} edges, {file_bytes / 2**20:.0f} MiB")
         load_s, load_mb = measure([sys.executable, "-c",
                                    f"import json; json.load(open({str(path)!r}))"], args.repeat)
         replay_s, replay_mb = measure([masrl, "replay", str(path), "--json"], args.repeat)
@@ -131,6 +146,15 @@ def main() -> None:
     print(f"masrl replay --json: {replay_s:6.2f} s  {replay_mb:7.0f} MiB peak")
     print(f"ratio:               {replay_s / load_s:6.2f} x  {replay_mb / load_mb:7.2f} x "
           "(targets 1.5 x time, 2 x memory)")
+    write_results({
+        "json_load_s": round(load_s, 3), "replay_s": round(replay_s, 3),
+        "ratio": round(replay_s / load_s, 3),
+        "json_load_peak_mib": round(load_mb, 1), "replay_peak_mib": round(replay_mb, 1),
+        "memory_ratio": round(replay_mb / load_mb, 3),
+        "events": n_events, "file_bytes": file_bytes, "agents": args.agents,
+        "tool_calls": args.agents * args.calls,
+    }, args.output)
+    print(f"figures written to {args.output}")
 
 
 if __name__ == "__main__":
