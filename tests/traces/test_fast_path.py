@@ -27,7 +27,13 @@ from masrl.traces.schema import (
     load_schema,
     schema_validator,
 )
-from masrl.traces.validate import fast_trace, graph_problems, index_trace, parse
+from masrl.traces.validate import (
+    fast_trace,
+    graph_problems,
+    index_trace,
+    parse,
+    validate_file,
+)
 
 EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / "traces" / "examples").glob("*.json"))
 FILES = sorted(FIXTURES.glob("*.json")) + EXAMPLES
@@ -167,3 +173,22 @@ def test_records_declare_exactly_the_schema_properties(struct, where):
     required = set(node["required"]) - ({"trace_id", "task_id", "rewards", "costs"}
                                           if struct is TraceRecord else set())
     assert {name: name in required for name in node["properties"]} == _fields(struct)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_a_mapped_file_reports_the_same(path):
+    """``keep_document=False`` maps the file instead of copying it; nothing else changes."""
+    kept, mapped = validate_file(path), validate_file(path, keep_document=False)
+    assert mapped.problems == kept.problems
+    if kept.trace is not None:
+        assert replay(mapped.trace).to_dict() == replay(kept.trace).to_dict()
+        assert kept.trace.document == json.loads(path.read_text(encoding="utf-8"))
+        with pytest.raises(ValueError, match="not kept"):
+            mapped.trace.document  # noqa: B018
+
+
+def test_an_empty_file_is_not_json(tmp_path):
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    for keep in (True, False):
+        assert [p.code for p in validate_file(empty, keep_document=keep).problems] == ["not-json"]

@@ -39,7 +39,7 @@ def register(subparsers) -> None:
 def _check(path: str) -> ValidationReport | None:
     """Validate one file and print its problems; ``None`` (after a message) if it is missing."""
     try:
-        report = validate_file(path)
+        report = validate_file(path, keep_document=False)  # the commands never read it
     except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
         print(f"{path}: error: cannot read: {exc.strerror}", file=sys.stderr)
         return None

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import gc
 import json
+import mmap
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -89,6 +90,8 @@ class Trace:
     def document(self) -> dict:
         """The parsed JSON document, as dictionaries and lists."""
         if self._document is None:
+            if self._data is None:
+                raise ValueError("the document was not kept: validate_file(keep_document=False)")
             self._document, self._data = msgspec.json.decode(self._data), None
         return self._document
 
@@ -142,21 +145,41 @@ class InvalidTraceError(ValueError):
 
 # ---------------------------------------------------------------------------------- entry points
 
-def validate_file(path: str | Path) -> ValidationReport:
+def validate_file(path: str | Path, keep_document: bool = True) -> ValidationReport:
     """Validate the trace file at ``path`` (raises ``FileNotFoundError`` if it is missing).
 
     A trace that the typed records accept takes the fast path; any other file takes the full
     path (parse to dictionaries, JSON Schema, graph checks), which explains every problem.
+
+    With ``keep_document=False`` (what the ``masrl`` command uses) a valid trace's
+    ``Trace.document`` is not available; in exchange the file is mapped into memory while it is
+    decoded instead of being copied (0.1 s less on a 230 MiB trace). The file must then not be
+    truncated while it is read: the process would be killed (SIGBUS).
     """
-    data = Path(path).read_bytes()
-    with collector_paused():
+    with _contents(path, mapped=not keep_document) as data, collector_paused():
         trace = fast_trace(data, source=str(path))
         if trace is not None:
+            trace._data = bytes(data) if keep_document else None
             return checked(trace)
-        document, problems = parse(data)
+        document, problems = parse(bytes(data))
         if problems:
             return ValidationReport(str(path), problems)
         return validate_document(document, source=str(path))
+
+
+@contextmanager
+def _contents(path: str | Path, mapped: bool) -> Iterator[bytes | mmap.mmap]:
+    """The bytes of a file, or a read-only memory map of it (unless it cannot be mapped)."""
+    with open(path, "rb") as handle:
+        try:
+            view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if mapped else None
+        except (OSError, ValueError):  # an empty file, a pipe...
+            view = None
+        if view is None:
+            yield handle.read()
+            return
+        with view:
+            yield view
 
 
 def validate_document(document: Any, source: str = "<memory>") -> ValidationReport:
