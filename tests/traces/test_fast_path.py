@@ -141,7 +141,7 @@ def test_fast_and_full_paths_build_the_same_trace(label_data):
     assert fast.life == full.life
     for key in ("tokens", "cost_usd", "reward"):
         np.testing.assert_array_equal(fast.numeric(key), full.numeric(key))
-    for records, keys in (("event_records", ("role", "to", "decision", "tool")),
+    for records, keys in (("event_records", ("role", "to", "decision", "tool", "from")),
                           ("edge_records", ("mode", "id", "type"))):
         fast_records, full_records = getattr(fast, records), getattr(full, records)
         for key in keys:

@@ -85,8 +85,9 @@ def _exit(code: int) -> int:
 
     At exit the interpreter frees a big trace object by object (a million events: about 0.3 s
     of a 3 s replay) although the operating system reclaims the memory at once. So once the
-    output is written and flushed, the command ends with ``os._exit``. Only the command does:
-    a test or a program that calls :func:`masrl.cli.main` gets ``code`` back as usual.
+    output is written and flushed, the command ends with ``os._exit`` (so ``atexit`` handlers do
+    not run). Only the command does: a test or a program that calls :func:`masrl.cli.main` gets
+    ``code`` back as usual.
     """
     if _is_command():
         sys.stdout.flush()

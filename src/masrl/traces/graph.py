@@ -39,14 +39,14 @@ class Records:
     def __init__(self, items: list, structs: bool = False):
         self.items = items
         self.structs = structs
-        self._get = attrgetter if structs else itemgetter
 
     def __len__(self) -> int:
         return len(self.items)
 
     def column(self, key: str) -> list:
         """A required field of every item."""
-        return list(map(self._get(_attribute(key)), self.items))
+        get = attrgetter(_attribute(key)) if self.structs else itemgetter(key)
+        return list(map(get, self.items))
 
     def optional(self, key: str, default=None) -> list:
         """An optional string field of every item, ``default`` where it is absent."""
@@ -70,9 +70,9 @@ class Records:
         """How often each value of a string field occurs (``default`` counting the absent)."""
         if not self.structs:
             return Counter(map(dict.get, self.items, repeat(key), repeat(default)))
-        seen = Counter(map(attrgetter(key), self.items))
+        seen = Counter(map(attrgetter(_attribute(key)), self.items))
         if None in seen and default is not None:
-            seen[default] = seen.pop(None)
+            seen[default] += seen.pop(None)
         return seen
 
     def value(self, i: int, key: str, default=None):
