@@ -3,6 +3,11 @@
 Every problem is reported, not only the first, as a :class:`Problem` with a severity, a stable
 ``code``, where it is (``events[3] (id e4) /events/3/t``), a JSON pointer and a message.
 
+A file is first tried on the fast path (:func:`fast_trace`: typed msgspec records that only a
+schema-valid trace gets through, see :mod:`masrl.traces.schema`); a file it rejects takes the
+full path (parse to dictionaries, then jsonschema-rs), which finds and words every problem.
+The graph checks then run on the same columns either way.
+
 Errors (the trace is invalid):
 
 * ``not-json``: the file is not UTF-8 JSON; ``non-finite``: it holds ``NaN``, ``Infinity`` or a
@@ -382,8 +387,8 @@ def graph_problems(trace: Trace) -> list[Problem]:
 def _duplicate_ids(trace: Trace):
     for i, first in sorted(trace.events.index.duplicates()):
         yield _found(trace, ERROR, "duplicate-id", ["events", i, "id"],
-                       f"duplicate event id '{trace.events.ids[i]}' (first used by "
-                       f"events[{first}])")
+                     f"duplicate event id '{trace.events.ids[i]}' (first used by "
+                     f"events[{first}])")
 
 
 def _unknown_ends(trace: Trace):
@@ -393,7 +398,7 @@ def _unknown_ends(trace: Trace):
             if column[k] < 0:
                 name = trace.edge_records.value(k, end)
                 yield _found(trace, ERROR, "unknown-event", ["edges", k, end],
-                               f"edge {end} '{name}' is not the id of an event")
+                             f"edge {end} '{name}' is not the id of an event")
 
 
 def _self_loops(trace: Trace):
@@ -401,7 +406,7 @@ def _self_loops(trace: Trace):
     for k in np.flatnonzero(edges.known() & (edges.src == edges.dst)).tolist():
         name = trace.events.ids[edges.src[k]]
         yield _found(trace, ERROR, "cycle", ["edges", k],
-                       f"self-loop: event '{name}' depends on itself")
+                     f"self-loop: event '{name}' depends on itself")
 
 
 def _backward(trace: Trace) -> np.ndarray:
@@ -416,8 +421,8 @@ def _time_order(trace: Trace):
     for k in _backward(trace).tolist():
         s, d = trace.edges.src[k], trace.edges.dst[k]
         yield _found(trace, ERROR, "time-order", ["edges", k],
-                       f"destination '{ids[d]}' (t={start[d]:g}) starts before source "
-                       f"'{ids[s]}' (t={start[s]:g})")
+                     f"destination '{ids[d]}' (t={start[d]:g}) starts before source "
+                     f"'{ids[s]}' (t={start[s]:g})")
 
 
 def _cycles(trace: Trace):
@@ -459,7 +464,7 @@ def _end_before_start(trace: Trace):
     events = trace.events
     for i in np.flatnonzero(events.end < events.start).tolist():
         yield _found(trace, ERROR, "end-before-start", ["events", i, "t_end"],
-                       f"t_end {events.end[i]:g} is before t {events.start[i]:g}")
+                     f"t_end {events.end[i]:g} is before t {events.start[i]:g}")
 
 
 def _before_spawn(trace: Trace):
@@ -469,8 +474,8 @@ def _before_spawn(trace: Trace):
         agent = events.agent(i)
         spawn = life.spawn_event[agent]
         yield _found(trace, ERROR, "before-spawn", ["events", i, "t"],
-                       f"agent '{agent}' acts at t={events.start[i]:g} before its spawn "
-                       f"'{events.ids[spawn]}' at t={events.start[spawn]:g}")
+                     f"agent '{agent}' acts at t={events.start[i]:g} before its spawn "
+                     f"'{events.ids[spawn]}' at t={events.start[spawn]:g}")
 
 
 def _spawn_cycles(trace: Trace):
@@ -484,7 +489,7 @@ def _spawn_cycles(trace: Trace):
         if current == agent:
             loop = " <- ".join([*chain, agent])
             yield _found(trace, ERROR, "spawn-cycle", ["events", i, "to"],
-                           f"agent '{agent}' is spawned by its own descendant: {loop}")
+                         f"agent '{agent}' is spawned by its own descendant: {loop}")
 
 
 def _counterfactual_players(trace: Trace):
@@ -497,11 +502,11 @@ def _counterfactual_players(trace: Trace):
         for j, member in enumerate(outcome["coalition"]):
             if member not in players:
                 yield _found(trace, ERROR, "unknown-player", [*base, "coalition", j],
-                               f"'{member}' is not one of the counterfactual players")
+                             f"'{member}' is not one of the counterfactual players")
         key = frozenset(outcome["coalition"])
         if key in seen:
             yield _found(trace, ERROR, "duplicate-coalition", [*base, "coalition"],
-                           f"coalition repeats counterfactuals.outcomes[{seen[key]}]")
+                         f"coalition repeats counterfactuals.outcomes[{seen[key]}]")
         seen.setdefault(key, k)
 
 
@@ -511,8 +516,8 @@ def _recounted_costs(trace: Trace):
     for key, event_type in RECOUNTED_COSTS.items():
         if key in costs and costs[key] != counts[event_type]:
             yield _found(trace, WARNING, "count-mismatch", ["costs", key],
-                           f"costs.{key} records {costs[key]:g} but the trace has "
-                           f"{counts[event_type]} {event_type} events")
+                         f"costs.{key} records {costs[key]:g} but the trace has "
+                         f"{counts[event_type]} {event_type} events")
 
 
 def _returns_to_spawner(trace: Trace):
@@ -525,9 +530,9 @@ def _returns_to_spawner(trace: Trace):
         spawner = life.spawner.get(sender)
         if spawner is not None and addressee != spawner:
             yield _found(trace, WARNING, "return-not-to-spawner",
-                           ["events", i, "to"],
-                           f"return addressed to '{addressee}' but '{sender}' was spawned by "
-                           f"'{spawner}'")
+                         ["events", i, "to"],
+                         f"return addressed to '{addressee}' but '{sender}' was spawned by "
+                         f"'{spawner}'")
 
 
 def _never_ended(trace: Trace):
@@ -535,4 +540,4 @@ def _never_ended(trace: Trace):
     for agent, i in sorted(life.spawn_event.items(), key=lambda item: item[1]):
         if agent not in life.end_event:
             yield _found(trace, WARNING, "never-ended", ["events", i, "to"],
-                           f"agent '{agent}' is spawned here but never returns nor is despawned")
+                         f"agent '{agent}' is spawned here but never returns nor is despawned")
