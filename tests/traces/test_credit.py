@@ -114,3 +114,23 @@ def test_turn_names_are_made_on_demand():
     names = credit.TurnNames(["x", "y"], np.array([2, 1]))
     assert list(names) == ["x#1", "x#2", "y#1"]
     assert (names[-1], names[:2]) == ("y#1", ["x#1", "x#2"])
+
+
+def test_a_tool_results_reward_credits_the_caller_not_the_tool(small):
+    """e5 (search's result) answers a's call e4: a reward on it goes to a, a's role and turn."""
+    document = dict(small, events=[dict(e, reward=0.5) if e["id"] == "e5" else e
+                                   for e in small["events"]])
+    run = run_of(document)
+    assert credit.recorded(run, "agent") == pytest.approx({"root": 0.4, "a": 0.5, "b": 0.2})
+    assert credit.recorded(run, "turn")["a#1"] == pytest.approx(0.5)
+    assert credit.recorded(run, "role")[run.agents["a"].role or credit.NO_ROLE] == pytest.approx(0.5)
+    assert "search" not in credit.recorded(run, "agent")
+
+
+def test_a_result_that_answers_no_call_credits_nobody(small):
+    document = dict(small,
+                    events=[dict(e, reward=0.5) if e["id"] == "e5" else e for e in small["events"]],
+                    edges=[e for e in small["edges"] if e["dst"] != "e5"])
+    run = run_of(document)
+    assert credit.recorded(run, "agent") == pytest.approx({"root": 0.4, "a": 0.0, "b": 0.2})
+    assert credit.recorded(run, "team") == pytest.approx({"team": 1.1})

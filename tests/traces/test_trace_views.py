@@ -199,11 +199,14 @@ def test_debate_has_leave_one_out_only(examples):
     assert views.coalitions_frame(examples["swarm"]).empty
 
 
-def test_recorded_rewards_on_tool_results_credit_no_agent(examples):
-    """The harness's only per-event reward sits on a tool result: the team gets it, no agent."""
+def test_recorded_rewards_on_tool_results_credit_the_caller(examples):
+    """The harness's only per-event reward sits on a tool result: it credits the agent whose
+    tool call the result answers (main), not the tool."""
     found = examples["harness"]
     assert views.credit_items_frame(found, "team")["recorded"].tolist() == [pytest.approx(0.2)]
-    assert views.credit_items_frame(found, "agent")["recorded"].sum() == 0
+    agents = views.credit_items_frame(found, "agent")["recorded"]
+    assert agents.to_dict() == pytest.approx({"user": 0.0, "main": 0.2, "explore_1": 0.0,
+                                              "harness": 0.0})
 
 
 # ---------------------------------------------------------------------------------- comparison

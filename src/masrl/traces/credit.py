@@ -8,8 +8,11 @@ channel; equal splits and residuals are then ``None`` too). The eight *units* an
 * ``role``: each role of an agent, every event of the agent counting for that role (see
   :mod:`.replay`); agents without a role count under ``(none)``;
 * ``agent``: each agent, where an agent is a name that acts in at least one event other than a
-  ``tool_result``: tools that only answer calls are the environment, not credited agents (their
-  events credit nothing under ``role``, ``agent`` and ``turn``);
+  ``tool_result``: tools that only answer calls are the environment, not credited agents. Under
+  ``role``, ``agent`` and ``turn`` a ``tool_result`` counts for the agent (and its role and turn)
+  whose ``tool_call`` it answers, i.e. the source of an edge from a ``tool_call`` event: a reward
+  recorded on a test run's result rewards whoever ran the test. A result that answers no
+  recorded call credits nobody there;
 * ``turn``: each turn of an agent, named ``agent#k``; a turn starts at the agent's first event
   and at every event of it that has an incoming edge from another name's event (it acts on
   something it received: a message, a tool result, a return), and lasts until its next turn;
@@ -105,13 +108,33 @@ def acting(run: Run) -> np.ndarray:
     return flags
 
 
+def answered_call(run: Run) -> np.ndarray:
+    """Per event, the event whose agent it counts for: itself, except that a ``tool_result``
+    counts for the ``tool_call`` it answers (the source of an incoming edge from a ``tool_call``
+    event; the last such edge in file order if several), or for nobody (-1)."""
+    events, edges = run.trace.events, run.trace.edges
+    result = EVENT_TYPES.index("tool_result")
+    proxy = np.arange(events.count, dtype=np.int64)
+    results = events.types == result
+    proxy[results] = -1
+    answers = (events.types[edges.src] == EVENT_TYPES.index("tool_call")) & results[edges.dst]
+    proxy[edges.dst[answers]] = edges.src[answers]
+    return proxy
+
+
+def _through_calls(run: Run, of: np.ndarray) -> np.ndarray:
+    """Re-point each tool result's item to the item of the call it answers."""
+    proxy = answered_call(run)
+    return np.where(proxy >= 0, of[np.maximum(proxy, 0)], -1)
+
+
 def _agent_items(run: Run):
     events = run.trace.events
     agent_code = np.full(len(events.agent_names), -1, dtype=np.int64)
     agents = np.flatnonzero(acting(run))
     agent_code[agents] = np.arange(len(agents))
     names = [events.agent_names[k] for k in agents.tolist()]
-    return names, agent_code[events.agent_codes], np.ones(len(names))
+    return names, _through_calls(run, agent_code[events.agent_codes]), np.ones(len(names))
 
 
 def _role_items(run: Run):
@@ -122,7 +145,7 @@ def _role_items(run: Run):
     names = sorted({role for role in role_of_code if role is not None})
     code = {role: k for k, role in enumerate(names)}
     per_agent = np.array([code.get(role, -1) for role in role_of_code], dtype=np.int64)
-    return names, per_agent[events.agent_codes], np.ones(len(names))
+    return names, _through_calls(run, per_agent[events.agent_codes]), np.ones(len(names))
 
 
 def _turn_items(run: Run):
@@ -144,7 +167,7 @@ def _turn_items(run: Run):
     agent_of_turn = codes[ordered][starts[ordered]]
     counts = np.bincount(agent_of_turn, minlength=len(events.agent_names))
     names = TurnNames(events.agent_names, counts)
-    return names, of, np.ones(len(names))
+    return names, _through_calls(run, of), np.ones(len(names))
 
 
 class EventNames(Sequence):

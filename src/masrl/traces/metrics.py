@@ -124,7 +124,7 @@ def max_concurrency(run: Run) -> int:
 def wall_clock(run: Run) -> float:
     """Latest event end minus earliest event start, in seconds."""
     events = run.trace.events
-    return float(events.end.max() - events.start.min())
+    return _seconds(events.end.max() - events.start.min())
 
 
 def busy_time(run: Run) -> dict[str, float]:
