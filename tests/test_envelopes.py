@@ -101,3 +101,14 @@ def test_display_frame_leaves_unknown_blank():
     shown = envelopes.display_frame(envelopes.load_envelopes()).set_index("system")
     assert shown.at["OWL", "agents"] == ""
     assert shown.at["Kimi K2.6 Agent Swarm", "agents"] == "300"
+
+
+def test_throughput_results_are_read_and_checked(tmp_path):
+    recorded = envelopes.throughput_results()
+    assert recorded is not None and recorded["events"] > 900_000
+    assert recorded["ratio"] == pytest.approx(recorded["replay_s"] / recorded["json_load_s"], rel=0.01)
+    assert envelopes.throughput_results(tmp_path / "none.json") is None
+    partial = tmp_path / "partial.json"
+    partial.write_text('{"events": 1}', encoding="utf-8")
+    with pytest.raises(ValueError, match="partial.json: missing agents"):
+        envelopes.throughput_results(partial)

@@ -19,6 +19,7 @@ import hashlib
 import json
 import math
 import os
+from pathlib import Path
 
 import pandas as pd
 import pandera.pandas as pa
@@ -241,3 +242,20 @@ def trace_estimates(envelopes: pd.DataFrame, *, replay: bool = True) -> pd.DataF
         estimates.append(row)
     return pd.DataFrame(estimates)
 
+
+
+THROUGHPUT_KEYS = ("agents", "events", "file_bytes", "json_load_peak_mib", "json_load_s",
+                   "memory_ratio", "ratio", "replay_peak_mib", "replay_s", "tool_calls")
+
+
+def throughput_results(path: str | os.PathLike | None = None) -> dict | None:
+    """The figures of the last run of ``benchmarks/trace_throughput.py`` (its results file), or
+    ``None`` when no run has been recorded. Raises ``ValueError`` naming a missing key."""
+    target = Path(path) if path else paths.BENCHMARK_RESULTS / "trace_throughput.json"
+    if not target.exists():
+        return None
+    figures = json.loads(target.read_text(encoding="utf-8"))
+    missing = [key for key in THROUGHPUT_KEYS if key not in figures]
+    if missing:
+        raise ValueError(f"{target}: missing {', '.join(missing)}")
+    return figures

@@ -36,3 +36,6 @@ def data_file(name: str, data_dir_: str | os.PathLike | None = None) -> Path:
 def reference_dir() -> Path:
     """Where the survey artifact's reference files sit on a developer machine (may not exist)."""
     return REPO_ROOT.parent / "shared" / "reference" / "awesome-llm-mas-rl"
+
+
+BENCHMARK_RESULTS = REPO_ROOT / "benchmarks" / "results"
