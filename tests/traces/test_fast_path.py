@@ -43,6 +43,26 @@ VALID = [p for p in FILES if p.name not in ("non_finite.json", "not_json.json")]
 VALUES = [None, True, False, 0, 1, -1, 0.5, -0.0, -1e-9, 1e300, 10**30, "", "x", "spawn",
           "causal", "async", "1.0", "agent", "swarm", "é", [], ["a"], {}, {"a": 1}]
 
+# A provenance as an importer writes it, with the parts importers leave out (notes, a free-form
+# fact); it is added to a few documents whose mutations then reach into it.
+PROVENANCE = {
+    "format": "claude-code",
+    "notes": ["hand-written for the tests"],
+    "repaired": {"event time raised to the time of an event it depends on": 2},
+    "skipped": {"assistant block: thinking": 3, "blank line": 0},
+    "sources": [{"name": "s1.jsonl", "sha256": "0123456789abcdef" * 4},
+                {"name": "s1/subagents/agent-b1.jsonl", "sha256": "f" * 64}],
+    "x_importer_version": "1",
+}
+WITH_PROVENANCE = ("small.json", "harness.json")
+# Values tried in the provenance's strings and counts beyond VALUES: hash near misses, names that
+# look absolute (valid: the schema states the rule but has no pattern for it) and counts.
+PROVENANCE_VALUES = ["F" * 64, "f" * 63, "f" * 65, "sha256:" + "f" * 64, "/home/u/s1.jsonl",
+                     "C:\\logs\\s1.jsonl", "../s1.jsonl", 2, 1.0, 1.5, -0.5, 2**63, -(2**63)]
+# Where a path of keys leads, the definition whose properties are tried there.
+DEFINITIONS = {"events": "event", "edges": "edge", "provenance": "provenance",
+               "sources": "source_file"}
+
 
 def schema_valid(data: bytes) -> bool:
     """The verdict of the full path's first two steps: strict JSON, then the JSON Schema."""
@@ -69,10 +89,10 @@ def mutations(document: dict):
     yield "t_end and duration", both
 
 
-def _mutate(document: dict, parts: list, item: dict):
+def _mutate(document: dict, parts: list, item: dict, values: list = VALUES):
     keys = sorted({*item, *_declared(parts), "extra"})
     for key in keys:
-        for value in [*VALUES, "(absent)"]:
+        for value in [*values, "(absent)"]:
             changed = copy.deepcopy(document)
             target = changed
             for part in parts:
@@ -86,11 +106,33 @@ def _mutate(document: dict, parts: list, item: dict):
             yield f"{'/'.join(map(str, parts))}/{key} = {value!r}", changed
 
 
+def provenance_mutations(document: dict):
+    """(label, document) for changes of the provenance: of its properties, of its first source
+    and of its counts, each to every value of VALUES and PROVENANCE_VALUES."""
+    values = [*VALUES, *PROVENANCE_VALUES]
+    yield "as is", document
+    for parts in (["provenance"], ["provenance", "sources", 0], ["provenance", "skipped"],
+                  ["provenance", "repaired"]):
+        yield from _mutate(document, parts, _at(document, parts), values)
+    for array in ("sources", "notes"):
+        for value in values:
+            changed = copy.deepcopy(document)
+            changed["provenance"][array][0] = value
+            yield f"provenance/{array}[0] = {value!r}", changed
+
+
+def _at(document: dict, parts: list):
+    for part in parts:
+        document = document[part]
+    return document
+
+
 def _declared(parts: list) -> list[str]:
     schema = load_schema()
     if not parts:
         return list(schema["properties"])
-    return list(schema["$defs"]["event" if parts[0] == "events" else "edge"]["properties"])
+    definition = DEFINITIONS.get([p for p in parts if isinstance(p, str)][-1])
+    return list(schema["$defs"][definition]["properties"]) if definition else []
 
 
 def _corpus():
@@ -98,6 +140,12 @@ def _corpus():
         document = json.loads(path.read_text(encoding="utf-8"))
         for label, changed in mutations(document):
             yield f"{path.name}: {label}", json.dumps(changed).encode()
+    for path in VALID:
+        if path.name in WITH_PROVENANCE:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            document["provenance"] = copy.deepcopy(PROVENANCE)
+            for label, changed in provenance_mutations(document):
+                yield f"{path.name} with provenance: {label}", json.dumps(changed).encode()
     for path in FILES:
         yield path.name, path.read_bytes()
 
@@ -114,6 +162,18 @@ def test_records_and_schema_give_the_same_verdict():
     disagree = [label for label, data in CORPUS
                 if (fast_trace(data) is not None) != schema_valid(data)]
     assert disagree == []
+
+
+def test_the_corpus_tries_valid_and_invalid_provenances():
+    verdicts = [schema_valid(data) for label, data in CORPUS if "with provenance" in label]
+    assert len(verdicts) > 1000 and 0.2 < sum(verdicts) / len(verdicts) < 0.8
+
+
+def test_a_provenance_takes_the_fast_path_and_is_kept():
+    document = json.loads((FIXTURES / "small.json").read_text(encoding="utf-8"))
+    document["provenance"] = PROVENANCE
+    fast = fast_trace(json.dumps(document).encode())
+    assert fast is not None and fast.head["provenance"] == PROVENANCE
 
 
 def test_duplicate_keys_take_the_full_path():

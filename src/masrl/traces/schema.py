@@ -11,9 +11,9 @@ The fast path. Decoding a million events into dictionaries and then validating t
 (:class:`EventRecord`, :class:`EdgeRecord`), which checks the rules of ``$defs/event`` and
 ``$defs/edge`` in C while decoding and allocates one small object per event instead of a
 dictionary: about 0.7 s. Everything else of the document (``trace_id``, ``rewards``, ``costs``,
-``counterfactuals``...) is decoded as plain JSON values and checked by the real schema
-(:func:`head_validator`), so only the event and edge rules are written twice, here and in the
-file. The contract is one-sided: a document the records accept must be valid under the schema
+``counterfactuals``, ``provenance``...) is decoded as plain JSON values and checked by the real
+schema (:func:`head_validator`), so only the event and edge rules are written twice, here and in
+the file. The contract is one-sided: a document the records accept must be valid under the schema
 (else an invalid trace could slip through); a valid document they reject merely takes the full
 path (dictionaries + jsonschema-rs), which reports exactly what it always did.
 ``tests/traces/test_fast_path.py`` checks both directions on every fixture and example and on
@@ -138,6 +138,7 @@ class TraceRecord(Struct, forbid_unknown_fields=True):
     costs: Any = UNSET
     metrics: Any = UNSET
     counterfactuals: Any = UNSET
+    provenance: Any = UNSET
 
     def head(self) -> dict:
         """The document without ``events`` and ``edges``, as plain JSON values."""
