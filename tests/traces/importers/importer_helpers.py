@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 from masrl import paths
@@ -15,3 +16,8 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == count, f"{old!r} occurs {text.count(old)} times in {path}"
     path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def source_file(path: Path, name: str) -> dict:
+    """The ``provenance.sources`` entry expected for the file at ``path`` read as ``name``."""
+    return {"name": name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}

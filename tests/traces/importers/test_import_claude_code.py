@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from importer_helpers import FIXTURES
+from importer_helpers import FIXTURES, source_file
 
 from masrl.traces import replay, validate_document
 from masrl.traces.importers import SourceError, dumps, import_file
@@ -128,6 +128,60 @@ def test_session_skips_and_repairs_are_counted():
     lines = sum(len(Path(f).read_text(encoding="utf-8").splitlines()) for f in result.files)
     sources = {e["x_source"] for e in result.trace["events"]}
     assert lines == len(sources) + sum(result.skipped.values()) + 1  # + the merged prompt
+
+
+def test_session_provenance_names_every_file_and_counts_as_the_summary():
+    trace = import_file("claude-code", SESSION).trace
+    assert trace["provenance"] == {
+        "format": "claude-code",
+        "repaired": {
+            "event time raised to the time of an event it depends on": 1,
+            "sub-agent prompt record carried by its spawn event": 1,
+        },
+        "skipped": {
+            "assistant block: thinking": 1,
+            "file-history-snapshot": 1,
+            "progress:agent_progress (copy of a sub-agent file record)": 2,
+            "progress:hook_progress": 2,
+            "queue-operation": 1,
+            "system:stop_hook_summary": 1,
+            "user:isCompactSummary (the summary a compaction returns)": 1,
+            "user:isMeta (context injected by the harness)": 2,
+        },
+        "sources": [
+            source_file(SESSION, "s1.jsonl"),
+            source_file(FOLDER / "s1/subagents/agent-b1.jsonl", "s1/subagents/agent-b1.jsonl"),
+            source_file(FOLDER / "s1/subagents/agent-acompact-c1.jsonl",
+                        "s1/subagents/agent-acompact-c1.jsonl"),
+        ],
+    }
+    assert list(trace)[-1] == "provenance"
+    assert json.dumps(trace["provenance"], sort_keys=True) == json.dumps(trace["provenance"])
+
+
+def test_progress_only_provenance():
+    assert import_file("claude-code", PROGRESS_ONLY).trace["provenance"] == {
+        "format": "claude-code",
+        "repaired": {
+            "sub-agent final response missing from the log (its usage put on the return event)": 1,
+            "sub-agent prompt record carried by its spawn event": 1,
+        },
+        "skipped": {},
+        "sources": [source_file(PROGRESS_ONLY, "progress_only.jsonl")],
+    }
+
+
+def test_provenance_follows_the_files_read(fixture_copy, edit_file):
+    """A changed file changes its hash, a blank line is counted in the provenance too."""
+    path = fixture_copy("claude_code") / "s1.jsonl"
+    original = import_file("claude-code", SESSION).trace["provenance"]
+    edit_file(path, "\n", "\n\n", count=path.read_text(encoding="utf-8").count("\n"))
+    provenance = import_file("claude-code", path).trace["provenance"]
+    assert provenance["sources"][0] == source_file(path, "s1.jsonl") != original["sources"][0]
+    assert provenance["sources"][1:] == original["sources"][1:]
+    lines = path.read_text(encoding="utf-8").count("\n") // 2
+    assert provenance["skipped"] == dict(sorted({**original["skipped"],
+                                                 "blank line": lines}.items()))
 
 
 def test_session_replays_as_sequential_delegation():

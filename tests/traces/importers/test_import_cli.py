@@ -59,6 +59,17 @@ def test_summary_on_stderr_and_as_json(tmp_path, capsys):
     ]
 
 
+def test_the_written_trace_carries_the_summary_as_provenance(tmp_path, capsys):
+    out = tmp_path / "trace.json"
+    assert main(["import", "claude-code", str(SESSION), "-o", str(out), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    provenance = json.loads(out.read_text(encoding="utf-8"))["provenance"]
+    assert (provenance["format"], provenance["skipped"], provenance["repaired"]) == (
+        summary["format"], summary["skipped"], summary["repairs"])
+    assert [s["name"] for s in provenance["sources"]] == [
+        "s1.jsonl", "s1/subagents/agent-b1.jsonl", "s1/subagents/agent-acompact-c1.jsonl"]
+
+
 def test_bad_input_exits_1_and_writes_nothing(tmp_path, capsys):
     source = tmp_path / "log.json"
     source.write_text('{"history": []}', encoding="utf-8")

@@ -1,4 +1,5 @@
-"""The importers' shared machinery: hashes, the trace builder, forward edges, writing."""
+"""The importers' shared machinery: hashes, the trace builder, forward edges, provenance,
+writing."""
 
 from __future__ import annotations
 
@@ -7,16 +8,25 @@ import os
 from collections import Counter
 
 import pytest
+from importer_helpers import FIXTURES
 
 from masrl.traces.importers import import_file
 from masrl.traces.importers.common import (
+    ImportResult,
     SourceError,
     TraceBuilder,
     content_ref,
     dumps,
     read_jsonl,
+    source_file,
     write_trace,
 )
+
+IMPORTS = [("otel", "otel/any_agent.json"), ("otel", "otel/otlp.json"),
+           ("claude-code", "claude_code/s1.jsonl"),
+           ("claude-code", "claude_code/progress_only.jsonl"),
+           ("who-and-when", "who_and_when/magentic_one.json"),
+           ("who-and-when", "who_and_when/captain_agent.json")]
 
 
 def test_content_ref_of_text_and_of_structures():
@@ -103,6 +113,51 @@ def test_write_trace_failure_keeps_the_old_file(tmp_path, monkeypatch):
         write_trace({"trace_id": "t"}, out)
     assert out.read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["trace.json"]
+
+
+@pytest.mark.parametrize("fmt, name", IMPORTS, ids=[name for _, name in IMPORTS])
+def test_provenance_holds_the_summary_counts_and_no_absolute_path(fmt, name, monkeypatch):
+    absolute = import_file(fmt, FIXTURES / name)
+    summary, provenance = absolute.summary(), absolute.trace["provenance"]
+    assert list(absolute.trace)[-1] == "provenance"
+    assert list(provenance) == ["format", "repaired", "skipped", "sources"]
+    assert (provenance["format"], provenance["skipped"], provenance["repaired"]) == (
+        fmt, summary["skipped"], summary["repairs"])
+    assert [s["name"] for s in provenance["sources"]] == [
+        os.path.relpath(f, (FIXTURES / name).parent).replace(os.sep, "/") for f in summary["files"]]
+    assert not any(s["name"].startswith("/") or str(FIXTURES) in s["name"]
+                   for s in provenance["sources"])
+    monkeypatch.chdir(FIXTURES / name.split("/")[0])  # the same file named relatively
+    relative = import_file(fmt, name.split("/")[1])
+    assert dumps(relative.trace) == dumps(absolute.trace)
+
+
+def test_source_file_names_a_file_outside_the_folder_by_its_base_name(tmp_path):
+    (tmp_path / "inside").mkdir()
+    for path in (tmp_path / "inside" / "a" / "b.jsonl", tmp_path / "c.jsonl"):
+        path.parent.mkdir(exist_ok=True)
+        path.write_bytes(b"{}\n")
+    digest = hashlib.sha256(b"{}\n").hexdigest()
+    assert source_file(tmp_path / "inside" / "a" / "b.jsonl", tmp_path / "inside") == {
+        "name": "a/b.jsonl", "sha256": digest}
+    assert source_file(tmp_path / "c.jsonl", tmp_path / "inside") == {
+        "name": "c.jsonl", "sha256": digest}
+
+
+def test_with_provenance_writes_the_final_counts_last(tmp_path):
+    source = tmp_path / "log.json"
+    source.write_bytes(b"[]")
+    result = ImportResult("otel", str(source), {"trace_id": "t", "provenance": {}},
+                          files=[str(source)])
+    result.skipped["b"] += 2
+    result.skipped["a"] += 1
+    result.repairs["r"] += 1
+    assert result.with_provenance() is result
+    assert list(result.trace) == ["trace_id", "provenance"]
+    assert result.trace["provenance"] == {
+        "format": "otel", "repaired": {"r": 1}, "skipped": {"a": 1, "b": 2},
+        "sources": [{"name": "log.json", "sha256": hashlib.sha256(b"[]").hexdigest()}]}
+    assert list(result.trace["provenance"]["skipped"]) == ["a", "b"]
 
 
 def test_unknown_format_is_refused():

@@ -8,7 +8,7 @@ import hashlib
 import json
 
 import pytest
-from importer_helpers import FIXTURES
+from importer_helpers import FIXTURES, source_file
 
 from masrl.traces import replay, validate_document
 from masrl.traces.importers import SourceError, dumps, import_file
@@ -110,6 +110,21 @@ def test_otlp_export_with_a_missing_parent():
         "span whose parent span is not in the file (attached to the root span)": 1}
     assert trace["events"][1]["x_error"] is True
     assert validate_document(trace).problems == []
+
+
+def test_provenance_records_the_file_and_the_counts():
+    assert import_file("otel", ANY_AGENT).trace["provenance"] == {
+        "format": "otel",
+        "repaired": {},
+        "skipped": {"span: no gen_ai.operation.name": 1},
+        "sources": [source_file(ANY_AGENT, "any_agent.json")],
+    }
+    assert import_file("otel", OTLP).trace["provenance"] == {
+        "format": "otel",
+        "repaired": {"span whose parent span is not in the file (attached to the root span)": 1},
+        "skipped": {"span: embeddings": 1},
+        "sources": [source_file(OTLP, "otlp.json")],
+    }
 
 
 def test_a_second_invocation_of_an_agent_is_a_second_agent(tmp_path):

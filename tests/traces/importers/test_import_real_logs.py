@@ -3,7 +3,9 @@ without copying any text; skipped with a reason on a fresh clone, where the fold
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -32,6 +34,19 @@ def test_real_log_imports_into_a_valid_trace(log):
     report = validate_document(result.trace, source=str(log.path))
     assert report.errors == [], report.lines()
     assert dumps(import_file(log.source.format, log.path).trace) == dumps(result.trace)
+
+
+@pytest.mark.parametrize("log", PARAMS)
+def test_real_log_provenance_holds_the_summary_counts(log):
+    needs_logs(log)
+    result = import_file(log.source.format, log.path)
+    summary, provenance = result.summary(), result.trace["provenance"]
+    assert (provenance["format"], provenance["skipped"], provenance["repaired"]) == (
+        log.source.format, summary["skipped"], summary["repairs"])
+    assert provenance["sources"] == [
+        {"name": os.path.relpath(f, log.path.parent).replace(os.sep, "/"),
+         "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()} for f in summary["files"]]
+    assert provenance["sources"][0]["name"] == log.path.name
 
 
 @pytest.mark.parametrize("log", PARAMS)

@@ -6,7 +6,7 @@ import hashlib
 import json
 
 import pytest
-from importer_helpers import FIXTURES
+from importer_helpers import FIXTURES, source_file
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, dumps, import_file
@@ -106,6 +106,16 @@ def test_captain_agent_group_chat():
 def test_fixtures_give_traces_without_any_problem(name):
     report = validate_document(import_file("who-and-when", FOLDER / name).trace)
     assert report.problems == []
+
+
+@pytest.mark.parametrize("name", ["magentic_one.json", "captain_agent.json"])
+def test_provenance_names_the_log_and_nothing_is_skipped_or_repaired(name):
+    assert import_file("who-and-when", FOLDER / name).trace["provenance"] == {
+        "format": "who-and-when",
+        "repaired": {},
+        "skipped": {},
+        "sources": [source_file(FOLDER / name, name)],
+    }
 
 
 def magentic(history: list, **fields) -> dict:

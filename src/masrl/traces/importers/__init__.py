@@ -9,8 +9,9 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
-``x_`` extension fields; times; forward edges; counted skips and repairs; determinism) are in
-:mod:`.common`. Importers only produce traces: metrics come from :func:`masrl.traces.replay`.
+``x_`` extension fields; times; forward edges; counted skips and repairs; the ``provenance`` every
+trace carries; determinism) are in :mod:`.common`. Importers only produce traces: metrics
+come from :func:`masrl.traces.replay`.
 
 Unreadable or unexpected input raises :class:`SourceError`, whose message names the file and the
 line (or the place inside a JSON document).

@@ -648,7 +648,7 @@ class Session:
                    "tool_calls": build.count("tool_call"),
                    "messages": build.count("message")},
         )
-        return self.result
+        return self.result.with_provenance()
 
 
 def import_file(path: str | Path) -> ImportResult:

@@ -1,5 +1,6 @@
 """What every importer shares: errors that name the place, counted skips, content hashes,
-a trace builder that keeps edges forward in time, and deterministic, atomic writing.
+a trace builder that keeps edges forward in time, the trace's provenance, and deterministic,
+atomic writing.
 
 Conventions (quoted by the book):
 
@@ -19,8 +20,15 @@ Conventions (quoted by the book):
 * **Skips and repairs are counted, never silent.** :class:`ImportResult` carries ``skipped``
   (records that become no event, by documented reason) and ``repairs`` (records kept but changed,
   by reason); the ``masrl import`` command prints both.
+* **Provenance travels with the trace.** Every imported trace ends with a ``provenance`` object
+  (keys sorted): ``format``; ``sources``, every file read, the imported one first, each as
+  ``{name, sha256}`` (the name relative to the imported file's folder, ``/`` between folders, so
+  never an absolute path; the SHA-256 of its bytes); and the counts ``skipped`` and
+  ``repaired``, by reason (sorted; empty objects when there are none). They are the counts of
+  the summary, so they are known without the importer's output.
 * **Determinism.** Ids come from positions in the source (line numbers, history indices, span
-  ids), never from the clock or a random generator; the output is written with a fixed key order.
+  ids), never from the clock or a random generator; the output is written with a fixed key order
+  and records no time of the import, so the same files give the same bytes.
 """
 
 from __future__ import annotations
@@ -75,6 +83,34 @@ class ImportResult:
             "skipped": dict(sorted(self.skipped.items())),
             "repairs": dict(sorted(self.repairs.items())),
         }
+
+    def provenance(self) -> dict:
+        """The trace's ``provenance``: format, files read (relative name and SHA-256 of the
+        bytes), skips and repairs by reason; keys sorted, no times, no absolute paths."""
+        folder = Path(self.source).parent
+        return {
+            "format": self.format,
+            "repaired": dict(sorted(self.repairs.items())),
+            "skipped": dict(sorted(self.skipped.items())),
+            "sources": [source_file(Path(name), folder) for name in self.files],
+        }
+
+    def with_provenance(self) -> ImportResult:
+        """Write :meth:`provenance` into the trace, as its last key; call it once the counts are
+        final (an importer's last step). Returns the result itself."""
+        self.trace.pop("provenance", None)
+        self.trace["provenance"] = self.provenance()
+        return self
+
+
+def source_file(path: Path, folder: Path) -> dict:
+    """``{name, sha256}`` of a file read: its name relative to ``folder`` (its base name when it
+    lies elsewhere) with ``/`` between folders, and the SHA-256 of its bytes."""
+    try:
+        name = path.relative_to(folder).as_posix()
+    except ValueError:
+        name = path.name
+    return {"name": name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
 
 
 # ---------------------------------------------------------------------------------- content

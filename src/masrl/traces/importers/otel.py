@@ -210,7 +210,7 @@ def import_file(path: str | Path) -> ImportResult:
     result.trace = build.document(
         trace_id=f"otel:{trace_id}", task_id=f"otel:{trace_id}", system=_system(spans),
         topology="unknown", rewards={}, costs=costs)
-    return result
+    return result.with_provenance()
 
 
 # ---------------------------------------------------------------------------------- reading

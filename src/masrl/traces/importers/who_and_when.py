@@ -121,7 +121,7 @@ def import_file(path: str | Path) -> ImportResult:
         costs={"tokens": 0, "wall_clock_s": 0, "messages": build.count("message")},
     )
     return ImportResult(FORMAT, str(path), trace, files=[str(path)], skipped=Counter(),
-                        repairs=Counter())
+                        repairs=Counter()).with_provenance()
 
 
 def _system(path: Path, history: list) -> str:
