@@ -122,10 +122,13 @@ class Replay:
     credit: dict
 
     def to_dict(self) -> dict:
-        """One JSON-ready object: identity of the trace, every metric, then ``credit``."""
+        """One JSON-ready object: identity of the trace (with its ``provenance``, as recorded,
+        when it has one), every metric, then ``credit``."""
         head = self.run.trace.head
         identity = {key: head.get(key) for key in ("trace_id", "task_id", "topology")}
         identity["schema_version"] = head.get("schema_version", SCHEMA_VERSION)
+        if "provenance" in head:
+            identity["provenance"] = head["provenance"]
         return {**identity, **self.metrics, "credit": self.credit}
 
 

@@ -70,6 +70,15 @@ def test_the_written_trace_carries_the_summary_as_provenance(tmp_path, capsys):
         "s1.jsonl", "s1/subagents/agent-b1.jsonl", "s1/subagents/agent-acompact-c1.jsonl"]
 
 
+def test_replay_json_passes_the_provenance_through(tmp_path, capsys):
+    out = tmp_path / "trace.json"
+    assert main(["import", "otel", str(OTEL), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["replay", str(out), "--json"]) == 0
+    replayed = json.loads(capsys.readouterr().out)
+    assert replayed["provenance"] == json.loads(out.read_text(encoding="utf-8"))["provenance"]
+
+
 def test_bad_input_exits_1_and_writes_nothing(tmp_path, capsys):
     source = tmp_path / "log.json"
     source.write_text('{"history": []}', encoding="utf-8")
