@@ -59,9 +59,20 @@ def run_validate(args: argparse.Namespace) -> int:
         _print_json({"valid": all(r.valid for r in found) and len(found) == len(reports),
                      "files": [r.to_dict() for r in found],
                      "unreadable": [p for p, r in zip(args.files, reports) if r is None]})
+    else:  # problems went to stderr; say plainly how each file fared
+        for path, report in zip(args.files, reports):
+            if report is not None:
+                print(f"{path}: {_verdict(report)}")
     if len(found) < len(reports):
         return USAGE
     return _exit(OK if all(r.valid for r in found) else INVALID)
+
+
+def _verdict(report) -> str:
+    errors = sum(p.severity == "error" for p in report.problems)
+    warnings = len(report.problems) - errors
+    state = "valid" if report.valid else "invalid"
+    return f"{state} ({errors} error(s), {warnings} warning(s))"
 
 
 def run_replay(args: argparse.Namespace) -> int:
