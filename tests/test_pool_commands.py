@@ -60,3 +60,12 @@ def test_stats_text_and_invalid_data(data_copy):
     bad = masrl("stats", "--data-dir", str(data_copy))
     assert bad.returncode == 1
     assert bad.stderr.startswith("papers.csv:2:arxiv_id:")
+
+
+def test_version_and_help_list_every_command():
+    from masrl import __version__
+
+    assert masrl("--version").stdout.strip() == f"masrl {__version__}"
+    help_text = masrl("--help").stdout
+    for command in ["check-data", "stats", "claims", "validate", "replay", "import"]:
+        assert command in help_text

@@ -11,6 +11,8 @@ import argparse
 import importlib
 import sys
 
+from masrl import __version__
+
 # Modules that contribute sub-commands, in the order they appear in ``masrl --help``.
 COMMAND_MODULES = (
     "masrl.pool_commands",
@@ -25,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="masrl",
         description="Paper pool, statistics and orchestration-trace toolkit of the survey companion.",
     )
+    parser.add_argument("--version", action="version", version=f"masrl {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True
     for name in COMMAND_MODULES:
