@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from trace_helpers import replayed
 
-from masrl.traces import credit, replay
-from masrl.traces.validate import validate_document
+from masrl.traces import credit
 
 
 def run_of(document):
-    report = validate_document(document)
-    assert report.valid, report.lines()
-    return replay(report.trace).run
+    return replayed(document).run
 
 
 def test_equal_split_over_each_unit(small):

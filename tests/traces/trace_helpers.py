@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from masrl.traces.validate import ValidationReport
+from masrl.traces import Replay, replay
+from masrl.traces.validate import ValidationReport, validate_document
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "traces"
 
@@ -17,3 +18,10 @@ def found(report: ValidationReport) -> list[tuple[str, str, str, str, str]]:
 def event(event_id: str, t: float, kind: str, agent: str, **fields) -> dict:
     """One event dictionary."""
     return {"id": event_id, "t": t, "type": kind, "agent": agent, **fields}
+
+
+def replayed(document: dict) -> Replay:
+    """Validate a trace document (it must be valid) and replay it."""
+    report = validate_document(document)
+    assert report.valid, report.lines()
+    return replay(report.trace)

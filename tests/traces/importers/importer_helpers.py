@@ -21,3 +21,17 @@ def edit(path: Path, old: str, new: str, count: int = 1) -> None:
 def source_file(path: Path, name: str) -> dict:
     """The ``provenance.sources`` entry expected for the file at ``path`` read as ``name``."""
     return {"name": name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+
+
+def assert_source_error(fmt: str, path: Path, text: str, where: str | None, message: str) -> None:
+    """Importing ``text`` (written to ``path``) as ``fmt`` fails with ``PATH[:WHERE]: MESSAGE``."""
+    import pytest
+
+    from masrl.traces.importers import import_file
+    from masrl.traces.importers import SourceError
+
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file(fmt, path)
+    place = str(path) if where is None else f"{path}:{where}"
+    assert str(caught.value) == f"{place}: {message}"

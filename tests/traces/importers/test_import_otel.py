@@ -8,10 +8,10 @@ import hashlib
 import json
 
 import pytest
-from importer_helpers import FIXTURES, source_file
+from importer_helpers import FIXTURES, assert_source_error, source_file
 
 from masrl.traces import replay, validate_document
-from masrl.traces.importers import SourceError, dumps, import_file
+from masrl.traces.importers import dumps, import_file
 
 FOLDER = FIXTURES / "otel"
 ANY_AGENT = FOLDER / "any_agent.json"
@@ -197,9 +197,4 @@ def only_root(document):
      "no span maps to an event (no model call, tool call or nested agent)"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
-    path = tmp_path / "trace.json"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(SourceError) as caught:
-        import_file("otel", path)
-    place = str(path) if where is None else f"{path}:{where}"
-    assert str(caught.value) == f"{place}: {message}"
+    assert_source_error("otel", tmp_path / "trace.json", text, where, message)

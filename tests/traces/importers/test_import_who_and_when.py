@@ -6,10 +6,10 @@ import hashlib
 import json
 
 import pytest
-from importer_helpers import FIXTURES, source_file
+from importer_helpers import FIXTURES, assert_source_error, source_file
 
 from masrl.traces import validate_document
-from masrl.traces.importers import SourceError, dumps, import_file
+from masrl.traces.importers import dumps, import_file
 
 FOLDER = FIXTURES / "who_and_when"
 
@@ -149,12 +149,7 @@ THOUGHT = {"role": "Orchestrator (thought)", "content": "x"}
      "not JSON: NaN is not a JSON number"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
-    path = tmp_path / "log.json"
-    path.write_text(text, encoding="utf-8")
-    with pytest.raises(SourceError) as caught:
-        import_file("who-and-when", path)
-    place = str(path) if where is None else f"{path}:{where}"
-    assert str(caught.value) == f"{place}: {message}"
+    assert_source_error("who-and-when", tmp_path / "log.json", text, where, message)
 
 
 def test_a_run_without_labels_or_verdict_imports(tmp_path):
