@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from masrl.traces.corpus import default_traces_dir
+from masrl.traces.real_runs import default_traces_dir
 
 NEEDS_REAL_LOGS = {"23_real_runs.ipynb"}
 REASON = "real logs in ../shared/traces are absent"

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from masrl.traces import validate_document
-from masrl.traces.corpus import SOURCES, default_traces_dir, discover
+from masrl.traces.real_runs import SOURCES, default_traces_dir, discover
 from masrl.traces.importers import dumps, import_file
 
 REAL = default_traces_dir()

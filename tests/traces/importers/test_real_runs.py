@@ -8,9 +8,9 @@ import shutil
 import pytest
 from importer_helpers import FIXTURES
 
-from masrl.traces import corpus
+from masrl.traces import real_runs
 
-M1, CA, CC, OT = (s.label for s in corpus.SOURCES)
+M1, CA, CC, OT = (s.label for s in real_runs.SOURCES)
 
 
 @pytest.fixture
@@ -32,7 +32,7 @@ def traces_dir(tmp_path):
 
 
 def test_discover_lists_every_log_and_only_logs(traces_dir):
-    found = [(log.source.key, log.path.name) for log in corpus.discover(traces_dir)]
+    found = [(log.source.key, log.path.name) for log in real_runs.discover(traces_dir)]
     assert found == [("magentic-one", "magentic_one.json"), ("captain-agent", "broken.json"),
                      ("captain-agent", "captain_agent.json"), ("claude-code", "s1.jsonl"),
                      ("otel", "FAKE_trace.json")]
@@ -40,65 +40,65 @@ def test_discover_lists_every_log_and_only_logs(traces_dir):
 
 def test_import_all_refuses_a_missing_folder(tmp_path):
     with pytest.raises(FileNotFoundError, match="the public logs are not at"):
-        corpus.import_all(tmp_path / "nowhere")
+        real_runs.import_all(tmp_path / "nowhere")
 
 
 def test_account_and_failures(traces_dir):
-    items = corpus.import_all(traces_dir)
-    account = corpus.account(items).set_index("source")
+    items = real_runs.import_all(traces_dir)
+    account = real_runs.account(items).set_index("source")
     assert account.loc[CA].to_dict() == {"logs": 2, "imported": 1, "not imported": 1,
                                          "files read": 1, "records skipped": 0,
                                          "events repaired": 0}
     assert account.loc[CC, "files read"] == 3
     assert account.loc[CC, "records skipped"] == 11
-    failed = corpus.failures(items)
+    failed = real_runs.failures(items)
     assert failed.to_dict("records") == [{
         "source": CA, "log": "broken.json",
         "reason": f"{traces_dir}/who-and-when/algorithm-generated/broken.json:history: "
                   "expected a non-empty list of chat records"}]
-    reasons = corpus.reasons(items)
+    reasons = real_runs.reasons(items)
     row = reasons[(reasons["source"] == OT)].to_dict("records")
     assert row == [{"source": OT, "what": "skipped", "reason": "span: no gen_ai.operation.name",
                     "count": 1, "logs": 1}]
 
 
 def test_runs_table(traces_dir):
-    table = corpus.runs(corpus.import_all(traces_dir)).set_index("source")
+    table = real_runs.runs(real_runs.import_all(traces_dir)).set_index("source")
     assert table.loc[M1, ["events", "agents", "critical steps", "parallelism", "decisions",
                           "max concurrency"]].tolist() == [9, 3, 9, 1.0, 6, 0]
     assert table.loc[CC, ["events", "agents", "sub-agents", "spawn depth", "tool calls",
                           "overlapping tool calls", "tokens"]].tolist() == [19, 3, 2, 1, 4, 2,
                                                                             1394.0]
     assert table.loc[OT, ["agents", "sub-agents", "critical steps"]].tolist() == [2, 1, 9]
-    summary = corpus.by_source(table.reset_index()).set_index("source")
+    summary = real_runs.by_source(table.reset_index()).set_index("source")
     assert summary.loc[CC, "parallelism"] == "1.06 [1.06-1.06]"
 
 
 def test_delegations_and_mistakes(traces_dir):
-    items = corpus.import_all(traces_dir)
-    delegated = corpus.delegations(items)
+    items = real_runs.import_all(traces_dir)
+    delegated = real_runs.delegations(items)
     assert delegated.to_dict("records") == [
         {"agent": "FileSurfer", "delegations": 1, "share": 0.5, "runs": 1},
         {"agent": "WebSurfer", "delegations": 1, "share": 0.5, "runs": 1}]
-    mistakes = corpus.mistakes(items).set_index("source")
+    mistakes = real_runs.mistakes(items).set_index("source")
     assert mistakes.loc[M1, ["steps", "mistake step", "relative position", "acting agent",
                              "event type"]].tolist() == [9, 4, 5 / 9, "WebSurfer", "message"]
     assert mistakes.loc[CA, ["mistake step", "relative position"]].tolist() == [2, 0.6]
-    summary = corpus.mistake_summary(mistakes.reset_index()).set_index("source")
+    summary = real_runs.mistake_summary(mistakes.reset_index()).set_index("source")
     assert summary.loc[M1, "in the first half"] == 0.0
     assert summary.loc[M1, "at an orchestrator decision"] == 0.0
 
 
 def test_sub_agents_and_token_shares(traces_dir):
-    items = corpus.import_all(traces_dir)
-    subs = corpus.subagents(items).set_index("sub-agent")
+    items = real_runs.import_all(traces_dir)
+    subs = real_runs.subagents(items).set_index("sub-agent")
     assert subs.loc["agent-b1", ["session", "kind", "role", "tokens", "lifetime (s)",
                                  "spawner events while alive",
                                  "overlaps another sub-agent"]].tolist() == [
         "s1", "Task", "Explore", 144.0, 5.0, 0, False]
     assert subs.loc["agent-acompact-c1", ["kind", "tokens", "lifetime (s)"]].tolist() == [
         "compaction", 353.0, 10.0]
-    shares = corpus.token_shares(items).set_index("spent by")["tokens"].to_dict()
+    shares = real_runs.token_shares(items).set_index("spent by")["tokens"].to_dict()
     assert shares == {"main agent": 1394.0 - 144 - 353, "Task sub-agents": 144.0,
                       "compaction": 353.0}
 
@@ -106,22 +106,22 @@ def test_sub_agents_and_token_shares(traces_dir):
 def test_scale_points_with_and_without_envelopes(traces_dir):
     import pandas as pd
 
-    table = corpus.runs(corpus.import_all(traces_dir))
+    table = real_runs.runs(real_runs.import_all(traces_dir))
     envelopes = pd.DataFrame([{"system": "Swarm X", "agents": 50.0, "agents_bound": "up_to",
                                "horizon": 900.0, "horizon_unit": "tool_calls",
                                "horizon_bound": "up_to", "source_url": "https://example.org"}])
-    points = corpus.scale_points(table, envelopes, ["Swarm X"])
+    points = real_runs.scale_points(table, envelopes, ["Swarm X"])
     assert points[["who", "agents per run", "tool calls per run"]].values.tolist() == [
         [M1, 3, 0], [CA, 3, 0], [CC, 3, 4], [OT, 2, 3], ["Swarm X", 50.0, 900.0]]
-    assert len(corpus.scale_points(table, None, ["Swarm X"])) == 4
+    assert len(real_runs.scale_points(table, None, ["Swarm X"])) == 4
 
 
 def test_charts_have_titles_and_computed_descriptions(traces_dir):
-    items = corpus.import_all(traces_dir)
-    table = corpus.runs(items)
-    figure = corpus.critical_chart(table)
+    items = real_runs.import_all(traces_dir)
+    table = real_runs.runs(items)
+    figure = real_runs.critical_chart(table)
     assert figure.title == "Critical steps against events"
     assert "2 of 4 runs lie on the diagonal (parallelism 1); the largest parallelism is 1.22." in (
         figure.description)
-    assert "WebSurfer 1" in corpus.delegation_chart(corpus.delegations(items)).description
-    assert "s1: main agent 64.3%" in corpus.token_chart(corpus.token_shares(items)).description
+    assert "WebSurfer 1" in real_runs.delegation_chart(real_runs.delegations(items)).description
+    assert "s1: main agent 64.3%" in real_runs.token_chart(real_runs.token_shares(items)).description
