@@ -18,7 +18,7 @@ import argparse
 import json
 import sys
 
-from masrl.traces.importers import FORMATS, SourceError, import_file, write_trace
+from masrl.traces.importers import AUTO, FORMATS, SourceError, import_file, write_trace
 from masrl.traces.validate import validate_document
 
 OK, INVALID, USAGE = 0, 1, 2
@@ -30,8 +30,9 @@ def register(subparsers) -> None:
         "import", help="import a real multi-agent log as an orchestration trace",
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
         "sub-agents, or a Who&When log) as an orchestration trace, validate it and write it.")
-    command.add_argument("format", choices=list(FORMATS), metavar="FORMAT",
-                         help="source format: " + ", ".join(FORMATS))
+    command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
+                         help=f"source format: {AUTO} (recognised from the content), "
+                         + ", ".join(FORMATS))
     command.add_argument("source", metavar="SRC", help="the log file (for claude-code, the "
                          "main session file; its sub-agent files are found beside it)")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
@@ -75,6 +76,9 @@ def describe(summary: dict) -> str:
     """The summary in a few human-readable lines."""
     lines = [(f"{summary['source']} -> {summary['output']}: {summary['events']} events, "
              f"{summary['edges']} edges, {summary['agents']} agents")]
+    if summary.get("detected"):
+        lines.append(f"  format {summary['format']}, recognised from the content: "
+                     f"{summary['detected']}")
     if len(summary["files"]) > 1:
         lines.append(f"  read {len(summary['files'])} files (the source and "
                      f"{len(summary['files']) - 1} sub-agent logs)")

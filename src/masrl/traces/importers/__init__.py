@@ -22,21 +22,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl.traces.importers import claude_code, otel, who_and_when
+from masrl.traces.importers import claude_code, detect, otel, who_and_when
 from masrl.traces.importers.common import ImportResult, SourceError, dumps, write_trace
 
+MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when}
+"""Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
-    "otel": otel.import_file,
-    "claude-code": claude_code.import_file,
-    "who-and-when": who_and_when.import_file,
-}
+    name: module.import_file for name, module in MODULES.items()}
+AUTO = "auto"
 
 
 def import_file(format: str, path: str | Path) -> ImportResult:
-    """Import the log at ``path`` in ``format`` (a key of :data:`FORMATS`)."""
+    """Import the log at ``path`` in ``format`` (a key of :data:`FORMATS`, or ``auto``: the
+    format :func:`.detect.detect` recognises from the content, recorded in the result)."""
+    if format == AUTO:
+        format, reason = detect.detect(path)
+        result = FORMATS[format](Path(path))
+        result.detected = reason
+        return result
     if format not in FORMATS:
         raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
     return FORMATS[format](Path(path))
 
 
-__all__ = ["FORMATS", "ImportResult", "SourceError", "dumps", "import_file", "write_trace"]
+__all__ = ["AUTO", "FORMATS", "MODULES", "ImportResult", "SourceError", "dumps", "import_file", "write_trace"]

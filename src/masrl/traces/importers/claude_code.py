@@ -684,3 +684,12 @@ def _result_usage(data: dict) -> dict | None:
 
 def _place(record: Record) -> tuple[Path, int]:
     return record.file, record.line
+
+
+def sniff(sample) -> str | None:
+    """JSON Lines records with ``sessionId`` and ``uuid`` (see
+    :mod:`masrl.traces.importers.detect`)."""
+    records = sample.records or []
+    if any("sessionId" in r and "uuid" in r for r in records):
+        return "JSON Lines records with sessionId and uuid"
+    return None

@@ -68,6 +68,7 @@ class ImportResult:
     files: list[str] = field(default_factory=list)  # every file read, the source first
     skipped: Counter = field(default_factory=Counter)  # reason -> records left out
     repairs: Counter = field(default_factory=Counter)  # reason -> events kept but changed
+    detected: str | None = None  # with ``import auto``: why the format was chosen
 
     def summary(self) -> dict:
         """JSON-ready account: sizes, files read, skips and repairs (sorted by reason)."""
@@ -82,6 +83,7 @@ class ImportResult:
             "agents": len({e["agent"] for e in events if e["type"] != "tool_result"}),
             "skipped": dict(sorted(self.skipped.items())),
             "repairs": dict(sorted(self.repairs.items())),
+            "detected": self.detected,
         }
 
     def provenance(self) -> dict:

@@ -471,3 +471,15 @@ def _int(value):
     if isinstance(value, str) and value.isdigit():
         return int(value)
     return value
+
+
+def sniff(sample) -> str | None:
+    """The any-agent export (``spans`` whose items carry ``context``) or OTLP JSON
+    (``resourceSpans``); see :mod:`masrl.traces.importers.detect`."""
+    keys = sample.keys
+    if "resourceSpans" in keys:
+        return "OTLP JSON: resourceSpans"
+    spans = sample.document.get("spans") if "spans" in keys else None
+    if isinstance(spans, list) and spans and isinstance(spans[0], dict) and "context" in spans[0]:
+        return "spans with OpenTelemetry context ids"
+    return None

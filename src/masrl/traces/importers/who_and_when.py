@@ -191,3 +191,13 @@ def _label(path: Path, document: dict, build: TraceBuilder, length: int) -> None
         event["x_mistake_agent"] = document["mistake_agent"]
     if isinstance(document.get("mistake_reason"), str):
         event["x_mistake_reason_ref"] = content_ref(document["mistake_reason"])
+
+
+def sniff(sample) -> str | None:
+    """A JSON object with a ``history`` list of chat records (see
+    :mod:`masrl.traces.importers.detect`)."""
+    history = sample.document.get("history") if "history" in sample.keys else None
+    if isinstance(history, list) and history and all(isinstance(r, dict) and "role" in r
+                                                     for r in history[:5]):
+        return "a 'history' list of chat records with roles"
+    return None

@@ -1,0 +1,94 @@
+"""Recognise a log's format from its content (``masrl import auto``), never from its name alone.
+
+Every importer module has ``sniff(sample) -> str | None``: given a :class:`Sample` of the file
+(its parsed JSON document, or its first JSON Lines records), it returns a short reason when the
+file is in its format (``"OTLP JSON: resourceSpans/scopeSpans"``) and ``None`` otherwise.
+:func:`detect` asks every format in :data:`masrl.traces.importers.FORMATS` order and returns the
+one that recognises the file, with its reason; no format, or more than one, is a
+:class:`SourceError` that lists what was found.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from masrl.traces.importers.common import SourceError, read_text
+
+SAMPLE_RECORDS = 50  # JSON Lines records a sniffer sees
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What a sniffer sees of a file.
+
+    ``document`` is the file parsed as one JSON document (``None`` when it is not one);
+    ``records`` the JSON objects of its first :data:`SAMPLE_RECORDS` non-blank lines when the
+    file is JSON Lines (``None`` otherwise, and for a file that is a single JSON document).
+    """
+
+    path: Path
+    document: Any = None
+    records: list[dict] | None = None
+
+    @property
+    def keys(self) -> set[str]:
+        """Top-level keys of a JSON object document (empty otherwise)."""
+        return set(self.document) if isinstance(self.document, dict) else set()
+
+
+def sample(path: str | Path) -> Sample:
+    """Read ``path`` once and parse it as JSON, else as JSON Lines (a :class:`SourceError` when
+    it is neither)."""
+    path = Path(path)
+    text = read_text(path)
+    try:
+        return Sample(path, document=json.loads(text))
+    except json.JSONDecodeError:
+        pass
+    records = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            if records:  # a truncated later line: the sample so far is enough to recognise
+                break
+            raise SourceError(path, number, f"neither JSON nor JSON Lines ({exc.msg})") from None
+        if isinstance(record, dict):
+            records.append(record)
+        if len(records) >= SAMPLE_RECORDS:
+            break
+    if not records:
+        raise SourceError(path, None, "neither a JSON document nor JSON Lines records")
+    return Sample(path, records=records)
+
+
+def detect(path: str | Path) -> tuple[str, str]:
+    """``(format, reason)`` of the log at ``path``; a :class:`SourceError` when no format or
+    several formats recognise it."""
+    from masrl.traces.importers import MODULES
+
+    seen = sample(path)
+    found = [(name, reason) for name, module in MODULES.items()
+             if (reason := module.sniff(seen)) is not None]
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        raise SourceError(path, None, f"no known log format recognises this file ({_shape(seen)}); "
+                          f"name one of: {', '.join(MODULES)}")
+    raise SourceError(path, None, "several formats recognise this file: " + "; ".join(
+        f"{name} ({reason})" for name, reason in found) + "; name the format instead of 'auto'")
+
+
+def _shape(seen: Sample) -> str:
+    """What the file looks like, for the message when nothing recognises it."""
+    if seen.records is not None:
+        keys = sorted({k for r in seen.records for k in r})[:8]
+        return f"JSON Lines records with keys {', '.join(keys)}"
+    if isinstance(seen.document, dict):
+        return f"a JSON object with keys {', '.join(sorted(seen.document)[:8]) or '(none)'}"
+    return f"a JSON {type(seen.document).__name__}"

@@ -1,0 +1,57 @@
+"""``masrl import auto``: the format is recognised from the content, never from the name."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from masrl.traces.importers import detect, import_file
+from masrl.traces.importers.common import SourceError
+from importer_helpers import FIXTURES
+
+CASES = [
+    ("otel/any_agent.json", "otel"),
+    ("otel/otlp.json", "otel"),
+    ("claude_code/s1.jsonl", "claude-code"),
+    ("who_and_when/magentic_one.json", "who-and-when"),
+    ("who_and_when/captain_agent.json", "who-and-when"),
+]
+
+
+@pytest.mark.parametrize("fixture,expected", CASES)
+def test_each_fixture_is_recognised_by_its_content(fixture, expected, tmp_path):
+    renamed = tmp_path / "log.data"  # a name that says nothing about the format
+    shutil.copy(FIXTURES / fixture, renamed)
+    found, reason = detect.detect(renamed)
+    assert found == expected
+    assert reason
+
+
+def test_auto_import_records_the_choice(tmp_path):
+    result = import_file("auto", FIXTURES / "otel/otlp.json")
+    assert result.format == "otel"
+    assert result.summary()["detected"] == "OTLP JSON: resourceSpans"
+
+
+def test_unknown_content_names_what_was_found(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text('{"alpha": 1, "beta": []}')
+    with pytest.raises(SourceError, match="no known log format.*keys alpha, beta"):
+        detect.detect(path)
+
+
+def test_neither_json_nor_json_lines(tmp_path):
+    path = tmp_path / "x.txt"
+    path.write_text("hello\nworld\n")
+    with pytest.raises(SourceError, match=r"x.txt:1: neither JSON nor JSON Lines"):
+        detect.detect(path)
+
+
+def test_import_auto_command_says_what_it_chose(tmp_path, capsys):
+    from masrl.cli import main
+
+    out = tmp_path / "t.json"
+    assert main(["import", "auto", str(FIXTURES / "who_and_when/magentic_one.json"),
+                 "-o", str(out)]) == 0
+    assert "format who-and-when, recognised from the content" in capsys.readouterr().err
