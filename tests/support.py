@@ -31,7 +31,7 @@ def problem_lines(loader, data_dir) -> list[str]:
     """The ``FILE:ROW:FIELD: message`` lines a loader raises for a damaged data copy."""
     import pytest
 
-    from masrl.problems import DataError
+    from masrl.data.problems import DataError
 
     with pytest.raises(DataError) as info:
         loader(data_dir)

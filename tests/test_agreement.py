@@ -7,7 +7,8 @@ import math
 import pytest
 
 from support import replace_in
-from masrl import agreement, pool
+from masrl.analyses import agreement
+from masrl.data import pool
 
 
 def test_kappa_matches_a_worked_example():

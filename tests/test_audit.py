@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from support import problem_lines, replace_in
 
-from masrl import audit, pool
-from masrl.taxonomy import load_taxonomy
+from masrl.data import audit, pool
+from masrl.data.taxonomy import load_taxonomy
 
 # --- audit.csv ----------------------------------------------------------------------------------
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from support import replace_in
-from masrl import bib, pool
-from masrl.problems import DataError
+from masrl.data import bib, pool
+from masrl.data.problems import DataError
 
 
 def test_one_entry_per_pool_row_in_order():

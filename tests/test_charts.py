@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from masrl import charts
+from masrl.presentation import charts
 
 
 def test_bar_counts_keeps_zero_values_and_renders_svg():

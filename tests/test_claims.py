@@ -10,14 +10,14 @@ import sys
 import pytest
 
 from support import replace_in
-from masrl import claims
-from masrl.problems import DataError
+from masrl.analyses import claims
+from masrl.data.problems import DataError
 
 ONE_TAG = ("\nowl2025,,strict,", "\nowl2025,,broad,")  # a strict orchestrator reading, weakened
 
 
 def masrl(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "masrl.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "masrl", *args], capture_output=True, text=True)
 
 
 def by_id(results) -> dict[str, claims.Result]:

@@ -11,7 +11,7 @@ import pytest
 import support
 from support import replace_in
 
-from masrl import envelopes, pool
+from masrl.data import envelopes, pool
 
 
 def problem_lines(data_dir) -> list[str]:

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from masrl import audit, gaps, pool, stats
-from masrl.taxonomy import load_taxonomy
-from masrl.vocabulary import load_vocabulary
+from masrl.data import audit, pool
+from masrl.analyses import gaps, stats
+from masrl.data.taxonomy import load_taxonomy
+from masrl.data.vocabulary import load_vocabulary
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from support import problem_lines, replace_in
 
-from masrl import pool
+from masrl.data import pool
 
 
 def test_pool_has_the_documented_columns_and_types():

@@ -10,7 +10,7 @@ from support import replace_in
 
 
 def masrl(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "masrl.cli", *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, "-m", "masrl", *args], capture_output=True, text=True)
 
 
 def test_check_data_clean():

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 
-from masrl import pool, published, stats
-from masrl.vocabulary import load_vocabulary
+from masrl.data import pool, published
+from masrl.analyses import stats
+from masrl.data.vocabulary import load_vocabulary
 
 
 def ours():

@@ -12,7 +12,7 @@ import re
 import pandas as pd
 import pytest
 
-from masrl import pool
+from masrl.data import pool
 
 pytestmark = pytest.mark.reference
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from masrl import pool, stats
-from masrl.vocabulary import load_vocabulary
+from masrl.data import pool
+from masrl.analyses import stats
+from masrl.data.vocabulary import load_vocabulary
 
 PUBLISHED_COUNTS = {
     "category": {"rl_method": 42, "benchmark": 18, "classical_marl": 10, "industry": 6, "survey": 5,

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from support import replace_in
-from masrl.problems import DataError
-from masrl.taxonomy import load_taxonomy
-from masrl.vocabulary import load_vocabulary
+from masrl.data.problems import DataError
+from masrl.data.taxonomy import load_taxonomy
+from masrl.data.vocabulary import load_vocabulary
 
 
 def test_axes_have_the_survey_shape():
@@ -52,7 +52,7 @@ def test_unknown_vocabulary_value_and_bad_structure(data_copy):
 
 
 def test_data_dictionary_names_the_real_columns():
-    from masrl.vocabulary import dictionary
+    from masrl.data.vocabulary import dictionary
 
     entries = {e["field"]: e for e in dictionary(load_vocabulary())}
     assert entries["reward_type"]["columns"] == ["reward_type"]

@@ -6,9 +6,11 @@ import json
 
 import pandas as pd
 
-from masrl import axes, export, pool, views
-from masrl.taxonomy import load_taxonomy
-from masrl.vocabulary import load_vocabulary
+from masrl.analyses import axes
+from masrl.presentation import export, pool_views as views
+from masrl.data import pool
+from masrl.data.taxonomy import load_taxonomy
+from masrl.data.vocabulary import load_vocabulary
 
 
 def test_browse_frame_escapes_data_and_links_the_first_url():

@@ -13,7 +13,7 @@ from trace_helpers import FIXTURES
 
 @pytest.mark.parametrize(("name", "code"), [("small.json", 0), ("not_json.json", 1)])
 def test_replay_as_a_program(name, code):
-    done = subprocess.run([sys.executable, "-m", "masrl.cli", "replay", str(FIXTURES / name),
+    done = subprocess.run([sys.executable, "-m", "masrl", "replay", str(FIXTURES / name),
                            "--json"], capture_output=True, text=True, check=False)
     assert done.returncode == code
     result = json.loads(done.stdout)
@@ -24,7 +24,7 @@ def test_replay_as_a_program(name, code):
 
 
 def test_validate_as_a_program_keeps_every_line():
-    done = subprocess.run([sys.executable, "-m", "masrl.cli", "validate", "--json",
+    done = subprocess.run([sys.executable, "-m", "masrl", "validate", "--json",
                            str(FIXTURES / "small.json"), str(FIXTURES / "non_finite.json")],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 1

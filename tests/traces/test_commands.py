@@ -7,7 +7,7 @@ import json
 import pytest
 from trace_helpers import FIXTURES
 
-from masrl.cli import main
+from masrl.commands import main
 
 SMALL = str(FIXTURES / "small.json")
 NOT_JSON = str(FIXTURES / "not_json.json")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from masrl import traces
-from masrl.traces import schema_reference
+from masrl.presentation import schema_reference
 
 
 def test_every_property_of_every_object_is_documented():

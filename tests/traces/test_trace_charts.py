@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 from replay_examples import HOSTILE, NAMES, example, hostile_replay
 
-from masrl import charts
-from masrl.traces import charts as trace_charts
-from masrl.traces import views
+from masrl.presentation import charts
+from masrl.presentation import trace_charts as trace_charts
+from masrl.presentation import trace_views as views
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,8 @@ from replay_examples import EXAMPLES, HOSTILE, NAMES, example, hostile_replay
 from trace_helpers import FIXTURES
 
 from masrl import paths
-from masrl.traces import credit, metrics, views
+from masrl.traces import credit, metrics
+from masrl.presentation import trace_views as views
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,8 @@ from pathlib import Path
 import altair as alt
 import pandas as pd
 
-from masrl import charts, paths
+from masrl.presentation import charts
+from masrl import paths
 from masrl.traces.importers import ImportResult, SourceError, import_file
 from masrl.traces.replay import Replay, replay
 from masrl.traces.validate import ValidationReport, validate_document

@@ -49,7 +49,7 @@ def test_neither_json_nor_json_lines(tmp_path):
 
 
 def test_import_auto_command_says_what_it_chose(tmp_path, capsys):
-    from masrl.cli import main
+    from masrl.commands import main
 
     out = tmp_path / "t.json"
     assert main(["import", "auto", str(FIXTURES / "who_and_when/magentic_one.json"),

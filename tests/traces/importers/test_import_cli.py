@@ -7,7 +7,7 @@ import json
 import pytest
 from importer_helpers import FIXTURES
 
-from masrl.cli import main
+from masrl.commands import main
 from masrl.traces import importers
 from masrl.traces.importers import dumps, import_file, who_and_when
 

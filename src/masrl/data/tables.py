@@ -1,7 +1,7 @@
 """Reading a CSV data file and validating it with a pandera schema, reporting problems as
 ``FILE:ROW:FIELD: message`` with ROW the file's own 1-based line number.
 
-The checks themselves are declared in pandera schemas (``masrl.pool``); this module only reads
+The checks themselves are declared in pandera schemas (``masrl.data.pool``); this module only reads
 the file faithfully (every cell a string, ``NA`` kept as the literal vocabulary value) and turns
 pandera's failure cases into our problem lines.
 """
@@ -18,8 +18,8 @@ import pandas as pd
 import pandera.pandas as pa
 
 from masrl import paths
-from masrl.problems import DataError, Problem
-from masrl.vocabulary import Vocabulary, load_vocabulary
+from masrl.data.problems import DataError, Problem
+from masrl.data.vocabulary import Vocabulary, load_vocabulary
 
 LINE = "_line"  # column holding each row's line number in its file
 

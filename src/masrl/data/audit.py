@@ -1,4 +1,4 @@
-"""Loaders for our audit files, each validated on load (pandera, like :mod:`masrl.pool`).
+"""Loaders for our audit files, each validated on load (pandera, like :mod:`masrl.data.pool`).
 
 * ``load_audit``              -> ``data/audit.csv``: per pool row, the sub-decisions O1-O5 the
   survey names it an anchor of, and how firmly its message or orchestrator credit tag holds up.
@@ -8,7 +8,7 @@
   pool (plus closed benchmarks a pool row reports) by domain, MAS-native status and the
   evaluation measures E1-E4 it covers.
 
-Each raises :class:`masrl.problems.DataError` listing every problem as ``FILE:ROW:FIELD: message``.
+Each raises :class:`masrl.data.problems.DataError` listing every problem as ``FILE:ROW:FIELD: message``.
 Besides the column checks, each file is checked against the files it refers to: pool keys,
 exclusion ids and the taxonomy's sub-decisions.
 """
@@ -20,9 +20,10 @@ import os
 import pandas as pd
 import pandera.pandas as pa
 
-from masrl import paths, tables
-from masrl.problems import Problem
-from masrl.vocabulary import Vocabulary
+from masrl import paths
+from masrl.data import tables
+from masrl.data.problems import Problem
+from masrl.data.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
@@ -62,8 +63,8 @@ def load_audit(data_dir: PathLike = None) -> pd.DataFrame:
     orchestrator cells has a strict or broad reading, and no other row has one) and against
     ``data/taxonomy.yaml`` (the marked anchors of each sub-decision are exactly its anchors
     there)."""
-    from masrl.pool import load_pool
-    from masrl.taxonomy import load_taxonomy
+    from masrl.data.pool import load_pool
+    from masrl.data.taxonomy import load_taxonomy
 
     pool = load_pool(data_dir).set_index("key")
     taxonomy = load_taxonomy(data_dir)
@@ -136,8 +137,8 @@ def load_near_misses(data_dir: PathLike = None) -> pd.DataFrame:
     """The near-miss exclusions with the tags they would get if retained; ``learned_subdecisions``
     (the sub-decisions the work learns a policy for) as a list of ids. Every record id must be
     in ``excluded.csv``; a credit reading is given only for message or orchestrator credit."""
-    from masrl.pool import load_excluded
-    from masrl.taxonomy import load_taxonomy
+    from masrl.data.pool import load_excluded
+    from masrl.data.taxonomy import load_taxonomy
 
     excluded = set(load_excluded(data_dir)["record_id"])
     subdecisions = {d.id for d in load_taxonomy(data_dir).subdecisions}
@@ -182,7 +183,7 @@ def coverage_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
 def load_benchmark_coverage(data_dir: PathLike = None) -> pd.DataFrame:
     """One row per benchmark. Every benchmark row of the pool must appear (under its own key);
     a closed benchmark may be listed under the pool row that reports it."""
-    from masrl.pool import load_pool
+    from masrl.data.pool import load_pool
 
     pool = load_pool(data_dir).set_index("key")
 

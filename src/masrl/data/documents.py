@@ -1,5 +1,5 @@
 """Loading a YAML data file into a pydantic model, with problems in the shared shape
-``FILE:SECTION[i]:FIELD: message`` (the YAML counterpart of :func:`masrl.tables.load_table`)."""
+``FILE:SECTION[i]:FIELD: message`` (the YAML counterpart of :func:`masrl.data.tables.load_table`)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from masrl import paths
-from masrl.problems import DataError, Problem
+from masrl.data.problems import DataError, Problem
 
 Model = TypeVar("Model", bound=BaseModel)
 

@@ -30,7 +30,7 @@ def load_published(data_dir: str | os.PathLike | None = None) -> dict:
 def compare(ours: dict, published: dict) -> pd.DataFrame:
     """One row per published figure: ``figure``, ``published``, ``ours``, ``match``.
 
-    ``ours`` is :func:`masrl.stats.summary`. Every cell of our cross-tabs is compared, so a
+    ``ours`` is :func:`masrl.analyses.stats.summary`. Every cell of our cross-tabs is compared, so a
     count that appears in our data but not in the snapshot fails as well.
     """
     rows = []

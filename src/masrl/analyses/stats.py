@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from masrl.vocabulary import Vocabulary
+from masrl.data.vocabulary import Vocabulary
 
 # The cross-tabs the package computes: name -> (row field, column field).
 CROSSTABS = {

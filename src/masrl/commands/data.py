@@ -39,7 +39,7 @@ def _missing_dir(args) -> bool:
 
 
 def run_check_data(args) -> int:
-    from masrl import pool
+    from masrl.data import pool
 
     if _missing_dir(args):
         return 2
@@ -54,9 +54,10 @@ def run_check_data(args) -> int:
 
 
 def run_stats(args) -> int:
-    from masrl import pool, stats
-    from masrl.problems import DataError
-    from masrl.vocabulary import load_vocabulary
+    from masrl.data import pool
+    from masrl.analyses import stats
+    from masrl.data.problems import DataError
+    from masrl.data.vocabulary import load_vocabulary
 
     if _missing_dir(args):
         return 2

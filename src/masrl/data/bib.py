@@ -11,7 +11,7 @@ import os
 import bibtexparser
 
 from masrl import paths
-from masrl.problems import DataError, Problem
+from masrl.data.problems import DataError, Problem
 
 PathLike = str | os.PathLike | None
 REQUIRED_FIELDS = ("title", "author", "year")
@@ -20,7 +20,7 @@ REQUIRED_FIELDS = ("title", "author", "year")
 def load_bibliography(data_dir: PathLike = None) -> dict[str, dict[str, str]]:
     """Entries as ``key -> {field: value}`` (plus ``ENTRYTYPE``), in file order, after checking
     that the keys are exactly the pool's keys."""
-    from masrl.pool import load_pool
+    from masrl.data.pool import load_pool
 
     name = paths.BIBTEX
     path = paths.data_file(name, data_dir)

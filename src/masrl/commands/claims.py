@@ -22,8 +22,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_claims(args) -> int:
-    from masrl import claims, paths  # imported here: pandas is not needed by other commands
-    from masrl.problems import DataError
+    from masrl.analyses import claims
+    from masrl import paths
+    from masrl.data.problems import DataError
 
     directory = paths.data_dir(args.data_dir)
     if not directory.is_dir():
@@ -45,8 +46,8 @@ def run_claims(args) -> int:
 
 def text_lines(results: list) -> list[str]:
     """``STATUS id: computed`` per claim (plus what was expected when it fails, and any finding),
-    then one summary line; ``results`` are :class:`masrl.claims.Result` objects."""
-    from masrl import claims
+    then one summary line; ``results`` are :class:`masrl.analyses.claims.Result` objects."""
+    from masrl.analyses import claims
 
     width = max((len(r.claim.id) for r in results), default=0)
     lines = []

@@ -10,7 +10,7 @@ import html
 
 import pandas as pd
 
-from masrl.pool import TAG_FIELDS
+from masrl.data.pool import TAG_FIELDS
 
 BROWSE_COLUMNS = ["paper", "year", *TAG_FIELDS, "venue"]
 

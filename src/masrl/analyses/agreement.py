@@ -18,7 +18,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from masrl.pool import SPOTCHECK_FIELDS
+from masrl.data.pool import SPOTCHECK_FIELDS
 
 SEED = 20260503  # the spot-check's date; any fixed seed gives reproducible intervals
 RESAMPLES = 2000

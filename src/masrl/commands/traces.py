@@ -97,7 +97,7 @@ def _exit(code: int) -> int:
     At exit the interpreter frees a big trace object by object (a million events: about 0.3 s
     of a 3 s replay) although the operating system reclaims the memory at once. So once the
     output is written and flushed, the command ends with ``os._exit`` (so ``atexit`` handlers do
-    not run). Only the command does: a test or a program that calls :func:`masrl.cli.main` gets
+    not run). Only the command does: a test or a program that calls :func:`masrl.commands.main` gets
     ``code`` back as usual.
     """
     if _is_command():
@@ -108,11 +108,11 @@ def _exit(code: int) -> int:
 
 
 def _is_command() -> bool:
-    """Whether the running program is ``masrl`` (the console script or ``python -m masrl.cli``)."""
+    """Whether the running program is ``masrl`` (the console script or ``python -m masrl``)."""
     program = sys.modules.get("__main__")
     spec = getattr(program, "__spec__", None)
     if spec is not None:
-        return spec.name == "masrl.cli"
+        return spec.name == "masrl.__main__"
     return Path(getattr(program, "__file__", "") or "").stem == "masrl"
 
 

@@ -4,7 +4,7 @@
 * ``load_excluded``  -> ``data/excluded.csv``: the exclusion log (32 screened-out records).
 * ``load_spotcheck`` -> ``data/spotcheck.csv``: the second reader's re-coding of 32 rows.
 
-Each raises :class:`masrl.problems.DataError` listing every problem (``FILE:ROW:FIELD: message``);
+Each raises :class:`masrl.data.problems.DataError` listing every problem (``FILE:ROW:FIELD: message``);
 ``check_data`` collects the problems of every data file (the BibTeX file included) without
 raising. The checks are declared as pandera schemas built from the controlled vocabulary.
 """
@@ -17,9 +17,10 @@ import os
 import pandas as pd
 import pandera.pandas as pa
 
-from masrl import paths, tables
-from masrl.problems import DataError, Problem, sort_problems
-from masrl.vocabulary import Vocabulary
+from masrl import paths
+from masrl.data import tables
+from masrl.data.problems import DataError, Problem, sort_problems
+from masrl.data.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
@@ -125,7 +126,8 @@ def load_spotcheck(data_dir: PathLike = None) -> pd.DataFrame:
 
 def check_data(data_dir: PathLike = None) -> list[Problem]:
     """Validate every data file; return all problems (an empty list when the data is clean)."""
-    from masrl import audit, bib, claims, envelopes, taxonomy  # these checks need the pool
+    from masrl.data import audit, bib, envelopes, taxonomy
+    from masrl.analyses import claims
 
     problems: list[Problem] = []
     loaders = (load_pool, load_excluded, load_spotcheck, bib.load_bibliography,

@@ -15,10 +15,10 @@ from masrl import __version__
 
 # Modules that contribute sub-commands, in the order they appear in ``masrl --help``.
 COMMAND_MODULES = (
-    "masrl.pool_commands",
-    "masrl.claims_commands",
-    "masrl.traces.commands",
-    "masrl.traces.import_commands",
+    "masrl.commands.data",
+    "masrl.commands.claims",
+    "masrl.commands.traces",
+    "masrl.commands.imports",
 )
 
 

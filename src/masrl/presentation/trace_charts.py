@@ -1,4 +1,4 @@
-"""The timeline (Gantt) chart of a replayed trace, built on :mod:`masrl.charts`.
+"""The timeline (Gantt) chart of a replayed trace, built on :mod:`masrl.presentation.charts`.
 
 One row per agent (depth first down the spawn tree, tools last). Behind each row a grey band
 shows the agent's life: for a spawned agent the time it is *alive* (spawn to first return or
@@ -13,12 +13,12 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from masrl import charts
-from masrl.charts import OKABE_ITO
+from masrl.presentation import charts
+from masrl.presentation.charts import OKABE_ITO
 from masrl.traces import metrics
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay
-from masrl.traces.views import agent_order
+from masrl.presentation.trace_views import agent_order
 
 # Event types grouped into seven kinds, one Okabe-Ito colour each; black is kept for the path.
 EVENT_KINDS = {

@@ -24,9 +24,10 @@ from pathlib import Path
 import pandas as pd
 import pandera.pandas as pa
 
-from masrl import paths, tables
-from masrl.problems import Problem
-from masrl.vocabulary import Vocabulary
+from masrl import paths
+from masrl.data import tables
+from masrl.data.problems import Problem
+from masrl.data.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
@@ -67,7 +68,7 @@ def load_envelopes(data_dir: PathLike = None) -> pd.DataFrame:
     """The envelopes, with ``agents``, ``horizon`` and ``model_size_b`` as floats (NaN when
     unknown). A number needs its bound (and a horizon its unit), an empty number has neither,
     and a key must be a pool key."""
-    from masrl.pool import load_pool
+    from masrl.data.pool import load_pool
 
     keys = set(load_pool(data_dir)["key"])
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from masrl import stats
-from masrl.audit import AUDITED_CELLS, MEASURES
-from masrl.taxonomy import Taxonomy
-from masrl.vocabulary import Vocabulary
+from masrl.analyses import stats
+from masrl.data.audit import AUDITED_CELLS, MEASURES
+from masrl.data.taxonomy import Taxonomy
+from masrl.data.vocabulary import Vocabulary
 
 THIN = 2  # a populated cell with at most this many rows is "thin"
 READINGS = ("broad", "strict", "spotcheck")

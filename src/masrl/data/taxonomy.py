@@ -14,8 +14,9 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from masrl import documents, paths
-from masrl.problems import DataError, Problem
+from masrl.data import documents
+from masrl import paths
+from masrl.data.problems import DataError, Problem
 
 TAXONOMY = "taxonomy.yaml"
 
@@ -75,8 +76,8 @@ class Taxonomy(BaseModel):
 
 
 def load_taxonomy(data_dir: str | os.PathLike | None = None) -> Taxonomy:
-    from masrl.pool import load_pool
-    from masrl.vocabulary import load_vocabulary
+    from masrl.data.pool import load_pool
+    from masrl.data.vocabulary import load_vocabulary
 
     taxonomy = documents.load_model(TAXONOMY, Taxonomy, data_dir)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from masrl.taxonomy import Taxonomy
+from masrl.data.taxonomy import Taxonomy
 
 
 def _keys(papers: pd.DataFrame, mask: pd.Series) -> str:

@@ -1,6 +1,6 @@
 """Chart builders for the gap analyses (sparse cells, benchmark coverage, scale gap).
 
-Built on :mod:`masrl.charts`: every chart is finished there (title, text alternative, Okabe-Ito
+Built on :mod:`masrl.presentation.charts`: every chart is finished there (title, text alternative, Okabe-Ito
 palette) and rendered offline to static SVG with ``charts.show``.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
-from masrl.charts import OKABE_ITO, finish
+from masrl.presentation.charts import OKABE_ITO, finish
 
 # One colour per cell mark; grey-free so every mark stays distinct for colour-vision deficiencies.
 MARK_COLOURS = {

@@ -24,9 +24,10 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from masrl import audit, documents, envelopes, gaps, pool, published, stats
-from masrl.agreement import agreement_table, disagreements, strict_counts
-from masrl.problems import DataError, Problem
+from masrl.data import audit, documents, envelopes, pool, published
+from masrl.analyses import gaps, stats
+from masrl.analyses.agreement import agreement_table, disagreements, strict_counts
+from masrl.data.problems import DataError, Problem
 
 PathLike = str | os.PathLike | None
 CLAIMS = "claims.yaml"
@@ -43,12 +44,12 @@ class Data:
 
     @cached_property
     def vocab(self):
-        from masrl.vocabulary import load_vocabulary
+        from masrl.data.vocabulary import load_vocabulary
         return load_vocabulary(self.data_dir)
 
     @cached_property
     def taxonomy(self):
-        from masrl.taxonomy import load_taxonomy
+        from masrl.data.taxonomy import load_taxonomy
         return load_taxonomy(self.data_dir)
 
     @cached_property

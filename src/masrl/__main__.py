@@ -1,0 +1,7 @@
+"""``python -m masrl``: the same as the ``masrl`` command."""
+
+import sys
+
+from masrl.commands import main
+
+sys.exit(main())

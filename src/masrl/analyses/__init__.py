@@ -1,0 +1,1 @@
+"""Analyses of the survey's data: pure functions over validated frames."""

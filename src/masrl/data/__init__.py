@@ -1,0 +1,1 @@
+"""The survey's data: one loader per data file, each validating its file."""

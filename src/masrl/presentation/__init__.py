@@ -1,0 +1,1 @@
+"""Presentation: charts, tables and views for the book; no computation of results."""
