@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from masrl.traces.real_runs import default_traces_dir
+from masrl import paths
 
 NEEDS_REAL_LOGS = {"23_real_runs.ipynb"}
 REASON = "real logs in ../shared/traces are absent"
 
 
 def pytest_collection_modifyitems(config, items):
-    if default_traces_dir().is_dir():
+    if paths.public_logs_dir().is_dir():
         return
     skip = pytest.mark.skip(reason=REASON)
     for item in items:

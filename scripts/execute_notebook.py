@@ -10,7 +10,6 @@ half-written notebook; a cell error exits non-zero (and fails ``make book``).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 from pathlib import Path
@@ -19,6 +18,8 @@ import jupytext
 import nbformat
 import papermill
 import yaml
+
+from masrl.files import write_text_atomically
 
 VOLATILE_METADATA = ("papermill", "execution")
 
@@ -46,12 +47,7 @@ def execute(source: Path, parameters: dict[str, str]) -> Path:
             kernel_name="python3", progress_bar=False, log_output=False,
         )
     strip_volatile(executed)
-    handle, partial = tempfile.mkstemp(dir=target.parent, suffix=".ipynb.partial")
-    with os.fdopen(handle, "w", encoding="utf-8") as out:
-        nbformat.write(executed, out)
-    os.chmod(partial, 0o644)
-    os.replace(partial, target)
-    return target
+    return write_text_atomically(target, nbformat.writes(executed) + "\n")
 
 
 def _typed(value: str):

@@ -27,12 +27,14 @@ def build_book(source: Path, output: Path, strict: bool = True) -> Path:
     return output / "_build" / "html"
 
 
-def problem_lines(loader, data_dir) -> list[str]:
-    """The ``FILE:ROW:FIELD: message`` lines a loader raises for a damaged data copy."""
+def problem_lines(name: str, data_dir) -> list[str]:
+    """The ``FILE:ROW:FIELD: message`` lines that the dataset attribute ``name`` (a data file,
+    e.g. ``"papers"``) raises for a damaged data copy."""
     import pytest
 
+    from masrl.data.dataset import Dataset
     from masrl.data.problems import DataError
 
     with pytest.raises(DataError) as info:
-        loader(data_dir)
+        getattr(Dataset(data_dir), name)
     return [str(p) for p in info.value.problems]

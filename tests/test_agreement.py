@@ -9,6 +9,7 @@ import pytest
 from support import replace_in
 from masrl.analyses import agreement
 from masrl.data import pool
+from masrl.data.dataset import Dataset
 
 
 def test_kappa_matches_a_worked_example():
@@ -46,8 +47,8 @@ def test_bootstrap_is_reproducible_and_brackets_the_estimate():
 
 
 def test_agreement_table_on_our_spotcheck():
-    table = agreement.agreement_table(pool.load_spotcheck())
-    assert list(table.index) == pool.SPOTCHECK_FIELDS
+    table = agreement.agreement_table(Dataset().spotcheck)
+    assert list(table.index) == Dataset().vocabulary.group("recoded")
     assert (table["rows"] == 32).all()
     assert table.at["credit_granularity", "agree"] == 31
     assert table.at["credit_granularity", "kappa"] < 1
@@ -58,7 +59,7 @@ def test_agreement_table_on_our_spotcheck():
 
 
 def test_disagreements_and_strict_counts(data_copy):
-    spot = pool.load_spotcheck()
+    spot = Dataset().spotcheck
     assert agreement.disagreements(spot).to_dict("records") == [
         {"key": "halo", "field": "credit_granularity", "original": "role",
          "second reader": "orchestrator"}]
@@ -66,5 +67,5 @@ def test_disagreements_and_strict_counts(data_copy):
     replace_in(data_copy / "spotcheck.csv",
                "context-folding,rl_method,yes,hybrid,turn,hierarchical,rl_method,yes,hybrid,turn,",
                "context-folding,rl_method,yes,hybrid,turn,hierarchical,rl_method,yes,hybrid,agent,")
-    changed = agreement.disagreements(pool.load_spotcheck(data_copy))
+    changed = agreement.disagreements(Dataset(data_copy).spotcheck)
     assert list(changed["key"]) == ["halo", "context-folding"]

@@ -7,17 +7,18 @@ import pytest
 from support import replace_in
 from masrl.data import bib, pool
 from masrl.data.problems import DataError
+from masrl.data.dataset import Dataset
 
 
 def test_one_entry_per_pool_row_in_order():
-    entries = bib.load_bibliography()
-    assert list(entries) == list(pool.load_pool()["key"])
+    entries = Dataset().bibliography
+    assert list(entries) == list(Dataset().papers["key"])
     assert entries["magrpo"]["eprint"] == "2508.04652"
 
 
 def errors(data_dir) -> list[str]:
     with pytest.raises(DataError) as info:
-        bib.load_bibliography(data_dir)
+        Dataset(data_dir).bibliography
     return [str(p) for p in info.value.problems]
 
 

@@ -9,9 +9,11 @@ import sys
 
 import pytest
 
-from support import replace_in
+from support import problem_lines, replace_in
 from masrl.analyses import claims
+from masrl.presentation import claims_views
 from masrl.data.problems import DataError
+from masrl.data.dataset import Dataset
 
 ONE_TAG = ("\nowl2025,,strict,", "\nowl2025,,broad,")  # a strict orchestrator reading, weakened
 
@@ -27,26 +29,26 @@ def by_id(results) -> dict[str, claims.Result]:
 # --- the ledger on our data -----------------------------------------------------------------------
 
 def test_every_claim_passes_on_our_data():
-    results = claims.evaluate()
+    results = claims.evaluate(Dataset())
     failing = {r.claim.id: (r.computed, r.message) for r in results if not r.passed}
     assert failing == {}
     assert claims.summary(results)["findings"] >= 1
 
 
 def test_the_ledger_holds_the_survey_claims_the_issue_lists():
-    ids = {c.id for c in claims.load_claims()}
+    ids = {c.id for c in Dataset().claims}
     assert {"pool-size", "message-credit", "orchestrator-credit", "o5-stopping",
             "no-open-benchmark-covers-e1-e4", "kimi-k2-5-trained-orchestrator",
             "kimi-k2-6-deployment-only", "spotcheck-agreement"} <= ids
 
 
 def test_the_artifacts_self_contradiction_is_a_finding_not_a_failure():
-    result = by_id(claims.evaluate())["orchestrator-credit"]
+    result = by_id(claims.evaluate(Dataset()))["orchestrator-credit"]
     assert result.passed
     assert result.computed == {"broad": 8, "strict": 5}
     assert result.claim.finding.artifact_states == {"broad": 7, "strict": 4}
     assert result.finding_holds is True
-    note = by_id(claims.evaluate())["stress-note-predates-wideseek"]
+    note = by_id(claims.evaluate(Dataset()))["stress-note-predates-wideseek"]
     assert note.passed and note.computed == result.claim.finding.artifact_states
 
 
@@ -54,7 +56,7 @@ def test_the_artifacts_self_contradiction_is_a_finding_not_a_failure():
 
 def test_one_changed_tag_fails_the_matching_claims(data_copy):
     replace_in(data_copy / "audit.csv", *ONE_TAG)
-    results = by_id(claims.evaluate(data_copy))
+    results = by_id(claims.evaluate(Dataset(data_copy)))
     failed = {i for i, r in results.items() if not r.passed}
     assert failed == {"orchestrator-credit", "orchestrator-credit-rows", "readings-orchestrator",
                       "stress-note-predates-wideseek", "strict-reading-matches-spotcheck"}
@@ -70,7 +72,7 @@ def test_a_changed_pool_tag_fails_its_claim(data_copy):
     replace_in(data_copy / "spotcheck.csv", "\nkimi-k2-5,industry,yes,", "\nkimi-k2-5,industry,partial,")
     replace_in(data_copy / "spotcheck.csv", ",industry,yes,orchestration,orchestrator,swarm,yes,",
                ",industry,partial,orchestration,orchestrator,swarm,yes,")
-    results = by_id(claims.evaluate(data_copy))
+    results = by_id(claims.evaluate(Dataset(data_copy)))
     assert not results["kimi-k2-5-trained-orchestrator"].passed
     assert results["kimi-k2-5-trained-orchestrator"].computed == {
         "is_rl": "partial", "reward_type": "orchestration"}
@@ -78,7 +80,7 @@ def test_a_changed_pool_tag_fails_its_claim(data_copy):
 
 def test_a_broken_file_fails_the_claims_that_read_it(data_copy):
     replace_in(data_copy / "benchmark_coverage.csv", ",survey,Resolved", ",someone,Resolved")
-    results = by_id(claims.evaluate(data_copy))
+    results = by_id(claims.evaluate(Dataset(data_copy)))
     broken = results["no-open-benchmark-covers-e1-e4"]
     assert broken.status == claims.FAIL and broken.computed is None
     assert "benchmark_coverage.csv:3:coded_by:" in broken.message
@@ -89,7 +91,7 @@ def test_cli_passes_on_our_data_and_prints_one_line_per_claim():
     result = masrl("claims")
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    n = len(claims.load_claims())
+    n = len(Dataset().claims)
     assert len(lines) == n + 1
     assert all(line.startswith("PASS ") for line in lines[:n])
     assert "[finding: " in next(line for line in lines if " orchestrator-credit " in line)
@@ -107,7 +109,7 @@ def test_cli_fails_with_exit_1_on_the_changed_tag(data_copy):
 
 def test_cli_json(data_copy):
     payload = json.loads(masrl("claims", "--json").stdout)
-    assert {c["id"] for c in payload} == {c.id for c in claims.load_claims()}
+    assert {c["id"] for c in payload} == {c.id for c in Dataset().claims}
     first = payload[0]
     assert set(first) == {"id", "statement", "computation", "args", "expected", "computed",
                           "status", "message", "boundary", "finding"}
@@ -128,27 +130,33 @@ def test_cli_usage_errors(tmp_path):
 def test_invalid_ledger_entries_are_reported(data_copy):
     replace_in(data_copy / "claims.yaml", "computation: totals", "computation: grand_totals")
     replace_in(data_copy / "claims.yaml", "args: {cell: message}", "args: {cell: message, colour: red}")
-    replace_in(data_copy / "claims.yaml", "- id: message-credit-rows", "- id: pool-size")
     with pytest.raises(DataError) as info:
-        claims.load_claims(data_copy)
+        claims.evaluate(Dataset(data_copy))
     lines = [str(p) for p in info.value.problems]
-    assert "claims.yaml:claims[0]:computation: 'grand_totals' is not a computation of masrl.claims" in lines
-    assert "claims.yaml:claims[0]:id: duplicate id 'pool-size'" in lines
+    assert ("claims.yaml:claims[0]:computation: 'grand_totals' is not a computation of "
+            "masrl.analyses.claims") in lines
     assert any(line.startswith("claims.yaml:claims[2]:args: credit_cell:") for line in lines)
     result = masrl("claims", "--data-dir", str(data_copy))
     assert result.returncode == 1 and "grand_totals" in result.stderr
+    check = masrl("check-data", "--data-dir", str(data_copy))
+    assert check.returncode == 1 and "claims.yaml:claims[2]:args: credit_cell:" in check.stderr
+
+
+def test_duplicate_claim_ids_are_reported(data_copy):
+    replace_in(data_copy / "claims.yaml", "- id: message-credit-rows", "- id: pool-size")
+    assert "claims.yaml:claims[0]:id: duplicate id 'pool-size'" in problem_lines("claims", data_copy)
 
 
 def test_ledger_structure_is_validated(data_copy):
     replace_in(data_copy / "claims.yaml", "    boundary: Counts of the survey's own screening",
                "    bound: Counts of the survey's own screening")
     with pytest.raises(DataError) as info:
-        claims.load_claims(data_copy)
+        Dataset(data_copy).claims
     fields = {(p.row, p.field) for p in info.value.problems}
     assert ("claims[0]", "boundary") in fields and ("claims[0]", "bound") in fields
 
 
 def test_describe_puts_values_in_words():
-    assert claims.describe({"broad": 7, "strict": 4}) == "broad 7, strict 4"
-    assert claims.describe([]) == "none"
-    assert claims.describe({"a": [1, 2]}) == "a 1, 2"
+    assert claims_views.describe({"broad": 7, "strict": 4}) == "broad 7, strict 4"
+    assert claims_views.describe([]) == "none"
+    assert claims_views.describe({"a": [1, 2]}) == "a 1, 2"

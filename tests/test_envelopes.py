@@ -11,21 +11,25 @@ import pytest
 import support
 from support import replace_in
 
-from masrl.data import envelopes, pool
+from masrl.analyses import scale
+from masrl.data import benchmark_results
+from masrl.presentation import scale_views
+from masrl.traces import synthetic
+from masrl.data.dataset import Dataset
 
 
 def problem_lines(data_dir) -> list[str]:
-    return support.problem_lines(envelopes.load_envelopes, data_dir)
+    return support.problem_lines("envelopes", data_dir)
 
 
 def test_envelopes_load_with_unknowns_left_empty():
-    table = envelopes.load_envelopes()
+    table = Dataset().envelopes
     assert set(table["kind"]) == {"industrial", "academic"}
     assert table["system"].is_unique
     assert table["agents"].dtype.kind == "f"
     owl = table.set_index("system").loc["OWL"]
     assert math.isnan(owl["agents"]) and math.isnan(owl["horizon"])  # not guessed
-    keys = set(pool.load_pool()["key"])
+    keys = set(Dataset().papers["key"])
     assert set(table["key"]) - {""} <= keys
 
 
@@ -61,7 +65,7 @@ def test_scale_gap_uses_comparable_units_and_skips_unknowns():
         ["small", "academic", 10.0, 10.0, "turns"],
         ["tiny", "academic", 1.0, 1.0, "rounds"],
     ])
-    gap = envelopes.scale_gap(frame)
+    gap = scale.scale_gap(frame)
     width, horizon = gap.iloc[0], gap.iloc[1]
     assert width["industrial max"] == 1000 and width["academic max"] == 10
     assert width["orders (max)"] == 2.0
@@ -72,8 +76,8 @@ def test_scale_gap_uses_comparable_units_and_skips_unknowns():
 
 
 def test_plotted_and_unplotted_partition_the_rows():
-    table = envelopes.load_envelopes()
-    shown, left = envelopes.plotted(table), envelopes.unplotted(table)
+    table = Dataset().envelopes
+    shown, left = scale.plotted(table), scale.unplotted(table)
     assert len(shown) + len(left) == len(table)
     assert shown[["agents", "horizon"]].notna().all().all()
     assert all(label.endswith(")") for label in shown["label"])
@@ -81,34 +85,34 @@ def test_plotted_and_unplotted_partition_the_rows():
 
 @pytest.mark.parametrize("agents, calls", [(1, 1), (3, 10), (7, 3)])
 def test_synthetic_trace_counts(agents, calls):
-    trace = envelopes.synthetic_trace(agents, calls)
+    trace = synthetic.swarm_trace(agents, calls)
     assert len(trace["events"]) == 2 * calls + 2 * agents + 3
     assert sum(e["type"] == "tool_call" for e in trace["events"]) == calls
     assert len({e["id"] for e in trace["events"]}) == len(trace["events"])
-    estimate = envelopes.trace_estimate(agents, calls)
+    estimate = scale.trace_estimate(agents, calls)
     assert estimate["bytes"] == len(json.dumps(trace, separators=(",", ":")).encode())
-    assert envelopes.trace_estimate(agents, calls) == estimate  # deterministic
+    assert scale.trace_estimate(agents, calls) == estimate  # deterministic
 
 
 def test_synthetic_trace_is_valid_and_replays():
-    check = envelopes.replay_check(5, 12)
+    check = scale.replay_check(5, 12)
     assert check["valid"] is True
     assert check["replayed events"] == 2 * 12 + 2 * 5 + 3
     assert check["max concurrency"] >= 5
 
 
 def test_display_frame_leaves_unknown_blank():
-    shown = envelopes.display_frame(envelopes.load_envelopes()).set_index("system")
+    shown = scale_views.display_frame(Dataset().envelopes).set_index("system")
     assert shown.at["OWL", "agents"] == ""
     assert shown.at["Kimi K2.6 Agent Swarm", "agents"] == "300"
 
 
 def test_throughput_results_are_read_and_checked(tmp_path):
-    recorded = envelopes.throughput_results()
+    recorded = benchmark_results.throughput_results()
     assert recorded is not None and recorded["events"] > 900_000
     assert recorded["ratio"] == pytest.approx(recorded["replay_s"] / recorded["json_load_s"], rel=0.01)
-    assert envelopes.throughput_results(tmp_path / "none.json") is None
+    assert benchmark_results.throughput_results(tmp_path / "none.json") is None
     partial = tmp_path / "partial.json"
     partial.write_text('{"events": 1}', encoding="utf-8")
     with pytest.raises(ValueError, match="partial.json: missing agents"):
-        envelopes.throughput_results(partial)
+        benchmark_results.throughput_results(partial)

@@ -10,14 +10,15 @@ from masrl.data import audit, pool
 from masrl.analyses import gaps, stats
 from masrl.data.taxonomy import load_taxonomy
 from masrl.data.vocabulary import load_vocabulary
+from masrl.data.dataset import Dataset
 
 
 @pytest.fixture(scope="module")
 def data():
-    return {"pool": pool.load_pool(), "audit": audit.load_audit(),
-            "spotcheck": pool.load_spotcheck(), "excluded": pool.load_excluded(),
-            "near_misses": audit.load_near_misses(), "coverage": audit.load_benchmark_coverage(),
-            "taxonomy": load_taxonomy(), "vocab": load_vocabulary()}
+    return {"pool": Dataset().papers, "audit": Dataset().audit,
+            "spotcheck": Dataset().spotcheck, "excluded": Dataset().excluded,
+            "near_misses": Dataset().near_misses, "coverage": Dataset().benchmark_coverage,
+            "taxonomy": Dataset().taxonomy, "vocab": Dataset().vocabulary}
 
 
 # --- marks -----------------------------------------------------------------------------------------

@@ -4,27 +4,27 @@ from __future__ import annotations
 
 import copy
 
-from masrl.data import pool, published
-from masrl.analyses import stats
+from masrl.analyses import reproduction, stats
 from masrl.data.vocabulary import load_vocabulary
+from masrl.data.dataset import Dataset
 
 
 def ours():
-    return stats.summary(pool.load_pool(), pool.load_excluded(), load_vocabulary())
+    return stats.summary(Dataset().papers, Dataset().excluded, Dataset().vocabulary)
 
 
 def test_every_published_figure_matches():
-    table = published.compare(ours(), published.load_published())
+    table = reproduction.compare(ours(), Dataset().published)
     assert table["match"].all(), table[~table["match"]].to_string()
     # every count, every stage and the full grids of both cross-tabs are compared
     assert len(table) > 150
 
 
 def test_a_changed_figure_is_reported():
-    figures = copy.deepcopy(published.load_published())
+    figures = copy.deepcopy(Dataset().published)
     figures["crosstabs"]["reward_type_x_credit_granularity"]["shared"]["message"] = 2
     figures["counts"]["category"]["survey"] = 6
-    table = published.compare(ours(), figures)
+    table = reproduction.compare(ours(), figures)
     assert sorted(table.loc[~table["match"], "figure"]) == [
         "counts/category/survey",
         "crosstabs/reward_type_x_credit_granularity/shared/message",
@@ -32,8 +32,8 @@ def test_a_changed_figure_is_reported():
 
 
 def test_a_published_cell_outside_our_grid_is_reported():
-    figures = copy.deepcopy(published.load_published())
+    figures = copy.deepcopy(Dataset().published)
     figures["crosstabs"]["reward_type_x_credit_granularity"]["shared"]["committee"] = 1
-    table = published.compare(ours(), figures)
+    table = reproduction.compare(ours(), figures)
     assert list(table.loc[~table["match"], "figure"]) == [
         "crosstabs/reward_type_x_credit_granularity/shared/committee"]

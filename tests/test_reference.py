@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 
 from masrl.data import pool
+from masrl.data.dataset import Dataset
 
 pytestmark = pytest.mark.reference
 
@@ -41,7 +42,7 @@ def join_by_id_or_title(ours: pd.DataFrame, ref: pd.DataFrame) -> list[tuple[dic
 
 
 def test_every_pool_row_matches_a_reference_row_with_the_same_tags(reference_dir):
-    ours, ref = pool.load_pool(), read(reference_dir / "papers.csv")
+    ours, ref = Dataset().papers, read(reference_dir / "papers.csv")
     pairs = join_by_id_or_title(ours, ref)
     assert len(pairs) == len(ref) == 84
     assert len({m["key"] for _, m in pairs}) == 84  # one-to-one
@@ -53,7 +54,7 @@ def test_every_pool_row_matches_a_reference_row_with_the_same_tags(reference_dir
 
 
 def test_exclusion_log_agrees_in_every_decision_field(reference_dir):
-    ours = pool.load_excluded().set_index("record_id")
+    ours = Dataset().excluded.set_index("record_id")
     ref = read(reference_dir / "excluded.csv").set_index("record_id")
     assert list(ours.index) == list(ref.index)
     for column in ["identifier", "url", "source", "query_family", "stage", "date_screened"]:
@@ -62,7 +63,7 @@ def test_exclusion_log_agrees_in_every_decision_field(reference_dir):
 
 
 def test_spotcheck_agrees_in_every_decision_field(reference_dir):
-    ours = pool.load_spotcheck().set_index("key")
+    ours = Dataset().spotcheck.set_index("key")
     ref = read(reference_dir / "independent_spotcheck_2026-05-03.csv").set_index("key")
     assert list(ours.index) == list(ref.index)
     coded = [c for c in ref.columns if c.startswith(("orig_", "ann_"))] + ["strict_explicit_credit"]
@@ -79,9 +80,9 @@ def test_our_prose_is_our_own(reference_dir):
         frame = read(reference_dir / name)
         ref_prose |= {s.strip() for c in columns for s in frame[c] if len(s.strip()) >= 30}
     ours = {
-        "papers": pool.load_pool()[["summary", "notes"]],
-        "excluded": pool.load_excluded()[["reason"]],
-        "spotcheck": pool.load_spotcheck()[["note"]],
+        "papers": Dataset().papers[["summary", "notes"]],
+        "excluded": Dataset().excluded[["reason"]],
+        "spotcheck": Dataset().spotcheck[["note"]],
     }
     for name, frame in ours.items():
         for text in frame.to_numpy().ravel():

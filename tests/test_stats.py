@@ -11,6 +11,7 @@ import pytest
 from masrl.data import pool
 from masrl.analyses import stats
 from masrl.data.vocabulary import load_vocabulary
+from masrl.data.dataset import Dataset
 
 PUBLISHED_COUNTS = {
     "category": {"rl_method": 42, "benchmark": 18, "classical_marl": 10, "industry": 6, "survey": 5,
@@ -51,7 +52,7 @@ ORCHESTRATION_X_CREDIT = {
 
 @pytest.fixture(scope="module")
 def summary():
-    return stats.summary(pool.load_pool(), pool.load_excluded(), load_vocabulary())
+    return stats.summary(Dataset().papers, Dataset().excluded, Dataset().vocabulary)
 
 
 def test_totals(summary):
@@ -64,7 +65,7 @@ def test_counts_equal_the_published_counts(summary, field):
 
 
 def test_counts_list_every_vocabulary_value_in_vocabulary_order(summary):
-    vocab = load_vocabulary()
+    vocab = Dataset().vocabulary
     for field, values in summary["counts"].items():
         assert list(values) == vocab.values(field)
     assert summary["counts"]["credit_granularity"]["token"] == 0
@@ -95,8 +96,8 @@ def test_category_x_verified_sums_to_the_margins(summary):
 
 
 def test_crosstab_keeps_empty_rows_and_columns():
-    vocab = load_vocabulary()
-    table = stats.crosstab(pool.load_pool(), "reward_type", "credit_granularity", vocab)
+    vocab = Dataset().vocabulary
+    table = stats.crosstab(Dataset().papers, "reward_type", "credit_granularity", vocab)
     assert list(table.index) == vocab.values("reward_type")
     assert list(table.columns) == vocab.values("credit_granularity")
     assert table.loc["tool"].sum() == 0 and table["team"].sum() == 0

@@ -8,10 +8,11 @@ from support import replace_in
 from masrl.data.problems import DataError
 from masrl.data.taxonomy import load_taxonomy
 from masrl.data.vocabulary import load_vocabulary
+from masrl.data.dataset import Dataset
 
 
 def test_axes_have_the_survey_shape():
-    taxonomy = load_taxonomy()
+    taxonomy = Dataset().taxonomy
     assert [f.id for f in taxonomy.reward_families] == [f"R{i}" for i in range(1, 9)]
     assert [u.id for u in taxonomy.credit_units] == [
         "team", "orchestrator", "role", "agent", "turn", "message", "tool_call", "token"]
@@ -23,16 +24,16 @@ def test_axes_have_the_survey_shape():
 
 
 def test_every_non_na_reward_type_belongs_to_exactly_one_family():
-    families = load_taxonomy().reward_families
+    families = Dataset().taxonomy.reward_families
     mapped = [t for f in families for t in f.reward_types]
-    assert sorted(mapped) == sorted(v for v in load_vocabulary().values("reward_type") if v != "NA")
+    assert sorted(mapped) == sorted(v for v in Dataset().vocabulary.values("reward_type") if v != "NA")
 
 
 def test_unknown_anchor_is_reported(data_copy):
     replace_in(data_copy / "taxonomy.yaml", "anchors: [kimi-k2-5, agentspawn]",
                "anchors: [kimi-k2-5, agent-spawn]")
     with pytest.raises(DataError) as info:
-        load_taxonomy(data_copy)
+        Dataset(data_copy).taxonomy
     assert [str(p) for p in info.value.problems] == [
         "taxonomy.yaml:subdecisions[0]:anchors: 'agent-spawn' is not a key of papers.csv"]
 
@@ -41,12 +42,12 @@ def test_unknown_vocabulary_value_and_bad_structure(data_copy):
     replace_in(data_copy / "taxonomy.yaml", "reward_types: [debate, verifier]",
                "reward_types: [debate, judge]")
     with pytest.raises(DataError) as info:
-        load_taxonomy(data_copy)
+        Dataset(data_copy).taxonomy
     assert [str(p) for p in info.value.problems] == [
         "taxonomy.yaml:reward_families[5]:reward_types: 'judge' is not a reward_type of the vocabulary"]
     replace_in(data_copy / "taxonomy.yaml", "decision: stop", "decision: halt")
     with pytest.raises(DataError) as info:
-        load_taxonomy(data_copy)
+        Dataset(data_copy).taxonomy
     (problem,) = info.value.problems
     assert str(problem).startswith("taxonomy.yaml:subdecisions[4]:decision: Input should be")
 
@@ -54,7 +55,7 @@ def test_unknown_vocabulary_value_and_bad_structure(data_copy):
 def test_data_dictionary_names_the_real_columns():
     from masrl.data.vocabulary import dictionary
 
-    entries = {e["field"]: e for e in dictionary(load_vocabulary())}
+    entries = {e["field"]: e for e in dictionary(Dataset().vocabulary)}
     assert entries["reward_type"]["columns"] == ["reward_type"]
     assert entries["bound"]["columns"] == ["agents_bound", "horizon_bound"]
     assert [v["value"] for v in entries["credit_granularity"]["values"]][-1] == "NA"
@@ -66,7 +67,7 @@ def test_malformed_yaml_names_the_line(data_copy):
     lines[12] = "  - id: [unclosed"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     with pytest.raises(DataError) as info:
-        load_taxonomy(data_copy)
+        Dataset(data_copy).taxonomy
     (problem,) = info.value.problems
     assert problem.file == "taxonomy.yaml" and problem.message.startswith("not valid YAML")
     assert problem.row.isdigit() and int(problem.row) >= 13

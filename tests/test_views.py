@@ -11,30 +11,32 @@ from masrl.presentation import export, pool_views as views
 from masrl.data import pool
 from masrl.data.taxonomy import load_taxonomy
 from masrl.data.vocabulary import load_vocabulary
+from masrl.data.dataset import Dataset
 
 
 def test_browse_frame_escapes_data_and_links_the_first_url():
-    papers = pool.load_pool().head(2).copy()
+    papers = Dataset().papers.head(2).copy()
     papers.loc[0, "title"] = "<script>x</script> & co"
     papers.loc[1, "url"] = "https://a.example/1 ; https://b.example/2"
-    frame = views.browse_frame(papers)
-    assert list(frame.columns) == views.BROWSE_COLUMNS
+    tags = Dataset().vocabulary.names("papers.csv")
+    frame = views.browse_frame(papers, tags)
+    assert list(frame.columns) == ["paper", "year", *tags, "venue"]
     assert "&lt;script&gt;x&lt;/script&gt; &amp; co" in frame.loc[0, "paper"]
     assert "<script>" not in frame.loc[0, "paper"]
     assert frame.loc[1, "paper"].startswith('<a href="https://a.example/1"')
 
 
 def test_category_lists_follow_vocabulary_order_and_cover_the_pool():
-    papers = pool.load_pool()
-    lists = views.category_lists(papers, load_vocabulary().values("category"))
-    assert list(lists) == load_vocabulary().values("category")
+    papers = Dataset().papers
+    lists = views.category_lists(papers, Dataset().vocabulary.values("category"))
+    assert list(lists) == Dataset().vocabulary.values("category")
     assert sum(len(t) for t in lists.values()) == len(papers)
     years = lists["classical_marl"]["year"].tolist()
     assert years == sorted(years)
 
 
 def test_downloads_round_trip(tmp_path):
-    papers = pool.load_pool()
+    papers = Dataset().papers
     files = export.pool_downloads(papers, tmp_path)
     assert pd.read_csv(files["csv"], dtype=str, keep_default_na=False)["key"].tolist() == papers["key"].tolist()
     records = json.loads(files["json"].read_text(encoding="utf-8"))
@@ -47,7 +49,7 @@ def test_downloads_round_trip(tmp_path):
 
 
 def test_axes_counts():
-    papers, taxonomy = pool.load_pool(), load_taxonomy()
+    papers, taxonomy = Dataset().papers, Dataset().taxonomy
     families = axes.reward_families(papers, taxonomy).set_index("family")["papers"]
     assert families.to_dict() == {"R1": 10, "R2": 4, "R3": 3, "R4": 2, "R5": 0, "R6": 10,
                                   "R7": 7, "R8": 15}
@@ -61,6 +63,6 @@ def test_axes_counts():
 
 
 def test_screening_flow():
-    flow = axes.screening_flow(84, pool.load_excluded(), load_vocabulary().values("stage"))
+    flow = axes.screening_flow(84, Dataset().excluded, Dataset().vocabulary.values("stage"))
     assert flow["records"].tolist() == [116, 16, 9, 6, 1, 84]
     assert flow["kind"].tolist()[0] == "audited" and flow["kind"].tolist()[-1] == "retained"

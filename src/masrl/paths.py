@@ -1,8 +1,8 @@
-"""The one place that knows where the project's data lives.
+"""The one place that knows where things live: every data file's name, the data directory, the
+trace schema and examples, the benchmark results and the public logs beside the repository.
 
-Every loader takes an optional ``data_dir``; when it is ``None`` the directory comes from the
-``MASRL_DATA_DIR`` environment variable, else from ``data/`` at the repository root (the package
-is installed in editable mode from the repository).
+Every loader takes a data directory; ``None`` means the ``MASRL_DATA_DIR`` environment variable,
+else ``data/`` at the repository root (the package is installed in editable mode from it).
 """
 
 from __future__ import annotations
@@ -13,11 +13,26 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_DATA_DIR = REPO_ROOT / "data"
 
+# --- the survey's data files (one loader each, in masrl.data) -------------------------------
+VOCABULARY = "vocabulary.yaml"
 PAPERS = "papers.csv"
 EXCLUDED = "excluded.csv"
 SPOTCHECK = "spotcheck.csv"
 BIBTEX = "papers.bib"
-VOCABULARY = "vocabulary.yaml"
+TAXONOMY = "taxonomy.yaml"
+PUBLISHED = "published.yaml"
+AUDIT = "audit.csv"
+NEAR_MISSES = "near_misses.csv"
+BENCHMARK_COVERAGE = "benchmark_coverage.csv"
+ENVELOPES = "envelopes.csv"
+CLAIMS = "claims.yaml"
+LOG_SOURCES = "log_sources.csv"
+
+# --- the trace toolkit's files ---------------------------------------------------------------
+TRACE_SCHEMA = "schema/trace.schema.json"
+TRACE_EXAMPLES = "traces/examples"
+
+BENCHMARK_RESULTS = REPO_ROOT / "benchmarks" / "results"
 
 
 def data_dir(data_dir: str | os.PathLike | None = None) -> Path:
@@ -33,9 +48,17 @@ def data_file(name: str, data_dir_: str | os.PathLike | None = None) -> Path:
     return data_dir(data_dir_) / name
 
 
+def shared_dir() -> Path:
+    """``../shared`` beside the repository: reference material and public logs that are not ours
+    (present on developer machines and in CI, absent on a fresh clone elsewhere)."""
+    return REPO_ROOT.parent / "shared"
+
+
 def reference_dir() -> Path:
-    """Where the survey artifact's reference files sit on a developer machine (may not exist)."""
-    return REPO_ROOT.parent / "shared" / "reference" / "awesome-llm-mas-rl"
+    """The survey artifact's reference files (may not exist)."""
+    return shared_dir() / "reference" / "awesome-llm-mas-rl"
 
 
-BENCHMARK_RESULTS = REPO_ROOT / "benchmarks" / "results"
+def public_logs_dir() -> Path:
+    """The public logs of real multi-agent runs (may not exist)."""
+    return shared_dir() / "traces"

@@ -89,7 +89,7 @@ def test_colours_stay_fixed_across_traces(examples):
 
 
 def test_the_chart_renders_to_svg_with_its_text_alternative(examples):
-    figure = trace_charts.show_gantt(examples["debate"])
+    figure = charts.show(trace_charts.gantt(examples["debate"]))
     assert figure.svg.startswith("<svg")
     assert "debater_3" in figure.svg and "moderator" in figure.svg
     html = figure._repr_html_()
@@ -98,7 +98,7 @@ def test_the_chart_renders_to_svg_with_its_text_alternative(examples):
 
 
 def test_trace_text_is_escaped_in_the_svg():
-    figure = trace_charts.show_gantt(hostile_replay())
+    figure = charts.show(trace_charts.gantt(hostile_replay()))
     assert "<img" not in figure.svg and "<img" not in figure._repr_html_()
     assert "&lt;img" in figure.svg
     assert HOSTILE in figure.description

@@ -12,6 +12,7 @@ from trace_helpers import FIXTURES
 from masrl import paths
 from masrl.traces import credit, metrics
 from masrl.presentation import trace_views as views
+from masrl.traces import validate_file
 
 
 @pytest.fixture(scope="module")
@@ -21,37 +22,37 @@ def examples() -> dict:
 
 # ---------------------------------------------------------------------------------- validation
 
-def test_check_file_reports_a_missing_file_as_a_problem(tmp_path):
-    report = views.check_file(tmp_path / "nope.json", source="nope.json")
-    assert not report.valid and report.trace is None
+def test_validate_file_reports_a_missing_file_as_a_problem(tmp_path):
+    report = validate_file(tmp_path / "nope.json")
+    assert not report.valid and not report.readable and report.trace is None
     assert [(p.severity, p.code, p.message) for p in report.problems] == [
-        ("error", "missing-file", "no such file")]
+        ("error", "unreadable", "cannot read: No such file or directory")]
     assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"
 
 
-def test_check_file_of_an_invalid_trace_lists_its_problems():
-    report = views.check_file(FIXTURES / "not_json.json", source="bad.json")
+def test_validate_file_of_an_invalid_trace_lists_its_problems():
+    report = validate_file(FIXTURES / "not_json.json", source="bad.json")
     frame = views.problems_frame(report)
     assert list(frame.columns) == ["severity", "code", "where", "message"]
     assert list(frame["code"]) == ["not-json"] and frame.index.tolist() == [1]
     assert report.source == "bad.json"
 
 
-def test_check_file_of_a_valid_example():
-    report = views.check_file(EXAMPLES / "debate.json", source="debate.json")
+def test_validate_file_of_a_valid_example():
+    report = validate_file(EXAMPLES / "debate.json", source="debate.json")
     assert report.valid and report.trace.source == "debate.json"
     assert views.verdict(report) == "valid: 0 error(s), 0 warning(s)"
     assert views.problems_frame(report).empty
 
 
-def test_resolve_falls_back_to_the_base_directory(tmp_path, monkeypatch):
+def test_locate_falls_back_to_the_base_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     given = "../data/traces/examples/swarm.json"
-    assert views.resolve(given, paths.REPO_ROOT / "notebooks") == (
+    assert views.locate(given, paths.REPO_ROOT / "notebooks") == (
         paths.REPO_ROOT / "notebooks" / given)
     (tmp_path / "mine.json").write_text("{}")
-    assert views.resolve("mine.json", paths.REPO_ROOT / "notebooks").as_posix() == "mine.json"
-    assert views.resolve("missing.json", tmp_path / "x").as_posix() == "missing.json"
+    assert views.locate("mine.json", paths.REPO_ROOT / "notebooks").as_posix() == "mine.json"
+    assert views.locate("missing.json", tmp_path / "x").as_posix() == "missing.json"
 
 
 # ---------------------------------------------------------------------------------- agents

@@ -18,7 +18,6 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from masrl.data.pool import SPOTCHECK_FIELDS
 
 SEED = 20260503  # the spot-check's date; any fixed seed gives reproducible intervals
 RESAMPLES = 2000
@@ -72,11 +71,17 @@ def bootstrap_kappa(a, b, *, resamples: int = RESAMPLES, seed: int = SEED,
     return float(low), float(high), int(len(defined))
 
 
-def agreement_table(spotcheck: pd.DataFrame, fields: list[str] = SPOTCHECK_FIELDS) -> pd.DataFrame:
+def recoded_fields(spotcheck: pd.DataFrame) -> list[str]:
+    """The fields the second reader re-coded: those with an ``orig_`` and an ``ann_`` column."""
+    return [c.removeprefix("orig_") for c in spotcheck.columns
+            if c.startswith("orig_") and "ann_" + c.removeprefix("orig_") in spotcheck.columns]
+
+
+def agreement_table(spotcheck: pd.DataFrame) -> pd.DataFrame:
     """One row per re-coded field: agreeing rows, rows, raw agreement with its Wilson interval,
     kappa with its bootstrap interval, and the number of resamples where kappa was defined."""
     rows = []
-    for field in fields:
+    for field in recoded_fields(spotcheck):
         a, b = spotcheck[f"orig_{field}"], spotcheck[f"ann_{field}"]
         agree, n = int((a == b).sum()), len(a)
         low, high = wilson_interval(agree, n)
@@ -90,8 +95,9 @@ def agreement_table(spotcheck: pd.DataFrame, fields: list[str] = SPOTCHECK_FIELD
     return pd.DataFrame(rows).set_index("field")
 
 
-def disagreements(spotcheck: pd.DataFrame, fields: list[str] = SPOTCHECK_FIELDS) -> pd.DataFrame:
+def disagreements(spotcheck: pd.DataFrame) -> pd.DataFrame:
     """Every (row, field) where the second reader's tag differs from the original."""
+    fields = recoded_fields(spotcheck)
     rows = [{"key": r["key"], "field": f, "original": r[f"orig_{f}"], "second reader": r[f"ann_{f}"]}
             for r in spotcheck.to_dict("records") for f in fields if r[f"orig_{f}"] != r[f"ann_{f}"]]
     return pd.DataFrame(rows, columns=["key", "field", "original", "second reader"])

@@ -1,13 +1,9 @@
-"""The claims ledger (``data/claims.yaml``): the survey's central claims, each checked by a named
-computation over our data.
+"""The claims ledger evaluated: each claim of ``data/claims.yaml`` (loaded by
+:mod:`masrl.data.claims`) is checked by a computation registered here with :func:`computation`.
 
-Each entry has an id, a statement in our words, the computation (a function registered here
-with :func:`computation`) with its arguments, the expected value and the boundary of the claim.
-:func:`evaluate` runs every computation and compares its value with the expected one (PASS or
-FAIL). An entry may also record a *finding*: a value the survey's artifact states that our data
-does not reproduce, with the reason; a finding is reported beside the claim, it is not a failure.
-
-Computations receive a :class:`Data` bundle that loads each file on first use, so a broken file
+:func:`evaluate` runs every computation over a :class:`masrl.data.dataset.Dataset` and compares
+its value with the expected one (PASS or FAIL). A finding recorded with a claim is reported
+beside it, it is not a failure. The dataset loads each file once, on first use, so a broken file
 fails only the claims that read it (its problems become the claim's message).
 """
 
@@ -15,74 +11,18 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
-import pandas as pd
-from pydantic import BaseModel, ConfigDict
-
-from masrl.data import audit, documents, envelopes, pool, published
-from masrl.analyses import gaps, stats
+from masrl import paths
+from masrl.analyses import gaps, reproduction, scale, stats
 from masrl.analyses.agreement import agreement_table, disagreements, strict_counts
-from masrl.data.problems import DataError, Problem
+from masrl.data.claims import Claim
+from masrl.data.dataset import Dataset
+from masrl.data.problems import DataError, DataProblem
 
-PathLike = str | os.PathLike | None
-CLAIMS = "claims.yaml"
 PASS, FAIL = "PASS", "FAIL"
-
-
-# --- the data a computation may read ------------------------------------------------------------
-
-class Data:
-    """Lazily loaded, validated data of one data directory."""
-
-    def __init__(self, data_dir: PathLike = None):
-        self.data_dir = data_dir
-
-    @cached_property
-    def vocab(self):
-        from masrl.data.vocabulary import load_vocabulary
-        return load_vocabulary(self.data_dir)
-
-    @cached_property
-    def taxonomy(self):
-        from masrl.data.taxonomy import load_taxonomy
-        return load_taxonomy(self.data_dir)
-
-    @cached_property
-    def pool(self) -> pd.DataFrame:
-        return pool.load_pool(self.data_dir)
-
-    @cached_property
-    def excluded(self) -> pd.DataFrame:
-        return pool.load_excluded(self.data_dir)
-
-    @cached_property
-    def spotcheck(self) -> pd.DataFrame:
-        return pool.load_spotcheck(self.data_dir)
-
-    @cached_property
-    def audit(self) -> pd.DataFrame:
-        return audit.load_audit(self.data_dir)
-
-    @cached_property
-    def near_misses(self) -> pd.DataFrame:
-        return audit.load_near_misses(self.data_dir)
-
-    @cached_property
-    def coverage(self) -> pd.DataFrame:
-        return audit.load_benchmark_coverage(self.data_dir)
-
-    @cached_property
-    def envelopes(self) -> pd.DataFrame:
-        return envelopes.load_envelopes(self.data_dir)
-
-    @cached_property
-    def published(self) -> dict:
-        return published.load_published(self.data_dir)
 
 
 # --- the computations ----------------------------------------------------------------------------
@@ -97,115 +37,115 @@ def computation(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @computation
-def totals(data: Data) -> dict[str, int]:
+def totals(data: Dataset) -> dict[str, int]:
     """Retained papers, excluded records and all audited records."""
-    return stats.totals(data.pool, data.excluded)
+    return stats.totals(data.papers, data.excluded)
 
 
 @computation
-def published_mismatches(data: Data) -> list[str]:
+def published_mismatches(data: Dataset) -> list[str]:
     """Published figures (counts and cross-tabs) that our data does not reproduce."""
-    ours = stats.summary(data.pool, data.excluded, data.vocab)
-    check = published.compare(ours, data.published)
+    ours = stats.summary(data.papers, data.excluded, data.vocabulary)
+    check = reproduction.compare(ours, data.published)
     return list(check.loc[~check["match"], "figure"])
 
 
 @computation
-def credit_cell(data: Data, cell: str, without: list[str] = ()) -> dict[str, int]:
+def credit_cell(data: Dataset, cell: str, without: list[str] = ()) -> dict[str, int]:
     """Broad and strict counts of one audited credit cell (optionally leaving some rows out)."""
-    frame = gaps.with_readings(data.pool, data.audit)
+    frame = gaps.with_readings(data.papers, data.audit)
     frame = frame[~frame["key"].isin(list(without))]
     tally = gaps.cell_tally(frame)
     return {"broad": tally[f"{cell} broad"], "strict": tally[f"{cell} strict"]}
 
 
 @computation
-def credit_cell_rows(data: Data, cell: str) -> dict[str, list[str]]:
+def credit_cell_rows(data: Dataset, cell: str) -> dict[str, list[str]]:
     """The rows of one audited cell, strict and broad-only, sorted by key."""
-    rows = gaps.cell_rows(data.pool, data.audit, cell)
+    rows = gaps.cell_rows(data.papers, data.audit, cell)
     return {name: sorted(keys) for name, keys in rows.items()}
 
 
 @computation
-def readings_of_cell(data: Data, cell: str) -> dict[str, int]:
+def readings_of_cell(data: Dataset, cell: str) -> dict[str, int]:
     """One credit cell's count under the broad, strict and spot-check readings."""
-    counts = gaps.reading_counts(data.pool, data.audit, data.spotcheck, data.vocab)
+    counts = gaps.reading_counts(data.papers, data.audit, data.spotcheck, data.vocabulary)
     return {reading: int(counts.at[cell, reading]) for reading in gaps.READINGS}
 
 
 @computation
-def reading_moves(data: Data, reading: str) -> list[list[str]]:
+def reading_moves(data: Dataset, reading: str) -> list[list[str]]:
     """Rows whose credit cell changes from the broad reading: [key, broad, this reading]."""
-    changes = gaps.reading_changes(data.pool, data.audit, data.spotcheck, reading)
+    changes = gaps.reading_changes(data.papers, data.audit, data.spotcheck, reading)
     return [list(map(str, row)) for row in changes.itertuples(index=False)]
 
 
 @computation
-def subdecision_anchors(data: Data, subdecision: str) -> dict[str, int]:
+def subdecision_anchors(data: Dataset, subdecision: str) -> dict[str, int]:
     """Anchors of one sub-decision in the audit, and how many of them are RL-trained."""
-    table = gaps.subdecision_coverage(data.audit, data.pool, data.taxonomy).set_index("id")
+    table = gaps.subdecision_coverage(data.audit, data.papers, data.taxonomy).set_index("id")
     return {"anchors": int(table.at[subdecision, "anchors"]),
             "rl_trained": int(table.at[subdecision, "RL-trained"])}
 
 
 @computation
-def credit_units_order(data: Data) -> list[str]:
+def credit_units_order(data: Dataset) -> list[str]:
     """The taxonomy's credit units, in order."""
     return [u.id for u in data.taxonomy.credit_units]
 
 
 @computation
-def zero_row_credit_units(data: Data) -> dict[str, str]:
+def zero_row_credit_units(data: Dataset) -> dict[str, str]:
     """Credit units that no pool row uses, with how the book reads them (inherited/missing)."""
-    table = gaps.credit_units(data.pool, data.taxonomy)
+    table = gaps.credit_units(data.papers, data.taxonomy)
     zero = table[table["papers"] == 0]
     return dict(zip(zero["credit_granularity"], zero["reading"]))
 
 
 @computation
-def open_benchmarks_covering_all(data: Data, levels: list[str] = ("full",)) -> list[str]:
+def open_benchmarks_covering_all(data: Dataset, levels: list[str] = ("full",)) -> list[str]:
     """Open benchmarks whose coverage of each of E1-E4 is one of ``levels``."""
-    return gaps.covering_all(data.coverage, tuple(levels))
+    return gaps.covering_all(data.benchmark_coverage, tuple(levels))
 
 
 @computation
-def row_tags(data: Data, key: str, fields: list[str]) -> dict[str, str]:
+def row_tags(data: Dataset, key: str, fields: list[str]) -> dict[str, str]:
     """Some tags of one pool row."""
-    row = data.pool.set_index("key").loc[key]
+    row = data.papers.set_index("key").loc[key]
     return {field: str(row[field]) for field in fields}
 
 
 @computation
-def spotcheck_agreement(data: Data) -> dict[str, list[int]]:
+def spotcheck_agreement(data: Dataset) -> dict[str, list[int]]:
     """Per re-coded field: [rows on which the second reader agrees, rows re-coded]."""
     table = agreement_table(data.spotcheck)
     return {field: [int(r["agree"]), int(r["rows"])] for field, r in table.iterrows()}
 
 
 @computation
-def spotcheck_disagreements(data: Data) -> list[list[str]]:
+def spotcheck_disagreements(data: Dataset) -> list[list[str]]:
     """Every disagreement: [key, field, original tag, second reader's tag]."""
     return [list(row) for row in disagreements(data.spotcheck).itertuples(index=False)]
 
 
 @computation
-def spotcheck_strict(data: Data) -> dict[str, int]:
+def spotcheck_strict(data: Dataset) -> dict[str, int]:
     """The second reader's strict-explicit-credit judgements (yes / no)."""
     return {k: int(v) for k, v in strict_counts(data.spotcheck).items()}
 
 
 @computation
-def strict_reading_disagreements(data: Data) -> list[str]:
+def strict_reading_disagreements(data: Dataset) -> list[str]:
     """Rows where the audit's strict/broad reading and the second reader's strict judgement differ."""
     table = gaps.strict_against_spotcheck(data.audit, data.spotcheck)
     return list(table.loc[~table["agree"], "key"])
 
 
 @computation
-def near_miss_stress(data: Data) -> dict[str, int]:
+def near_miss_stress(data: Dataset) -> dict[str, int]:
     """What retaining every near-miss exclusion would add to strict message credit, strict
     orchestrator credit and learned stopping (O5)."""
-    table = gaps.stress_test(data.pool, data.audit, data.near_misses, data.excluded)
+    table = gaps.stress_test(data.papers, data.audit, data.near_misses, data.excluded)
     every = table.set_index("record").loc["all"]
     return {"records": len(table) - 1, "message strict": int(every["message strict +"]),
             "orchestrator strict": int(every["orchestrator strict +"]),
@@ -213,60 +153,11 @@ def near_miss_stress(data: Data) -> dict[str, int]:
 
 
 @computation
-def scale_gap_orders(data: Data, statistic: str = "max") -> dict[str, float]:
+def scale_gap_orders(data: Dataset, statistic: str = "max") -> dict[str, float]:
     """Orders of magnitude between industrial and academic envelopes (width, horizon)."""
-    table = envelopes.scale_gap(data.envelopes)
+    table = scale.scale_gap(data.envelopes)
     column = f"orders ({statistic})"
     return {"width": float(table[column].iloc[0]), "horizon": float(table[column].iloc[1])}
-
-
-# --- the ledger file ------------------------------------------------------------------------------
-
-class Finding(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    artifact_states: Any
-    where: str
-    explanation: str
-
-
-class Claim(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    id: str
-    statement: str
-    computation: str
-    args: dict[str, Any] = {}
-    expected: Any
-    boundary: str
-    finding: Finding | None = None
-
-
-class Ledger(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    claims: list[Claim]
-
-
-def load_claims(data_dir: PathLike = None) -> list[Claim]:
-    """The ledger, validated: structure (pydantic), unique ids, and every computation a
-    registered function that accepts the given arguments."""
-    ledger = documents.load_model(CLAIMS, Ledger, data_dir)
-    problems = []
-    ids = [c.id for c in ledger.claims]
-    for i, claim in enumerate(ledger.claims):
-        where = f"claims[{i}]"
-        if ids.count(claim.id) > 1:
-            problems.append(Problem(CLAIMS, where, "id", f"duplicate id {claim.id!r}"))
-        fn = COMPUTATIONS.get(claim.computation)
-        if fn is None:
-            problems.append(Problem(CLAIMS, where, "computation",
-                                    f"{claim.computation!r} is not a computation of masrl.claims"))
-            continue
-        try:
-            inspect.signature(fn).bind(None, **claim.args)
-        except TypeError as exc:
-            problems.append(Problem(CLAIMS, where, "args", f"{claim.computation}: {exc}"))
-    if problems:
-        raise DataError(problems)
-    return ledger.claims
 
 
 # --- evaluation -------------------------------------------------------------------------------------
@@ -312,7 +203,7 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"cannot represent {type(value).__name__} as JSON")
 
 
-def evaluate_claim(claim: Claim, data: Data) -> Result:
+def evaluate_claim(claim: Claim, data: Dataset) -> Result:
     try:
         computed = normalise(COMPUTATIONS[claim.computation](data, **claim.args))
     except DataError as exc:
@@ -325,52 +216,35 @@ def evaluate_claim(claim: Claim, data: Data) -> Result:
     return Result(claim, computed, FAIL, "computed value differs from the expected one")
 
 
-def evaluate(data_dir: PathLike = None, claims: list[Claim] | None = None) -> list[Result]:
-    """Evaluate every claim of the ledger (loaded from ``data_dir`` unless given)."""
-    claims = load_claims(data_dir) if claims is None else claims
-    data = Data(data_dir)
+def evaluate(data: Dataset, claims: list[Claim] | None = None) -> list[Result]:
+    """Evaluate every claim of the ledger (``data.claims`` unless given); raise
+    :class:`DataError` when the ledger itself is invalid."""
+    claims = data.claims if claims is None else claims
+    problems = ledger_problems(claims)
+    if problems:
+        raise DataError(problems)
     return [evaluate_claim(claim, data) for claim in claims]
 
 
-def compact(value: Any) -> str:
-    """A value as one short line of JSON (for tables and the command line)."""
-    return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
-
-
-def describe(value: Any) -> str:
-    """A value in words for prose: ``{"broad": 7, "strict": 4}`` -> ``broad 7, strict 4``."""
-    if isinstance(value, dict):
-        return ", ".join(f"{k} {describe(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return ", ".join(describe(v) for v in value) if value else "none"
-    return str(value)
-
-
-def results_table(results: list[Result]) -> pd.DataFrame:
-    """The evaluated ledger as a table: id, statement, expected, computed, status, boundary,
-    finding."""
-    rows = []
-    for r in results:
-        finding = r.claim.finding
-        rows.append({"id": r.claim.id, "statement": r.claim.statement,
-                     "expected": compact(r.claim.expected),
-                     "computed": compact(r.computed) if r.computed is not None else r.message,
-                     "status": r.status, "boundary": r.claim.boundary,
-                     "finding": "" if finding is None else
-                     f"{finding.where} states {compact(finding.artifact_states)}: {finding.explanation}"})
-    return pd.DataFrame(rows).set_index("id")
+def ledger_problems(claims: list[Claim]) -> list[DataProblem]:
+    """Entries whose computation is not registered here or does not accept its arguments."""
+    problems = []
+    for i, claim in enumerate(claims):
+        where = f"claims[{i}]"
+        fn = COMPUTATIONS.get(claim.computation)
+        if fn is None:
+            problems.append(DataProblem(paths.CLAIMS, where, "computation",
+                                        f"{claim.computation!r} is not a computation of "
+                                        "masrl.analyses.claims"))
+            continue
+        try:
+            inspect.signature(fn).bind(None, **claim.args)
+        except TypeError as exc:
+            problems.append(DataProblem(paths.CLAIMS, where, "args", f"{claim.computation}: {exc}"))
+    return problems
 
 
 def summary(results: list[Result]) -> dict[str, int]:
     return {"claims": len(results), "passed": sum(r.passed for r in results),
             "failed": sum(not r.passed for r in results),
             "findings": sum(r.claim.finding is not None for r in results)}
-
-
-def status_line(results: list[Result]) -> str:
-    """One line saying whether the ledger holds: every claim passes, or which fail."""
-    s = summary(results)
-    if not s["failed"]:
-        return f"PASS: all {s['claims']} claims hold."
-    failed = ", ".join(r.claim.id for r in results if not r.passed)
-    return f"FAIL: {s['failed']} of {s['claims']} claims fail: {failed}"

@@ -23,7 +23,6 @@ from masrl.data.vocabulary import Vocabulary
 THIN = 2  # a populated cell with at most this many rows is "thin"
 READINGS = ("broad", "strict", "spotcheck")
 MARKS = ["populated", "thin", "empty", "inherited", "not applicable"]
-TAG_FIELDS = ["category", "is_rl", "reward_type", "credit_granularity", "orchestration_form"]
 
 
 # --- sparse and empty cells -------------------------------------------------------------------
@@ -247,7 +246,8 @@ def stress_test(pool: pd.DataFrame, audit: pd.DataFrame, near_misses: pd.DataFra
     groups.append((near_misses.to_dict("records"), "all", "all near misses retained together"))
     for records, rid, title in groups:
         added = pd.DataFrame(records)
-        combined = pd.concat([base, added[TAG_FIELDS + ["credit_reading"]]], ignore_index=True)
+        coded = [c for c in added.columns if c in base.columns]  # the tags and the reading
+        combined = pd.concat([base, added[coded]], ignore_index=True)
         tally = cell_tally(combined)
         row = {"record": rid, "title": title}
         row.update({f"{name} +": tally[name] - base_tally[name] for name in base_tally})

@@ -1,5 +1,7 @@
 """Corpus statistics: pure functions over the validated tables.
 
+The fields counted are the vocabulary's fields of ``papers.csv`` and ``excluded.csv``.
+
 Counts always list every value of the controlled vocabulary, in its order, zero counts included,
 so that empty cells (a credit unit no paper uses) are visible rather than silently missing.
 """
@@ -8,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from masrl import paths
 from masrl.data.vocabulary import Vocabulary
 
 # The cross-tabs the package computes: name -> (row field, column field).
@@ -34,7 +37,7 @@ def count(frame: pd.DataFrame, field: str, vocab: Vocabulary) -> pd.Series:
 
 
 def counts(pool: pd.DataFrame, vocab: Vocabulary) -> dict[str, pd.Series]:
-    return {field: count(pool, field, vocab) for field in COUNTED_FIELDS}
+    return {field: count(pool, field, vocab) for field in vocab.names(paths.PAPERS)}
 
 
 def crosstab(pool: pd.DataFrame, row: str, column: str, vocab: Vocabulary) -> pd.DataFrame:
@@ -49,7 +52,7 @@ def crosstabs(pool: pd.DataFrame, vocab: Vocabulary) -> dict[str, pd.DataFrame]:
 
 
 def exclusion_counts(excluded: pd.DataFrame, vocab: Vocabulary) -> dict[str, pd.Series]:
-    return {field: count(excluded, field, vocab) for field in EXCLUSION_FIELDS}
+    return {field: count(excluded, field, vocab) for field in vocab.names(paths.EXCLUDED)}
 
 
 def summary(pool: pd.DataFrame, excluded: pd.DataFrame, vocab: Vocabulary) -> dict:

@@ -8,63 +8,35 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+
+from masrl.commands.common import INVALID, OK, USAGE, add_data_dir_option, open_dataset, print_problems
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "claims", help="check the survey's claims against the data (exit 1 if any fails)")
-    parser.add_argument("--data-dir", metavar="DIR", default=None,
-                        help="directory holding the data files (default: the repository's data/)")
+    add_data_dir_option(parser)
     parser.add_argument("--json", action="store_true",
                         help="print a JSON list, one object per claim")
     parser.set_defaults(func=run_claims)
 
 
 def run_claims(args) -> int:
-    from masrl.analyses import claims
-    from masrl import paths
+    from masrl.analyses import claims  # imported here: pandas is not needed by other commands
     from masrl.data.problems import DataError
+    from masrl.presentation.claims_views import text_lines
 
-    directory = paths.data_dir(args.data_dir)
-    if not directory.is_dir():
-        print(f"masrl: data directory not found: {directory}", file=sys.stderr)
-        return 2
+    data = open_dataset(args)
+    if data is None:
+        return USAGE
     try:
-        results = claims.evaluate(args.data_dir)
+        results = claims.evaluate(data)
     except DataError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 1
+        print_problems(exc.problems)
+        return INVALID
     if args.json:
         print(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False))
     else:
         for line in text_lines(results):
             print(line)
-    return 0 if all(r.passed for r in results) else 1
-
-
-def text_lines(results: list) -> list[str]:
-    """``STATUS id: computed`` per claim (plus what was expected when it fails, and any finding),
-    then one summary line; ``results`` are :class:`masrl.analyses.claims.Result` objects."""
-    from masrl.analyses import claims
-
-    width = max((len(r.claim.id) for r in results), default=0)
-    lines = []
-    for r in results:
-        head = f"{r.status} {r.claim.id:<{width}}"
-        if r.passed:
-            line = f"{head}  {claims.compact(r.computed)}"
-        elif r.computed is None:
-            line = f"{head}  {r.message}"
-        else:
-            line = (f"{head}  expected {claims.compact(r.claim.expected)}, "
-                    f"computed {claims.compact(r.computed)}")
-        if r.claim.finding is not None:
-            f = r.claim.finding
-            line += f"  [finding: {f.where} states {claims.compact(f.artifact_states)}]"
-        lines.append(line)
-    s = claims.summary(results)
-    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail; "
-                 f"{s['findings']} finding(s) about the survey's artifact")
-    return lines
+    return OK if all(r.passed for r in results) else INVALID

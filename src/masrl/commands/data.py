@@ -1,4 +1,4 @@
-"""Sub-commands over the paper pool: ``masrl check-data`` and ``masrl stats``.
+"""``masrl check-data`` and ``masrl stats``: the survey's data, validated and counted.
 
 pandas and pandera are imported inside the commands, not here: every ``masrl`` invocation
 registers these sub-commands, and the trace commands should not pay for them at start-up.
@@ -10,69 +10,58 @@ import argparse
 import json
 import sys
 
+from masrl.commands.common import INVALID, OK, USAGE, add_data_dir_option, open_dataset, print_problems
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     check = subparsers.add_parser(
         "check-data", help="validate every data file (exit 1 and one line per problem if any)")
-    _data_dir_option(check)
+    add_data_dir_option(check)
     check.set_defaults(func=run_check_data)
 
     show = subparsers.add_parser("stats", help="counts and cross-tabs of the paper pool")
-    _data_dir_option(show)
+    add_data_dir_option(show)
     show.add_argument("--json", action="store_true", help="print one JSON object")
     show.set_defaults(func=run_stats)
 
 
-def _data_dir_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--data-dir", metavar="DIR", default=None,
-                        help="directory holding the data files (default: the repository's data/)")
-
-
-def _missing_dir(args) -> bool:
-    from masrl import paths
-
-    directory = paths.data_dir(args.data_dir)
-    if not directory.is_dir():
-        print(f"masrl: data directory not found: {directory}", file=sys.stderr)
-        return True
-    return False
-
-
 def run_check_data(args) -> int:
-    from masrl.data import pool
+    from masrl.analyses.claims import ledger_problems
+    from masrl.data.problems import DataError, sort_problems
 
-    if _missing_dir(args):
-        return 2
-    problems = pool.check_data(args.data_dir)
-    for problem in problems:
-        print(problem, file=sys.stderr)
+    data = open_dataset(args)
+    if data is None:
+        return USAGE
+    problems = data.problems()
+    try:
+        problems = sort_problems([*problems, *ledger_problems(data.claims)])
+    except DataError:
+        pass  # the ledger's own problems are listed already
+    print_problems(problems)
     if problems:
         print(f"{len(problems)} problem(s) found", file=sys.stderr)
-        return 1
+        return INVALID
     print("data is clean")
-    return 0
+    return OK
 
 
 def run_stats(args) -> int:
-    from masrl.data import pool
     from masrl.analyses import stats
     from masrl.data.problems import DataError
-    from masrl.data.vocabulary import load_vocabulary
 
-    if _missing_dir(args):
-        return 2
+    data = open_dataset(args)
+    if data is None:
+        return USAGE
     try:
-        result = stats.summary(pool.load_pool(args.data_dir), pool.load_excluded(args.data_dir),
-                               load_vocabulary(args.data_dir))
+        result = stats.summary(data.papers, data.excluded, data.vocabulary)
     except DataError as exc:
-        for problem in exc.problems:
-            print(problem, file=sys.stderr)
-        return 1
+        print_problems(exc.problems)
+        return INVALID
     if args.json:
         print(json.dumps(result, indent=2))
-        return 0
+        return OK
     _print_text(result)
-    return 0
+    return OK
 
 
 def _print_text(result: dict) -> None:

@@ -18,10 +18,9 @@ import argparse
 import json
 import sys
 
+from masrl.commands.common import INVALID, OK, USAGE
 from masrl.traces.importers import AUTO, FORMATS, SourceError, import_file, write_trace
 from masrl.traces.validate import validate_document
-
-OK, INVALID, USAGE = 0, 1, 2
 
 
 def register(subparsers) -> None:

@@ -9,14 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 
+from masrl.commands.common import INVALID, OK, USAGE, finish
 from masrl.traces.replay import replay
 from masrl.traces.validate import ValidationReport, validate_file
-
-OK, INVALID, USAGE = 0, 1, 2
 
 
 def register(subparsers) -> None:
@@ -36,13 +33,9 @@ def register(subparsers) -> None:
     rerun.set_defaults(func=run_replay)
 
 
-def _check(path: str) -> ValidationReport | None:
-    """Validate one file and print its problems; ``None`` (after a message) if it is missing."""
-    try:
-        report = validate_file(path, keep_document=False)  # the commands never read it
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        print(f"{path}: error: cannot read: {exc.strerror}", file=sys.stderr)
-        return None
+def _check(path: str) -> ValidationReport:
+    """Validate one file and print its problems on stderr."""
+    report = validate_file(path, keep_document=False)  # the commands never read the document
     for line in report.lines():
         print(line, file=sys.stderr)
     return report
@@ -54,18 +47,17 @@ def _print_json(value) -> None:
 
 def run_validate(args: argparse.Namespace) -> int:
     reports = [_check(path) for path in args.files]
-    found = [r for r in reports if r is not None]
+    found = [r for r in reports if r.readable]
     if args.json:
-        _print_json({"valid": all(r.valid for r in found) and len(found) == len(reports),
+        _print_json({"valid": all(r.valid for r in reports),
                      "files": [r.to_dict() for r in found],
-                     "unreadable": [p for p, r in zip(args.files, reports) if r is None]})
+                     "unreadable": [r.source for r in reports if not r.readable]})
     else:  # problems went to stderr; say plainly how each file fared
-        for path, report in zip(args.files, reports):
-            if report is not None:
-                print(f"{path}: {_verdict(report)}")
+        for report in found:
+            print(f"{report.source}: {_verdict(report)}")
     if len(found) < len(reports):
-        return USAGE
-    return _exit(OK if all(r.valid for r in found) else INVALID)
+        return finish(USAGE)
+    return finish(OK if all(r.valid for r in found) else INVALID)
 
 
 def _verdict(report) -> str:
@@ -77,43 +69,18 @@ def _verdict(report) -> str:
 
 def run_replay(args: argparse.Namespace) -> int:
     report = _check(args.file)
-    if report is None:
-        return USAGE
+    if not report.readable:
+        return finish(USAGE)
     if not report.valid:
         if args.json:
             _print_json(report.to_dict())
-        return _exit(INVALID)
+        return finish(INVALID)
     result = replay(report.trace).to_dict()
     if args.json:
         _print_json(result)
     else:
         print(summary(result))
-    return _exit(OK)
-
-
-def _exit(code: int) -> int:
-    """Leave at once, skipping teardown, when this process is the ``masrl`` command itself.
-
-    At exit the interpreter frees a big trace object by object (a million events: about 0.3 s
-    of a 3 s replay) although the operating system reclaims the memory at once. So once the
-    output is written and flushed, the command ends with ``os._exit`` (so ``atexit`` handlers do
-    not run). Only the command does: a test or a program that calls :func:`masrl.commands.main` gets
-    ``code`` back as usual.
-    """
-    if _is_command():
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    return code
-
-
-def _is_command() -> bool:
-    """Whether the running program is ``masrl`` (the console script or ``python -m masrl``)."""
-    program = sys.modules.get("__main__")
-    spec = getattr(program, "__spec__", None)
-    if spec is not None:
-        return spec.name == "masrl.__main__"
-    return Path(getattr(program, "__file__", "") or "").stem == "masrl"
+    return finish(OK)
 
 
 def summary(result: dict) -> str:

@@ -22,21 +22,17 @@ import pandera.pandas as pa
 
 from masrl import paths
 from masrl.data import tables
-from masrl.data.problems import Problem
+from masrl.data.problems import DataProblem
+from masrl.data.pool import RECODED
+from masrl.data.taxonomy import Taxonomy
 from masrl.data.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
-AUDIT = "audit.csv"
-NEAR_MISSES = "near_misses.csv"
-BENCHMARK_COVERAGE = "benchmark_coverage.csv"
-
 # The two credit cells the survey audits for strictness: the new, thin units.
 AUDITED_CELLS = ("message", "orchestrator")
-NEAR_MISS_TAGS = ["category", "is_rl", "reward_type", "credit_granularity", "orchestration_form"]
 MEASURES = ["e1", "e2", "e3", "e4"]
 SEPARATOR = " ; "  # several values in one cell, as for URLs in papers.csv
-KEY = r"[a-z0-9][a-z0-9-]*"
 IDS = r"[A-Z][0-9]+( ; [A-Z][0-9]+)*"
 
 
@@ -49,7 +45,7 @@ def split(cell: str) -> list[str]:
 
 def audit_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
-        "key": tables.text(tables.matches(KEY, "a pool key"), unique=True),
+        "key": tables.text(tables.matches(tables.KEY, "a pool key"), unique=True),
         "subdecisions": tables.text(tables.matches(IDS, "sub-decision ids such as O1, separated by ' ; '",
                                             optional=True)),
         "credit_reading": tables.tag(vocab, "credit_reading"),
@@ -57,65 +53,63 @@ def audit_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     }, strict=True)
 
 
-def load_audit(data_dir: PathLike = None) -> pd.DataFrame:
+def load_audit(data_dir: PathLike, vocab: Vocabulary, papers: pd.DataFrame | None,
+               taxonomy: Taxonomy | None) -> pd.DataFrame:
     """The audit rows (only pool rows with something to record), with ``subdecisions`` as a
     list of ids. Checked against the pool (every key exists; every row of the message and
     orchestrator cells has a strict or broad reading, and no other row has one) and against
     ``data/taxonomy.yaml`` (the marked anchors of each sub-decision are exactly its anchors
-    there)."""
-    from masrl.data.pool import load_pool
-    from masrl.data.taxonomy import load_taxonomy
-
-    pool = load_pool(data_dir).set_index("key")
-    taxonomy = load_taxonomy(data_dir)
-    anchors = {d.id: list(d.anchors) for d in taxonomy.subdecisions}
-
-    def against_pool_and_taxonomy(frame: pd.DataFrame) -> list[Problem]:
+    there). These cross-file checks need both files valid; otherwise only the columns are
+    checked."""
+    def against_pool_and_taxonomy(frame: pd.DataFrame) -> list[DataProblem]:
+        pool = papers.set_index("key")
+        anchors = {d.id: list(d.anchors) for d in taxonomy.subdecisions}
         problems = []
         marked: dict[str, list[str]] = {sid: [] for sid in anchors}
         for row in frame.to_dict("records"):
             line = str(row[tables.LINE])
             key = row["key"]
             if key not in pool.index:
-                problems.append(Problem(AUDIT, line, "key", f"{key!r} is not a key of {paths.PAPERS}"))
+                problems.append(tables.not_a_key(paths.AUDIT, line, "key", key, paths.PAPERS))
                 continue
             for sid in split(row["subdecisions"]):
                 if sid not in anchors:
-                    problems.append(Problem(AUDIT, line, "subdecisions",
+                    problems.append(DataProblem(paths.AUDIT, line, "subdecisions",
                                             f"{sid!r} is not a sub-decision of taxonomy.yaml"))
                 elif key not in anchors[sid]:
-                    problems.append(Problem(
-                        AUDIT, line, "subdecisions",
+                    problems.append(DataProblem(
+                        paths.AUDIT, line, "subdecisions",
                         f"{sid} is marked here, but taxonomy.yaml does not list {key!r} as its anchor"))
                 else:
                     marked[sid].append(key)
             credit = pool.at[key, "credit_granularity"]
             reading = row["credit_reading"]
             if credit in AUDITED_CELLS and reading == "NA":
-                problems.append(Problem(
-                    AUDIT, line, "credit_reading",
+                problems.append(DataProblem(
+                    paths.AUDIT, line, "credit_reading",
                     f"the row is tagged {credit!r} credit; give its reading (strict or broad)"))
             elif credit not in AUDITED_CELLS and reading != "NA":
-                problems.append(Problem(
-                    AUDIT, line, "credit_reading",
+                problems.append(DataProblem(
+                    paths.AUDIT, line, "credit_reading",
                     f"{reading!r} given, but {paths.PAPERS} tags the row {credit!r} credit; "
                     f"readings apply to {' and '.join(AUDITED_CELLS)} rows only"))
         audited = set(frame["key"])
         for key in pool.index[pool["credit_granularity"].isin(AUDITED_CELLS)]:
             if key not in audited:
-                problems.append(Problem(
-                    AUDIT, "-", "key",
+                problems.append(DataProblem(
+                    paths.AUDIT, "-", "key",
                     f"{key!r} is tagged {pool.at[key, 'credit_granularity']!r} credit in "
                     f"{paths.PAPERS} but has no row here"))
         for sid, keys in anchors.items():
             for key in keys:
                 if key not in marked[sid]:
-                    problems.append(Problem(
-                        AUDIT, "-", "subdecisions",
+                    problems.append(DataProblem(
+                        paths.AUDIT, "-", "subdecisions",
                         f"taxonomy.yaml names {key!r} as an anchor of {sid}, but no row marks it"))
         return problems
 
-    frame = tables.load_table(AUDIT, audit_schema, data_dir, against_pool_and_taxonomy)
+    checks = against_pool_and_taxonomy if papers is not None and taxonomy is not None else None
+    frame = tables.load_table(paths.AUDIT, audit_schema(vocab), data_dir, checks)
     return frame.assign(subdecisions=frame["subdecisions"].map(split))
 
 
@@ -124,7 +118,7 @@ def load_audit(data_dir: PathLike = None) -> pd.DataFrame:
 def near_misses_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
         "record_id": tables.text(tables.matches(r"E\d{3}", "a record id of excluded.csv"), unique=True),
-        **{field: tables.tag(vocab, field) for field in NEAR_MISS_TAGS},
+        **{field: tables.tag(vocab, field) for field in vocab.group(RECODED)},
         "credit_reading": tables.tag(vocab, "credit_reading"),
         "learned_subdecisions": tables.text(tables.matches(
             IDS, "sub-decision ids such as O2, separated by ' ; '", optional=True)),
@@ -133,36 +127,35 @@ def near_misses_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     }, strict=True)
 
 
-def load_near_misses(data_dir: PathLike = None) -> pd.DataFrame:
+def load_near_misses(data_dir: PathLike, vocab: Vocabulary, excluded: pd.DataFrame | None,
+                     taxonomy: Taxonomy | None) -> pd.DataFrame:
     """The near-miss exclusions with the tags they would get if retained; ``learned_subdecisions``
     (the sub-decisions the work learns a policy for) as a list of ids. Every record id must be
-    in ``excluded.csv``; a credit reading is given only for message or orchestrator credit."""
-    from masrl.data.pool import load_excluded
-    from masrl.data.taxonomy import load_taxonomy
-
-    excluded = set(load_excluded(data_dir)["record_id"])
-    subdecisions = {d.id for d in load_taxonomy(data_dir).subdecisions}
-
-    def against_exclusions(frame: pd.DataFrame) -> list[Problem]:
+    in ``excluded.csv``; a credit reading is given only for message or orchestrator credit.
+    The checks against ``excluded.csv`` and the taxonomy need both valid."""
+    def against_exclusions(frame: pd.DataFrame) -> list[DataProblem]:
+        records = set(excluded["record_id"])
+        subdecisions = {d.id for d in taxonomy.subdecisions}
         problems = []
         for row in frame.to_dict("records"):
             line = str(row[tables.LINE])
-            if row["record_id"] not in excluded:
-                problems.append(Problem(NEAR_MISSES, line, "record_id",
+            if row["record_id"] not in records:
+                problems.append(DataProblem(paths.NEAR_MISSES, line, "record_id",
                                         f"{row['record_id']!r} is not a record of {paths.EXCLUDED}"))
             for sid in split(row["learned_subdecisions"]):
                 if sid not in subdecisions:
-                    problems.append(Problem(NEAR_MISSES, line, "learned_subdecisions",
+                    problems.append(DataProblem(paths.NEAR_MISSES, line, "learned_subdecisions",
                                             f"{sid!r} is not a sub-decision of taxonomy.yaml"))
             audited = row["credit_granularity"] in AUDITED_CELLS
             if audited == (row["credit_reading"] == "NA"):
-                problems.append(Problem(
-                    NEAR_MISSES, line, "credit_reading",
+                problems.append(DataProblem(
+                    paths.NEAR_MISSES, line, "credit_reading",
                     f"{row['credit_reading']!r} does not fit credit {row['credit_granularity']!r}: "
                     f"strict or broad for {' and '.join(AUDITED_CELLS)} credit, NA otherwise"))
         return problems
 
-    frame = tables.load_table(NEAR_MISSES, near_misses_schema, data_dir, against_exclusions)
+    checks = against_exclusions if excluded is not None and taxonomy is not None else None
+    frame = tables.load_table(paths.NEAR_MISSES, near_misses_schema(vocab), data_dir, checks)
     return frame.assign(learned_subdecisions=frame["learned_subdecisions"].map(split))
 
 
@@ -170,7 +163,7 @@ def load_near_misses(data_dir: PathLike = None) -> pd.DataFrame:
 
 def coverage_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
-        "key": tables.text(tables.matches(KEY, "a pool key")),
+        "key": tables.text(tables.matches(tables.KEY, "a pool key")),
         "benchmark": tables.text(tables.nonempty("a benchmark name"), unique=True),
         "domain": tables.tag(vocab, "domain"),
         "mas_native": tables.tag(vocab, "mas_native"),
@@ -180,31 +173,31 @@ def coverage_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     }, strict=True)
 
 
-def load_benchmark_coverage(data_dir: PathLike = None) -> pd.DataFrame:
+def load_benchmark_coverage(data_dir: PathLike, vocab: Vocabulary,
+                            papers: pd.DataFrame | None) -> pd.DataFrame:
     """One row per benchmark. Every benchmark row of the pool must appear (under its own key);
-    a closed benchmark may be listed under the pool row that reports it."""
-    from masrl.data.pool import load_pool
-
-    pool = load_pool(data_dir).set_index("key")
-
-    def against_pool(frame: pd.DataFrame) -> list[Problem]:
+    a closed benchmark may be listed under the pool row that reports it (checked when
+    ``papers`` is given)."""
+    def against_pool(frame: pd.DataFrame) -> list[DataProblem]:
+        pool = papers.set_index("key")
         problems = []
         for row in frame.to_dict("records"):
             line = str(row[tables.LINE])
             key = row["key"]
             if key not in pool.index:
-                problems.append(Problem(BENCHMARK_COVERAGE, line, "key",
-                                        f"{key!r} is not a key of {paths.PAPERS}"))
+                problems.append(tables.not_a_key(paths.BENCHMARK_COVERAGE, line, "key", key,
+                                                 paths.PAPERS))
             elif pool.at[key, "category"] != "benchmark" and row["mas_native"] != "closed":
-                problems.append(Problem(
-                    BENCHMARK_COVERAGE, line, "key",
+                problems.append(DataProblem(
+                    paths.BENCHMARK_COVERAGE, line, "key",
                     f"{key!r} is a {pool.at[key, 'category']} row of {paths.PAPERS}; only "
                     "benchmark rows, or closed benchmarks a row reports, belong here"))
         listed = set(frame["key"])
         for key in pool.index[pool["category"] == "benchmark"]:
             if key not in listed:
-                problems.append(Problem(BENCHMARK_COVERAGE, "-", "key",
+                problems.append(DataProblem(paths.BENCHMARK_COVERAGE, "-", "key",
                                         f"benchmark row {key!r} of {paths.PAPERS} has no row here"))
         return problems
 
-    return tables.load_table(BENCHMARK_COVERAGE, coverage_schema, data_dir, against_pool)
+    return tables.load_table(paths.BENCHMARK_COVERAGE, coverage_schema(vocab), data_dir,
+                             None if papers is None else against_pool)

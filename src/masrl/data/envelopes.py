@@ -1,46 +1,26 @@
-"""Scale envelopes (``data/envelopes.csv``) and the scale gap between deployments and training.
-
-* ``load_envelopes`` -> one row per industrial system and per academic RL setup: agents per run,
-  the horizon of one task, model size, source and confidence. Unknown numbers stay empty (NaN
-  after loading); they are never filled in.
-* ``scale_gap``      -> orders of magnitude between the industrial and the academic envelopes.
-* ``trace_estimate`` -> what an orchestration trace of a given size would weigh (events, edges,
-  bytes), from a synthetic trace built in the shape of the minimal trace schema and serialised;
-  ``replay_check`` validates and replays that trace with :mod:`masrl.traces`.
-
-Horizon units differ (tool calls for deployments, turns or rounds for training setups): the
-comparison is a rough one, as it is in the survey, and says nothing about industrial training
-traces themselves.
+"""Loader for ``data/envelopes.csv``: one row per industrial system and per academic RL setup
+(agents per run, the horizon of one task, model size, source and confidence). Unknown numbers
+stay empty (NaN after loading); they are never filled in. The scale gap computed from them is
+in :mod:`masrl.analyses.scale`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import math
 import os
-from pathlib import Path
 
 import pandas as pd
 import pandera.pandas as pa
 
 from masrl import paths
 from masrl.data import tables
-from masrl.data.problems import Problem
+from masrl.data.problems import DataProblem
 from masrl.data.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
-ENVELOPES = "envelopes.csv"
 NUMBER = r"\d+(\.\d+)?"
-URL = r"https?://\S+"
-URLS = rf"{URL}( ; {URL})*"
 # (number column, its bound column, the unit column that must be filled with it, if any)
 MEASURED = [("agents", "agents_bound", None), ("horizon", "horizon_bound", "horizon_unit")]
-# Horizon units compared in the scale gap: per-task tool calls of deployments against the
-# interaction length of training setups. Sessions (a whole project) compare with neither.
-INDUSTRIAL_HORIZON = ["tool_calls"]
-ACADEMIC_HORIZON = ["turns", "rounds", "steps", "passes", "branches"]
 
 
 def envelopes_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
@@ -48,7 +28,7 @@ def envelopes_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
         "system": tables.text(tables.nonempty("a system name"), unique=True),
         "kind": tables.tag(vocab, "kind"),
-        "key": tables.text(tables.matches(r"[a-z0-9][a-z0-9-]*", "a pool key or empty", optional=True)),
+        "key": tables.text(tables.matches(tables.KEY, "a pool key or empty", optional=True)),
         "date": tables.text(tables.matches(r"\d{4}-\d{2}(-\d{2})?", "a date as YYYY-MM(-DD), or empty",
                                     optional=True)),
         "agents": tables.text(number),
@@ -58,205 +38,37 @@ def envelopes_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
         "horizon_bound": tables.tag(vocab, "bound", optional=True),
         "model": tables.text(),
         "model_size_b": tables.text(number),
-        "source_url": tables.text(tables.matches(URLS, "http(s) URLs separated by ' ; '")),
+        "source_url": tables.text(tables.matches(tables.URLS, "http(s) URLs separated by ' ; '")),
         "confidence": tables.tag(vocab, "confidence"),
         "note": tables.text(tables.nonempty("a note on the source's wording")),
     }, strict=True)
 
 
-def load_envelopes(data_dir: PathLike = None) -> pd.DataFrame:
+def load_envelopes(data_dir: PathLike, vocab: Vocabulary,
+                   papers: pd.DataFrame | None) -> pd.DataFrame:
     """The envelopes, with ``agents``, ``horizon`` and ``model_size_b`` as floats (NaN when
     unknown). A number needs its bound (and a horizon its unit), an empty number has neither,
-    and a key must be a pool key."""
-    from masrl.data.pool import load_pool
+    and a key must be a pool key (checked when ``papers`` is given)."""
+    keys = None if papers is None else set(papers["key"])
 
-    keys = set(load_pool(data_dir)["key"])
-
-    def consistency(frame: pd.DataFrame) -> list[Problem]:
+    def consistency(frame: pd.DataFrame) -> list[DataProblem]:
         problems = []
         for row in frame.to_dict("records"):
             line = str(row[tables.LINE])
-            if row["key"] and row["key"] not in keys:
-                problems.append(Problem(ENVELOPES, line, "key",
-                                        f"{row['key']!r} is not a key of {paths.PAPERS}"))
+            if keys is not None and row["key"] and row["key"] not in keys:
+                problems.append(tables.not_a_key(paths.ENVELOPES, line, "key", row["key"],
+                                                 paths.PAPERS))
             for number, bound, unit in MEASURED:
                 for companion in filter(None, (bound, unit)):
                     if bool(row[number]) != bool(row[companion]):
                         state = "given" if row[number] else "empty"
-                        problems.append(Problem(
-                            ENVELOPES, line, companion,
+                        problems.append(DataProblem(
+                            paths.ENVELOPES, line, companion,
                             f"{number} is {state}, so {companion} must be "
                             f"{'given' if row[number] else 'empty'}"))
         return problems
 
-    frame = tables.load_table(ENVELOPES, envelopes_schema, data_dir, consistency)
+    frame = tables.load_table(paths.ENVELOPES, envelopes_schema(vocab), data_dir, consistency)
     for column in ("agents", "horizon", "model_size_b"):
         frame[column] = pd.to_numeric(frame[column].replace("", float("nan")))
     return frame
-
-
-# --- the scale gap ----------------------------------------------------------------------------
-
-def comparable_horizon(envelopes: pd.DataFrame) -> pd.Series:
-    """Each row's horizon where its unit enters the comparison, else NaN."""
-    units = envelopes["kind"].map({"industrial": INDUSTRIAL_HORIZON, "academic": ACADEMIC_HORIZON})
-    keep = [unit in allowed for unit, allowed in zip(envelopes["horizon_unit"], units)]
-    return envelopes["horizon"].where(keep)
-
-
-def scale_gap(envelopes: pd.DataFrame) -> pd.DataFrame:
-    """Width (agents per run) and horizon, industrial against academic: the largest and the
-    median known value of each side, and the gap between them in orders of magnitude
-    (log10 of the ratio, one decimal). Rows with the number unknown are left out, not guessed."""
-    horizon = comparable_horizon(envelopes)
-    rows = []
-    for name, values in (("width (agents per run)", envelopes["agents"]),
-                         ("horizon (tool calls against turns)", horizon)):
-        side = {kind: values[envelopes["kind"] == kind].dropna()
-                for kind in ("industrial", "academic")}
-        row = {"dimension": name,
-               "industrial rows": len(side["industrial"]), "academic rows": len(side["academic"])}
-        for stat in ("max", "median"):
-            ind, aca = getattr(side["industrial"], stat)(), getattr(side["academic"], stat)()
-            row[f"industrial {stat}"] = ind
-            row[f"academic {stat}"] = aca
-            row[f"orders ({stat})"] = round(math.log10(ind / aca), 1)
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("dimension")
-
-
-DISPLAY_COLUMNS = ["system", "kind", "agents", "agents_bound", "horizon", "horizon_unit",
-                   "horizon_bound", "model", "model_size_b", "confidence", "source_url"]
-
-
-def display_frame(envelopes: pd.DataFrame) -> pd.DataFrame:
-    """The envelopes for reading: numbers written plainly, unknown numbers left blank."""
-    frame = envelopes[DISPLAY_COLUMNS].copy()
-    for column in ("agents", "horizon", "model_size_b"):
-        frame[column] = [f"{v:g}" if pd.notna(v) else "" for v in frame[column]]
-    return frame
-
-
-def plotted(envelopes: pd.DataFrame) -> pd.DataFrame:
-    """The rows with both agents and horizon known (the points of the scale chart), with a
-    label naming the system and the horizon unit."""
-    rows = envelopes.dropna(subset=["agents", "horizon"]).copy()
-    rows["label"] = rows["system"] + " (" + rows["horizon_unit"].str.replace("_", " ") + ")"
-    rows["source"] = rows["source_url"].str.split(" ; ").str[0]
-    return rows.reset_index(drop=True)
-
-
-def unplotted(envelopes: pd.DataFrame) -> pd.DataFrame:
-    """Rows left off the chart, and which of the two numbers is unknown."""
-    missing = envelopes[envelopes[["agents", "horizon"]].isna().any(axis=1)]
-    return pd.DataFrame({
-        "system": missing["system"], "kind": missing["kind"],
-        "unknown": [", ".join(c for c in ("agents", "horizon") if pd.isna(r[c]))
-                    for _, r in missing.iterrows()],
-    }).reset_index(drop=True)
-
-
-# --- how much a trace of that size would weigh ------------------------------------------------
-
-def synthetic_trace(agents: int, tool_calls: int) -> dict:
-    """A swarm trace in the shape of the minimal schema: one orchestrator decision, ``agents``
-    spawned sub-agents sharing ``tool_calls`` tool calls (each answered by a tool result, with
-    content replaced by a sha256 reference), their returns, one aggregate and a stop decision.
-    Deterministic: ids, times and hashes are derived from positions."""
-    def ref(n: int) -> str:
-        return "sha256:" + hashlib.sha256(str(n).encode()).hexdigest()
-
-    events = [{"id": "d0", "t": 0.0, "type": "orchestrator_decision", "agent": "orchestrator",
-               "role": "orchestrator", "decision": "spawn", "content_ref": ref(0)}]
-    edges = []
-    calls = [tool_calls // agents + (1 if k < tool_calls % agents else 0) for k in range(agents)]
-    tick = 0
-    for k, n_calls in enumerate(calls):
-        name = f"sub_{k:04d}"
-        spawn = f"s{k}"
-        events.append({"id": spawn, "t": round(0.001 * k, 3), "type": "spawn",
-                       "agent": "orchestrator", "to": name, "role": "worker"})
-        edges.append({"src": "d0", "dst": spawn, "type": "spawn"})
-        previous = spawn
-        for c in range(n_calls):
-            tick += 1
-            call, result = f"c{k}_{c}", f"r{k}_{c}"
-            events.append({"id": call, "t": round(1 + 0.5 * c, 3), "type": "tool_call",
-                           "agent": name, "role": "worker", "tool": "search",
-                           "content_ref": ref(2 * tick)})
-            events.append({"id": result, "t": round(1.25 + 0.5 * c, 3), "type": "tool_result",
-                           "agent": name, "tool": "search", "trusted": False,
-                           "content_ref": ref(2 * tick + 1)})
-            edges.append({"src": previous, "dst": call, "type": "causal"})
-            edges.append({"src": call, "dst": result, "type": "tool_dependency"})
-            previous = result
-        ret = f"ret{k}"
-        events.append({"id": ret, "t": round(1.5 + 0.5 * n_calls, 3), "type": "return",
-                       "agent": name, "to": "orchestrator", "content_ref": ref(-k - 1)})
-        edges.append({"src": previous, "dst": ret, "type": "causal"})
-        edges.append({"src": ret, "dst": "agg", "type": "return"})
-    end = round(2 + 0.5 * max(calls, default=0), 3)
-    events.append({"id": "agg", "t": end, "type": "aggregate", "agent": "orchestrator"})
-    events.append({"id": "stop", "t": end + 1, "type": "orchestrator_decision",
-                   "agent": "orchestrator", "decision": "stop"})
-    edges.append({"src": "agg", "dst": "stop", "type": "causal"})
-    return {"trace_id": f"synthetic-{agents}x{tool_calls}", "task_id": "scale-estimate",
-            "topology": "swarm", "events": events, "edges": edges, "rewards": {"team": 1.0},
-            "costs": {"tokens": 0, "wall_clock_s": end + 1, "tool_calls": tool_calls}}
-
-
-def trace_estimate(agents: int, tool_calls: int) -> dict[str, int | float]:
-    """Events, edges and bytes (compact JSON, UTF-8) of :func:`synthetic_trace`."""
-    trace = synthetic_trace(agents, tool_calls)
-    size = len(json.dumps(trace, separators=(",", ":")).encode("utf-8"))
-    return {"agents": agents, "tool_calls": tool_calls, "events": len(trace["events"]),
-            "edges": len(trace["edges"]), "bytes": size,
-            "bytes_per_event": round(size / len(trace["events"]), 1)}
-
-
-def replay_check(agents: int, tool_calls: int) -> dict[str, int | float | bool]:
-    """Validate and replay :func:`synthetic_trace` with the trace toolkit (``masrl.traces``):
-    whether it is valid, and what replay reconstructs (agents running at once, critical steps)."""
-    from masrl import traces
-
-    report = traces.validate_document(synthetic_trace(agents, tool_calls))
-    if not report.valid:
-        return {"valid": False}
-    result = traces.replay(report.trace).to_dict()
-    return {"valid": True, "replayed events": result["events"],
-            "max concurrency": result["max_concurrency"],
-            "critical steps": result["critical_steps"], "spawn depth": result["spawn_depth"]}
-
-
-def trace_estimates(envelopes: pd.DataFrame, *, replay: bool = True) -> pd.DataFrame:
-    """:func:`trace_estimate` (and, if ``replay``, :func:`replay_check`) for every industrial
-    envelope whose agents and per-task tool calls are both known (the Kimi swarms)."""
-    rows = envelopes[(envelopes["kind"] == "industrial")
-                     & (envelopes["horizon_unit"].isin(INDUSTRIAL_HORIZON))
-                     ].dropna(subset=["agents", "horizon"])
-    estimates = []
-    for r in rows.itertuples():
-        agents, calls = int(r.agents), int(r.horizon)
-        row = {"system": r.system, **trace_estimate(agents, calls)}
-        if replay:
-            row.update(replay_check(agents, calls))
-        estimates.append(row)
-    return pd.DataFrame(estimates)
-
-
-
-THROUGHPUT_KEYS = ("agents", "events", "file_bytes", "json_load_peak_mib", "json_load_s",
-                   "memory_ratio", "ratio", "replay_peak_mib", "replay_s", "tool_calls")
-
-
-def throughput_results(path: str | os.PathLike | None = None) -> dict | None:
-    """The figures of the last run of ``benchmarks/trace_throughput.py`` (its results file), or
-    ``None`` when no run has been recorded. Raises ``ValueError`` naming a missing key."""
-    target = Path(path) if path else paths.BENCHMARK_RESULTS / "trace_throughput.json"
-    if not target.exists():
-        return None
-    figures = json.loads(target.read_text(encoding="utf-8"))
-    missing = [key for key in THROUGHPUT_KEYS if key not in figures]
-    if missing:
-        raise ValueError(f"{target}: missing {', '.join(missing)}")
-    return figures

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, order=True)
-class Problem:
+class DataProblem:
     file: str
     row: str
     field: str
@@ -23,16 +23,16 @@ class Problem:
 class DataError(ValueError):
     """Raised by a loader when its file fails validation; ``.problems`` lists every problem."""
 
-    def __init__(self, problems: list[Problem]):
+    def __init__(self, problems: list[DataProblem]):
         self.problems = sort_problems(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
 
-def sort_problems(problems) -> list[Problem]:
+def sort_problems(problems) -> list[DataProblem]:
     """File by file, then by line number (keys after numbered lines), without duplicates."""
     return sorted(set(problems), key=_sort_key)
 
 
-def _sort_key(problem: Problem) -> tuple:
+def _sort_key(problem: DataProblem) -> tuple:
     row = int(problem.row) if problem.row.isdigit() else 0
     return (problem.file, row, problem.row, problem.field, problem.message)

@@ -1,55 +1,35 @@
-"""The survey's published figures (``data/published.yaml``) and their comparison with ours.
+"""Loader for ``data/published.yaml``: the survey's published figures, which our statistics
+must reproduce (the comparison is :func:`masrl.analyses.reproduction.compare`).
 
-``compare`` flattens both into one row per figure (``counts/category/rl_method``,
-``crosstabs/reward_type_x_credit_granularity/hybrid/role``, ...) so that every published number
-is checked individually; cross-tab cells the snapshot does not list are published zeros.
+Validated with pydantic: counts are integers, every section is present, and nothing unknown is
+there; problems are reported as ``published.yaml:SECTION:FIELD: message``.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 
-import pandas as pd
-import yaml
+from pydantic import BaseModel, ConfigDict, StrictInt, StrictStr
 
 from masrl import paths
+from masrl.data import documents
 
-PUBLISHED = "published.yaml"
+Counts = dict[StrictStr, StrictInt]
+
+
+class _Published(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    search_cutoff: dt.date
+    totals: Counts
+    counts: dict[StrictStr, Counts]
+    excluded: dict[StrictStr, Counts] = {}
+    crosstabs: dict[StrictStr, dict[StrictStr, Counts]]
 
 
 def load_published(data_dir: str | os.PathLike | None = None) -> dict:
-    path = paths.data_file(PUBLISHED, data_dir)
-    with path.open(encoding="utf-8") as handle:
-        figures = yaml.safe_load(handle)
-    for section in ("totals", "counts", "crosstabs"):
-        if section not in figures:
-            raise ValueError(f"{path}: missing section {section!r}")
+    """The published figures as plain data: ``search_cutoff`` (ISO date text), ``totals``,
+    ``counts``, ``excluded`` and ``crosstabs`` (cells not listed are published zeros)."""
+    figures = documents.load_model(paths.PUBLISHED, _Published, data_dir).model_dump()
+    figures["search_cutoff"] = figures["search_cutoff"].isoformat()
     return figures
-
-
-def compare(ours: dict, published: dict) -> pd.DataFrame:
-    """One row per published figure: ``figure``, ``published``, ``ours``, ``match``.
-
-    ``ours`` is :func:`masrl.analyses.stats.summary`. Every cell of our cross-tabs is compared, so a
-    count that appears in our data but not in the snapshot fails as well.
-    """
-    rows = []
-    for name, value in published["totals"].items():
-        rows.append((f"totals/{name}", value, ours["totals"].get(name)))
-    for section in ("counts", "excluded"):
-        for field, values in published.get(section, {}).items():
-            for value, n in values.items():
-                rows.append((f"{section}/{field}/{value}", n, ours[section][field].get(str(value))))
-    for name, table in published["crosstabs"].items():
-        ours_table = ours["crosstabs"][name]
-        for row_value, row in ours_table.items():
-            for col_value, n in row.items():
-                expected = table.get(row_value, {}).get(col_value, 0)
-                rows.append((f"crosstabs/{name}/{row_value}/{col_value}", expected, n))
-        for row_value, row in table.items():  # published cells outside our grid
-            for col_value, n in row.items():
-                if col_value not in ours_table.get(row_value, {}):
-                    rows.append((f"crosstabs/{name}/{row_value}/{col_value}", n, None))
-    frame = pd.DataFrame(rows, columns=["figure", "published", "ours"])
-    frame["match"] = frame["published"] == frame["ours"]
-    return frame

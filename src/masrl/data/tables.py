@@ -18,10 +18,15 @@ import pandas as pd
 import pandera.pandas as pa
 
 from masrl import paths
-from masrl.data.problems import DataError, Problem
-from masrl.data.vocabulary import Vocabulary, load_vocabulary
+from masrl.data.problems import DataError, DataProblem
+from masrl.data.vocabulary import Vocabulary
 
 LINE = "_line"  # column holding each row's line number in its file
+
+# Patterns shared by the CSV schemas (``fullmatch``ed against each cell).
+KEY = r"[a-z0-9][a-z0-9-]*"  # a pool key
+URL = r"https?://\S+"
+URLS = rf"{URL}( ; {URL})*"  # one cell may hold several URLs, separated by " ; "
 
 
 def read_csv(path: Path) -> pd.DataFrame:
@@ -29,17 +34,17 @@ def read_csv(path: Path) -> pd.DataFrame:
     try:
         handle = path.open(newline="", encoding="utf-8")
     except FileNotFoundError:
-        raise DataError([Problem(path.name, "0", "-", "file not found")]) from None
+        raise DataError([DataProblem(path.name, "0", "-", "file not found")]) from None
     with handle:
         reader = csv.reader(handle)
         header = next(reader, None)
         if header is None:
-            raise DataError([Problem(path.name, "1", "-", "the file is empty; expected a header row")])
+            raise DataError([DataProblem(path.name, "1", "-", "the file is empty; expected a header row")])
         rows, lines, problems = [], [], []
         start = reader.line_num + 1
         for record in reader:
             if len(record) != len(header):
-                problems.append(Problem(path.name, str(start), "-",
+                problems.append(DataProblem(path.name, str(start), "-",
                                         f"expected {len(header)} cells, found {len(record)}"))
             else:
                 rows.append(record)
@@ -74,7 +79,7 @@ def in_range(low: int, high: int, what: str) -> pa.Check:
                     error=f"expected {what} from {low} to {high}")
 
 
-def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema, file: str) -> list[Problem]:
+def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema, file: str) -> list[DataProblem]:
     """Run the schema lazily (every failure, not the first) and translate the failures."""
     try:
         schema.validate(frame.drop(columns=[LINE]), lazy=True)
@@ -83,16 +88,16 @@ def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema, file: str) -> list
     return []
 
 
-def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Problem]:
+def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[DataProblem]:
     problems = []
     for case in cases.to_dict("records"):
         check, column, value = str(case["check"]), case["column"], case["failure_case"]
         if check == "column_in_dataframe":
-            problems.append(Problem(file, "1", str(value), "required column is missing"))
+            problems.append(DataProblem(file, "1", str(value), "required column is missing"))
         elif check == "column_in_schema":
-            problems.append(Problem(file, "1", str(value), "unknown column (not in the data card)"))
+            problems.append(DataProblem(file, "1", str(value), "unknown column (not in the data card)"))
         elif case["index"] is None or pd.isna(case["index"]):
-            problems.append(Problem(file, "-", str(column), f"check failed: {check}"))
+            problems.append(DataProblem(file, "-", str(column), f"check failed: {check}"))
         else:
             line = str(frame.at[int(case["index"]), LINE])
             if check == "field_uniqueness":
@@ -101,7 +106,7 @@ def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Prob
                 message = f"{check} {value!r}"
             else:
                 message = f"{value!r} is not valid: {check}"
-            problems.append(Problem(file, line, str(column), message))
+            problems.append(DataProblem(file, line, str(column), message))
     return sorted(set(problems))
 
 
@@ -123,17 +128,21 @@ def nonempty(what: str) -> pa.Check:
     return matches(r"\S.*", what)
 
 
-def load_table(name: str, schema_for: Callable[[Vocabulary], pa.DataFrameSchema],
-               data_dir: str | os.PathLike | None,
-               extra_checks: Callable[[pd.DataFrame], list[Problem]] | None = None
+def load_table(name: str, schema: pa.DataFrameSchema, data_dir: str | os.PathLike | None,
+               extra_checks: Callable[[pd.DataFrame], list[DataProblem]] | None = None
                ) -> pd.DataFrame:
     """Read one CSV data file, validate it with its schema, then with ``extra_checks``
     (cross-file checks, run only when the columns are valid); raise :class:`DataError` listing
     every problem. The returned frame has one row per data row, in file order."""
     frame = read_csv(paths.data_file(name, data_dir))
-    problems = validate(frame, schema_for(load_vocabulary(data_dir)), name)
+    problems = validate(frame, schema, name)
     if extra_checks is not None and not problems:
         problems = extra_checks(frame)
     if problems:
         raise DataError(problems)
     return frame.drop(columns=[LINE]).reset_index(drop=True)
+
+
+def not_a_key(file: str, line: str, field: str, value: str, of: str) -> DataProblem:
+    """The cross-file problem every loader reports: ``value`` is not a key of file ``of``."""
+    return DataProblem(file, line, field, f"{value!r} is not a key of {of}")

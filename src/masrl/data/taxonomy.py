@@ -14,11 +14,11 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from masrl.data import documents
+from masrl.data import documents, tables
 from masrl import paths
-from masrl.data.problems import DataError, Problem
+from masrl.data.problems import DataError, DataProblem
+from masrl.data.vocabulary import Vocabulary
 
-TAXONOMY = "taxonomy.yaml"
 
 
 class _Entry(BaseModel):
@@ -75,14 +75,12 @@ class Taxonomy(BaseModel):
         return frame
 
 
-def load_taxonomy(data_dir: str | os.PathLike | None = None) -> Taxonomy:
-    from masrl.data.pool import load_pool
-    from masrl.data.vocabulary import load_vocabulary
-
-    taxonomy = documents.load_model(TAXONOMY, Taxonomy, data_dir)
-
-    keys = set(load_pool(data_dir)["key"])
-    vocab = load_vocabulary(data_dir)
+def load_taxonomy(data_dir: str | os.PathLike | None, vocab: Vocabulary,
+                  papers: pd.DataFrame | None) -> Taxonomy:
+    """The taxonomy, checked against the vocabulary (every mapped value is defined) and, when
+    ``papers`` is given, against the pool (every anchor is a pool key)."""
+    taxonomy = documents.load_model(paths.TAXONOMY, Taxonomy, data_dir)
+    keys = None if papers is None else set(papers["key"])
     problems = []
     for section in Taxonomy.model_fields:
         entries = getattr(taxonomy, section)
@@ -90,11 +88,11 @@ def load_taxonomy(data_dir: str | os.PathLike | None = None) -> Taxonomy:
         for i, entry in enumerate(entries):
             where = f"{section}[{i}]"
             if ids.count(entry.id) > 1:
-                problems.append(Problem(TAXONOMY, where, "id", f"duplicate id {entry.id!r}"))
-            for key in getattr(entry, "anchors", []):
+                problems.append(DataProblem(paths.TAXONOMY, where, "id", f"duplicate id {entry.id!r}"))
+            for key in getattr(entry, "anchors", []) if keys is not None else ():
                 if key not in keys:
-                    problems.append(Problem(TAXONOMY, where, "anchors",
-                                            f"{key!r} is not a key of {paths.PAPERS}"))
+                    problems.append(tables.not_a_key(paths.TAXONOMY, where, "anchors", key,
+                                                     paths.PAPERS))
     checks = [("reward_families", "reward_types", "reward_type"),
               ("credit_units", "credit_granularity", "credit_granularity"),
               ("topologies", "id", "orchestration_form")]
@@ -103,7 +101,7 @@ def load_taxonomy(data_dir: str | os.PathLike | None = None) -> Taxonomy:
             values = getattr(entry, attribute)
             for value in values if isinstance(values, list) else [values]:
                 if value not in vocab.values(field):
-                    problems.append(Problem(TAXONOMY, f"{section}[{i}]", attribute,
+                    problems.append(DataProblem(paths.TAXONOMY, f"{section}[{i}]", attribute,
                                             f"{value!r} is not a {field} of the vocabulary"))
     if problems:
         raise DataError(problems)

@@ -1,17 +1,53 @@
 """The controlled vocabulary (``data/vocabulary.yaml``): one definition, used to validate the
 data, to count (zero-count values included), to order tables and charts, and to generate the
-data dictionary."""
+data dictionary.
+
+Besides the fields, the file names *groups* of fields that several places use together (the
+tags a second reader re-codes, say), so that no module keeps its own list of field names.
+Problems are reported like every data file's: ``vocabulary.yaml:fields.NAME:KEY: message``.
+"""
 
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from functools import lru_cache
-from pathlib import Path
 
-import yaml
+from pydantic import BaseModel, ConfigDict, StrictStr, model_validator
 
 from masrl import paths
+from masrl.data import documents
+
+
+class _FieldSpec(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    file: StrictStr
+    label: StrictStr
+    description: StrictStr
+    values: dict[StrictStr, StrictStr]
+    order: list[StrictStr] | None = None
+    columns: list[StrictStr] | None = None
+
+    @model_validator(mode="after")
+    def _order_lists_the_values(self) -> _FieldSpec:
+        if not self.values:
+            raise ValueError("'values' must define at least one value")
+        if self.order is not None and sorted(self.order) != sorted(self.values):
+            raise ValueError("'order' must list exactly the values defined")
+        return self
+
+
+class _VocabularyFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    fields: dict[StrictStr, _FieldSpec]
+    groups: dict[StrictStr, list[StrictStr]] = {}
+
+    @model_validator(mode="after")
+    def _groups_name_fields(self) -> _VocabularyFile:
+        for group, names in self.groups.items():
+            unknown = [n for n in names if n not in self.fields]
+            if unknown:
+                raise ValueError(f"group {group!r} names unknown fields: {', '.join(unknown)}")
+        return self
 
 
 @dataclass(frozen=True)
@@ -31,6 +67,7 @@ class Field:
 @dataclass(frozen=True)
 class Vocabulary:
     fields: dict[str, Field]
+    groups: dict[str, tuple[str, ...]]
 
     def __getitem__(self, name: str) -> Field:
         return self.fields[name]
@@ -39,33 +76,27 @@ class Vocabulary:
         return self.fields[name].values
 
     def for_file(self, file: str) -> list[Field]:
+        """The fields of one data file, in vocabulary order."""
         return [f for f in self.fields.values() if f.file == file]
+
+    def names(self, file: str) -> list[str]:
+        """The names of the fields of one data file (e.g. the tag columns of ``papers.csv``)."""
+        return [f.name for f in self.for_file(file)]
+
+    def group(self, name: str) -> list[str]:
+        """The field names of one group defined in the vocabulary file."""
+        return list(self.groups[name])
 
 
 def load_vocabulary(data_dir: str | os.PathLike | None = None) -> Vocabulary:
-    return _load(paths.data_file(paths.VOCABULARY, data_dir).resolve())
-
-
-@lru_cache(maxsize=8)
-def _load(path: Path) -> Vocabulary:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FileNotFoundError(f"{path}: the controlled vocabulary file is missing") from None
-    fields: dict[str, Field] = {}
-    for name, spec in (raw or {}).get("fields", {}).items():
-        where = f"{path.name}: field {name!r}"
-        for required in ("file", "label", "description", "values"):
-            if required not in spec:
-                raise ValueError(f"{where}: missing {required!r}")
-        meanings = {str(k): str(v) for k, v in spec["values"].items()}
-        order = [str(v) for v in spec.get("order", meanings)]
-        if sorted(order) != sorted(meanings):
-            raise ValueError(f"{where}: 'order' must list exactly the values defined")
-        fields[name] = Field(name, spec["file"], spec["label"], spec["description"],
-                             {v: meanings[v] for v in order},
-                             tuple(spec.get("columns", [name])))
-    return Vocabulary(fields)
+    """Read and validate ``vocabulary.yaml``; raise :class:`masrl.data.problems.DataError`."""
+    spec = documents.load_model(paths.VOCABULARY, _VocabularyFile, data_dir)
+    fields = {}
+    for name, field in spec.fields.items():
+        order = field.order if field.order is not None else list(field.values)
+        fields[name] = Field(name, field.file, field.label, field.description,
+                             {v: field.values[v] for v in order}, tuple(field.columns or [name]))
+    return Vocabulary(fields, {g: tuple(names) for g, names in spec.groups.items()})
 
 
 def dictionary(vocab: Vocabulary, file: str | None = None) -> list[dict]:

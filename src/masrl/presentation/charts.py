@@ -14,6 +14,8 @@ import altair as alt
 import pandas as pd
 import vl_convert as vlc
 
+from masrl.data.vocabulary import Field
+
 # Okabe & Ito (2008), the palette recommended for colour-vision deficiencies.
 OKABE_ITO = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
@@ -131,3 +133,12 @@ def screening_flow(flow: pd.DataFrame, *, title: str, description: str) -> alt.C
     )
     labels = base.mark_text(align="left", dx=3).encode(text="records:Q")
     return finish(alt.layer(bars, labels), title, description, width=420)
+
+
+def field_counts(counts: pd.Series, field: Field) -> alt.Chart:
+    """Papers per value of one vocabulary field (zero counts kept), titled and described from
+    the vocabulary: the chart of each section of the statistics chapter."""
+    return bar_counts(
+        counts, field=field.name, title=f"{field.label}: papers per value",
+        description=f"Bar chart of retained papers per {field.name}: "
+        + ", ".join(f"{value} {n}" for value, n in counts.items()))

@@ -10,9 +10,6 @@ import html
 
 import pandas as pd
 
-from masrl.data.pool import TAG_FIELDS
-
-BROWSE_COLUMNS = ["paper", "year", *TAG_FIELDS, "venue"]
 
 
 def link(url_cell: str, text: str) -> str:
@@ -22,15 +19,16 @@ def link(url_cell: str, text: str) -> str:
             f"{html.escape(text)}</a>")
 
 
-def browse_frame(papers: pd.DataFrame) -> pd.DataFrame:
-    """One row per paper: a linked, escaped title with its key, the year, every tag, the venue."""
+def browse_frame(papers: pd.DataFrame, tags: list[str]) -> pd.DataFrame:
+    """One row per paper: a linked, escaped title with its key, the year, the ``tags`` columns
+    (the vocabulary's fields of ``papers.csv``), the venue."""
     frame = papers.copy()
     frame["paper"] = [
         f"{link(url, title)} <code>{html.escape(key)}</code>"
         for url, title, key in zip(frame["url"], frame["title"], frame["key"])
     ]
     frame["venue"] = frame["venue"].map(html.escape)
-    return frame[BROWSE_COLUMNS].reset_index(drop=True)
+    return frame[["paper", "year", *tags, "venue"]].reset_index(drop=True)
 
 
 def category_lists(papers: pd.DataFrame, order: list[str]) -> dict[str, pd.DataFrame]:

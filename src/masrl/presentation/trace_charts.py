@@ -2,7 +2,7 @@
 
 One row per agent (depth first down the spawn tree, tools last). Behind each row a grey band
 shows the agent's life: for a spawned agent the time it is *alive* (spawn to first return or
-despawn, else the end of the trace, as :mod:`masrl.traces.replay` defines it); for a root, the
+despawn, else the end of the trace, as :mod:`masrl.traces.run` defines it); for a root, the
 span from its first event's start to its last event's end. On top, each event is a bar from its
 start to its end (a tick when it is instantaneous) coloured by its kind, and a black line walks
 the critical path event by event, through each event's start and end.
@@ -127,8 +127,7 @@ def gantt(replay: Replay, *, title: str | None = None,
         color=alt.Color("band:N", scale=colour, legend=legend),
     )
     chart = alt.layer(life, lasting, instant, line)
-    document = replay.run.trace.document
-    name = document.get("trace_id") or replay.run.trace.source
+    name = replay.run.trace.head.get("trace_id") or replay.run.trace.source
     title = title or f"Timeline of {name}"
     description = description or describe(replay, events, rows)
     return charts.finish(chart, title, description, width=540, height=ROW_HEIGHT * len(rows))
@@ -147,8 +146,3 @@ def describe(replay: Replay, events: pd.DataFrame, rows: list[str]) -> str:
         f"life. A black line follows the critical path of {found['critical_steps']} events: "
         f"{listed}."
     )
-
-
-def show_gantt(replay: Replay, **kwargs) -> charts.Figure:
-    """:func:`gantt`, rendered to SVG for display."""
-    return charts.show(gantt(replay, **kwargs))

@@ -23,15 +23,16 @@ import pandas as pd
 
 from masrl.traces import credit, metrics
 from masrl.traces.graph import EVENT_TYPES
-from masrl.traces.replay import Replay, Run
-from masrl.traces.validate import ERROR, Problem, ValidationReport, validate_file
+from masrl.traces.replay import Replay
+from masrl.traces.run import Run
+from masrl.traces.validate import ValidationReport
 
 NOT_APPLICABLE = "–"
 
 
 # ---------------------------------------------------------------------------------- validation
 
-def resolve(path: str | Path, base: str | Path | None = None) -> Path:
+def locate(path: str | Path, base: str | Path | None = None) -> Path:
     """``path`` as given if it exists (relative to the working directory), else relative to
     ``base`` (the notebook's directory, where the report's default path points from)."""
     given = Path(path)
@@ -39,22 +40,6 @@ def resolve(path: str | Path, base: str | Path | None = None) -> Path:
         return given
     fallback = Path(base) / given
     return fallback if fallback.exists() else given
-
-
-def check_file(path: str | Path, source: str | None = None) -> ValidationReport:
-    """:func:`validate_file`, with a missing or unreadable file reported as a problem rather
-    than raised, so that a report on a wrong path ends cleanly."""
-    source = str(path) if source is None else source
-    try:
-        report = validate_file(path)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        reason = {FileNotFoundError: "no such file", IsADirectoryError: "a directory, not a file",
-                  PermissionError: "not readable"}[type(exc)]
-        return ValidationReport(source, [Problem(ERROR, "missing-file", "/", "", reason)])
-    report.source = source
-    if report.trace is not None:
-        report.trace.source = source
-    return report
 
 
 def verdict(report: ValidationReport) -> str:
@@ -265,7 +250,7 @@ def coalitions_frame(replay: Replay) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     values = credit.coalition_values(replay.run)
     recorded = {frozenset(o["coalition"])
-                for o in replay.run.trace.document["counterfactuals"]["outcomes"]}
+                for o in replay.run.trace.head["counterfactuals"]["outcomes"]}
     players = found["players"]
     rows = []
     for size in range(len(players) + 1):

@@ -7,7 +7,7 @@ One way through::
 Public API:
 
 * :func:`validate_file` (path) and :func:`validate_document` (parsed JSON) return a
-  :class:`ValidationReport`: ``.valid``, ``.problems`` (each a :class:`Problem` with
+  :class:`ValidationReport`: ``.valid``, ``.problems`` (each a :class:`TraceProblem` with
   ``severity``, ``code``, ``where``, ``pointer``, ``message``), ``.trace`` and ``.to_dict()``.
 * :func:`load_trace` (path) returns a validated :class:`Trace` or raises
   :class:`InvalidTraceError` (its ``.report`` holds every problem).
@@ -17,7 +17,7 @@ Public API:
 * :data:`SCHEMA_PATH`, :data:`SCHEMA_VERSION`, :func:`load_schema`: our trace schema.
 
 The definitions behind every metric and credit rule are in the docstrings of
-:mod:`masrl.traces.metrics`, :mod:`masrl.traces.credit`, :mod:`masrl.traces.replay` and
+:mod:`masrl.traces.metrics`, :mod:`masrl.traces.credit`, :mod:`masrl.traces.run` and
 :mod:`masrl.traces.lifecycle`; the rules of validation in :mod:`masrl.traces.validate`.
 """
 
@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from masrl.traces.replay import Replay, Run, replay
+from masrl.traces.replay import Replay, replay
+from masrl.traces.run import Run
 from masrl.traces.schema import SCHEMA_PATH, SCHEMA_VERSION, load_schema
 from masrl.traces.validate import (
     InvalidTraceError,
-    Problem,
+    TraceProblem,
     Trace,
     ValidationReport,
     validate_document,
@@ -46,6 +47,6 @@ def load_trace(path: str | Path) -> Trace:
 
 
 __all__ = [
-    "SCHEMA_PATH", "SCHEMA_VERSION", "InvalidTraceError", "Problem", "Replay", "Run", "Trace",
+    "SCHEMA_PATH", "SCHEMA_VERSION", "InvalidTraceError", "TraceProblem", "Replay", "Run", "Trace",
     "ValidationReport", "load_schema", "load_trace", "replay", "validate_document", "validate_file",
 ]

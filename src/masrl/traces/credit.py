@@ -48,14 +48,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 from math import factorial
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from masrl.traces.graph import EVENT_TYPES
 
-if TYPE_CHECKING:
-    from masrl.traces.replay import Run
+from masrl.traces.run import Run
 
 UNITS = ("team", "orchestrator", "role", "agent", "turn", "message", "tool_call", "token")
 NO_ROLE = "(none)"

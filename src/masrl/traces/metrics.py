@@ -33,15 +33,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from masrl.traces import graph
 from masrl.traces.schema import schema_enum
 
-if TYPE_CHECKING:
-    from masrl.traces.replay import Run
+from masrl.traces.run import Run
 
 UNSPECIFIED = "unspecified"
 
@@ -105,7 +103,7 @@ def spawn_tree(run: Run) -> list[dict]:
 
 
 def lifetimes(run: Run) -> list[tuple[str, float, float]]:
-    """``(agent, from, to)`` for every spawned agent, as defined in :mod:`masrl.traces.replay`."""
+    """``(agent, from, to)`` for every spawned agent, as defined in :mod:`masrl.traces.run`."""
     return [(a.name, a.spawned_at, run.trace_end if a.ended_at is None else a.ended_at)
             for a in run.agents.values() if a.spawned_at is not None]
 

@@ -26,10 +26,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import altair as alt
 import pandas as pd
 
-from masrl.presentation import charts
 from masrl import paths
 from masrl.traces.importers import ImportResult, SourceError, import_file
 from masrl.traces.replay import Replay, replay
@@ -75,13 +73,8 @@ SOURCE_BY_KEY = {s.key: s for s in SOURCES}
 ORDER = [s.label for s in SOURCES]
 
 
-def default_traces_dir() -> Path:
-    """``../shared/traces`` beside the repository (absent on a fresh clone)."""
-    return paths.REPO_ROOT.parent / "shared" / "traces"
-
-
-def resolve(traces_dir: str | Path | None = None) -> Path:
-    return default_traces_dir() if traces_dir is None else Path(traces_dir)
+def logs_dir(traces_dir: str | Path | None = None) -> Path:
+    return paths.public_logs_dir() if traces_dir is None else Path(traces_dir)
 
 
 @dataclass(frozen=True)
@@ -103,7 +96,7 @@ class Log:
 def discover(traces_dir: str | Path | None = None) -> list[Log]:
     """Every log of every source, sorted by source then file name (Claude Code: the main session
     files only; their sub-agent files are read by the importer)."""
-    root = resolve(traces_dir)
+    root = logs_dir(traces_dir)
     return [Log(source, path) for source in SOURCES
             for path in sorted((root / source.folder).glob(source.pattern))
             if path.is_file()]
@@ -141,7 +134,7 @@ def import_one(log: Log) -> Imported:
 
 def import_all(traces_dir: str | Path | None = None) -> list[Imported]:
     """Import, validate and replay every discovered log."""
-    root = resolve(traces_dir)
+    root = logs_dir(traces_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"the public logs are not at {root} (a fresh clone has no "
                                 "../shared/traces; the chapter keeps its committed outputs)")
@@ -149,12 +142,6 @@ def import_all(traces_dir: str | Path | None = None) -> list[Imported]:
 
 
 # ---------------------------------------------------------------------------------- tables
-
-def sources_table() -> pd.DataFrame:
-    """The sources with their origin and licence (for citation)."""
-    return pd.DataFrame([{"source": s.label, "from": s.origin, "licence": s.licence,
-                          "reference": s.reference, "url": s.url} for s in SOURCES])
-
 
 def sources_markdown() -> str:
     """The sources as a Markdown list with links, for citing them in the book."""
@@ -427,128 +414,3 @@ def scale_points(table: pd.DataFrame, envelopes: pd.DataFrame | None,
             rows.append({"who": row.system, "kind": "industrial: reported bound",
                          "agents per run": row.agents, "tool calls per run": row.horizon})
     return pd.DataFrame(rows)
-
-
-# ---------------------------------------------------------------------------------- charts
-
-SOURCE_COLOURS = dict(zip(ORDER, charts.OKABE_ITO))
-
-
-def _colour(title: str = "source", labels: list[str] | None = None,
-            legend: bool = True) -> alt.Color:
-    labels = ORDER if labels is None else labels
-    return alt.Color("source:N", title=title, legend=alt.Legend() if legend else None,
-                     scale=alt.Scale(domain=labels, range=[SOURCE_COLOURS[o] for o in labels]))
-
-
-def events_chart(table: pd.DataFrame) -> charts.Figure:
-    """One point per run: events (log scale) by source."""
-    parts = [f"{label}: {len(p)} runs, median {p['events'].median():.0f} events "
-             f"(range {p['events'].min()}-{p['events'].max()})"
-             for label in ORDER if not (p := table[table["source"] == label]).empty]
-    chart = alt.Chart(table).mark_tick(thickness=2, size=18).encode(
-        x=alt.X("events:Q", scale=alt.Scale(type="log"), title="events per run (log scale)"),
-        y=alt.Y("source:N", sort=ORDER, title=None),
-        color=_colour(),
-        tooltip=["source", "run", "events", "agents", "critical steps"],
-    )
-    return charts.show(charts.finish(
-        chart, "Events per imported run, by source",
-        "Tick chart, one tick per run, of the number of events in each imported trace. "
-        + "; ".join(parts) + ".", width=460))
-
-
-def critical_chart(table: pd.DataFrame) -> charts.Figure:
-    """Critical steps against events: on the diagonal, every event waits for the previous."""
-    top = float(table["events"].max())
-    diagonal = pd.DataFrame({"events": [1.0, top], "critical steps": [1.0, top]})
-    line = alt.Chart(diagonal).mark_line(color="#999999", strokeDash=[4, 4]).encode(
-        x="events:Q", y="critical steps:Q")
-    points = alt.Chart(table).mark_circle(size=50, opacity=0.8).encode(
-        x=alt.X("events:Q", scale=alt.Scale(type="log"), title="events per run (log scale)"),
-        y=alt.Y("critical steps:Q", scale=alt.Scale(type="log"),
-                title="critical steps (log scale)"),
-        color=_colour(),
-        tooltip=["source", "run", "events", "critical steps", "parallelism"],
-    )
-    off = table[table["parallelism"] > 1]
-    return charts.show(charts.finish(
-        alt.layer(line, points),
-        "Critical steps against events",
-        "Scatter plot of critical steps against events per run, both on log scales, with the "
-        f"diagonal dashed. {len(table) - len(off)} of {len(table)} runs lie on the diagonal "
-        f"(parallelism 1); the largest parallelism is {table['parallelism'].max():.2f}.",
-        width=420, height=320))
-
-
-def delegation_chart(table: pd.DataFrame) -> charts.Figure:
-    base = alt.Chart(table).encode(
-        y=alt.Y("agent:N", sort=list(table["agent"]), title="agent delegated to"),
-        x=alt.X("delegations:Q", title="orchestrator delegations, all runs"),
-    )
-    bars = base.mark_bar(color=charts.OKABE_ITO[0])
-    labels = base.mark_text(align="left", dx=3).encode(text="delegations:Q")
-    return charts.show(charts.finish(
-        alt.layer(bars, labels), "Magentic-One: whom the orchestrator delegates to",
-        "Bar chart of delegations by the Magentic-One orchestrator per addressee over all "
-        "imported hand-crafted runs: " + ", ".join(
-            f"{r.agent} {r.delegations}" for r in table.itertuples()) + ".", width=420))
-
-
-def mistake_chart(table: pd.DataFrame) -> charts.Figure:
-    parts = [f"{label}: median {p['relative position'].median():.2f} over {len(p)} runs"
-             for label in ORDER if not (p := table[table["source"] == label]).empty]
-    present = [label for label in ORDER if label in set(table["source"])]
-    chart = alt.Chart(table).mark_bar().encode(
-        x=alt.X("relative position:Q", bin=alt.Bin(extent=[0, 1], step=0.1),
-                title="relative position of the labelled mistake step (1 = last step)"),
-        y=alt.Y("count():Q", title="runs"),
-        color=_colour(labels=present, legend=False),
-        row=alt.Row("source:N", sort=ORDER, title=None, header=alt.Header(labelAngle=0,
-                                                                           labelAlign="left")),
-    ).properties(width=420, height=110)
-    return charts.show(charts.finish(
-        chart, "Where the labelled mistake falls in the run",
-        "Histograms, one per source, of the relative position of the Who&When mistake step "
-        "in each run, in bins of 0.1. " + "; ".join(parts) + "."))
-
-
-def token_chart(table: pd.DataFrame) -> charts.Figure:
-    kinds = ["main agent", "Task sub-agents", "compaction"]
-    parts = []
-    for session in dict.fromkeys(table["session"]):
-        part = table[table["session"] == session].set_index("spent by")["share"]
-        parts.append(f"{session}: " + ", ".join(f"{k} {part[k]:.1%}" for k in kinds))
-    chart = alt.Chart(table).mark_bar().encode(
-        y=alt.Y("session:N", title="Claude Code session"),
-        x=alt.X("share:Q", stack="normalize", title="share of the session's tokens",
-                axis=alt.Axis(format="%")),
-        color=alt.Color("spent by:N", title="spent by",
-                        scale=alt.Scale(domain=kinds, range=charts.OKABE_ITO[:3])),
-        order=alt.Order("order:Q"),
-        tooltip=["session", "spent by", "tokens", alt.Tooltip("share:Q", format=".1%")],
-    ).transform_calculate(order=f"indexof({kinds!r}, datum['spent by'])")
-    return charts.show(charts.finish(
-        chart, "Claude Code: who spends the tokens",
-        "Stacked bars of each session's tokens (input, cache and output) by the main agent, "
-        "Task sub-agents and context compaction. " + "; ".join(parts) + ".", width=420))
-
-
-def scale_chart(points: pd.DataFrame) -> charts.Figure:
-    long = points.melt(id_vars=["who", "kind"], value_vars=["agents per run",
-                                                            "tool calls per run"],
-                       var_name="measure", value_name="value")
-    long = long[long["value"] > 0]
-    described = "; ".join(f"{r.who} {r.measure} {r.value:g}" for r in long.itertuples())
-    chart = alt.Chart(long).mark_point(filled=True, size=90).encode(
-        x=alt.X("value:Q", scale=alt.Scale(type="log"), title="largest value (log scale)"),
-        y=alt.Y("who:N", sort=list(dict.fromkeys(points["who"])), title=None),
-        shape=alt.Shape("kind:N", title=None),
-        color=alt.Color("kind:N", title=None, scale=alt.Scale(range=charts.OKABE_ITO[:2])),
-        column=alt.Column("measure:N", title=None),
-    ).properties(width=230)
-    return charts.show(charts.finish(
-        chart, "Public logs against industrial envelopes",
-        "Dot chart on log scales of the largest number of agents and of tool calls in one run "
-        "of each public source, beside the bounds reported for industrial agent swarms "
-        f"(zero values left out): {described}."))

@@ -1,6 +1,6 @@
 """Check a trace file: parse, JSON Schema, then the meaning of the graph.
 
-Every problem is reported, not only the first, as a :class:`Problem` with a severity, a stable
+Every problem is reported, not only the first, as a :class:`TraceProblem` with a severity, a stable
 ``code``, where it is (``events[3] (id e4) /events/3/t``), a JSON pointer and a message.
 
 A file is first tried on the fast path (:func:`fast_trace`: typed msgspec records that only a
@@ -51,11 +51,12 @@ from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
 ERROR, WARNING = "error", "warning"
+UNREADABLE = "unreadable"  # the code of the one problem of a file that cannot be read
 RECOUNTED_COSTS = {"tool_calls": "tool_call", "messages": "message"}
 
 
 @dataclass(frozen=True)
-class Problem:
+class TraceProblem:
     """One finding of validation."""
 
     severity: str  # "error" or "warning"
@@ -112,20 +113,25 @@ class ValidationReport:
     """All problems of one trace; ``trace`` is set once the trace passed the schema."""
 
     source: str
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[TraceProblem] = field(default_factory=list)
     trace: Trace | None = None
 
     @property
-    def errors(self) -> list[Problem]:
+    def errors(self) -> list[TraceProblem]:
         return [p for p in self.problems if p.severity == ERROR]
 
     @property
-    def warnings(self) -> list[Problem]:
+    def warnings(self) -> list[TraceProblem]:
         return [p for p in self.problems if p.severity == WARNING]
 
     @property
     def valid(self) -> bool:
         return not self.errors
+
+    @property
+    def readable(self) -> bool:
+        """False when the file could not be read at all (missing, a directory, no permission)."""
+        return not any(p.code == UNREADABLE for p in self.problems)
 
     def lines(self) -> list[str]:
         return [p.line(self.source) for p in self.problems]
@@ -150,8 +156,11 @@ class InvalidTraceError(ValueError):
 
 # ---------------------------------------------------------------------------------- entry points
 
-def validate_file(path: str | Path, keep_document: bool = True) -> ValidationReport:
-    """Validate the trace file at ``path`` (raises ``FileNotFoundError`` if it is missing).
+def validate_file(path: str | Path, keep_document: bool = True,
+                  source: str | None = None) -> ValidationReport:
+    """Validate the trace file at ``path``, naming it ``source`` in problems (default: the
+    path). A file that cannot be read gives a report whose one error has the code
+    ``unreadable`` (and ``report.readable`` is false); nothing is raised.
 
     A trace that the typed records accept takes the fast path; any other file takes the full
     path (parse to dictionaries, JSON Schema, graph checks), which explains every problem.
@@ -161,15 +170,26 @@ def validate_file(path: str | Path, keep_document: bool = True) -> ValidationRep
     decoded instead of being copied (0.1 s less on a 230 MiB trace). The file must then not be
     truncated while it is read: the process would be killed (SIGBUS).
     """
-    with _contents(path, mapped=not keep_document) as data, collector_paused():
-        trace = fast_trace(data, source=str(path))
-        if trace is not None:
-            trace._data = bytes(data) if keep_document else None
-            return checked(trace)
-        document, problems = parse(bytes(data))
-        if problems:
-            return ValidationReport(str(path), problems)
-        return validate_document(document, source=str(path))
+    source = str(path) if source is None else source
+    try:
+        with _contents(path, mapped=not keep_document) as data, collector_paused():
+            return _validate_bytes(data, source, keep_document)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        return ValidationReport(source, [TraceProblem(ERROR, UNREADABLE, "file", "",
+                                                      f"cannot read: {reason}")])
+
+
+def _validate_bytes(data: bytes | mmap.mmap, path: str, keep_document: bool) -> ValidationReport:
+    """The fast path when the typed records accept the bytes, else the full path."""
+    trace = fast_trace(data, source=path)
+    if trace is not None:
+        trace._data = bytes(data) if keep_document else None
+        return checked(trace)
+    document, problems = parse(bytes(data))
+    if problems:
+        return ValidationReport(path, problems)
+    return validate_document(document, source=path)
 
 
 @contextmanager
@@ -242,7 +262,7 @@ class _NonFinite(str):
     """Placeholder for a NaN / Infinity / overflowing literal found while diagnosing."""
 
 
-def parse(data: bytes) -> tuple[Any, list[Problem]]:
+def parse(data: bytes) -> tuple[Any, list[TraceProblem]]:
     """Decode strict JSON (msgspec, the fastest decoder measured); on failure, say exactly why."""
     try:
         return msgspec.json.decode(data), []
@@ -250,16 +270,16 @@ def parse(data: bytes) -> tuple[Any, list[Problem]]:
         return _diagnose(data)
 
 
-def _diagnose(data: bytes) -> tuple[Any, list[Problem]]:
+def _diagnose(data: bytes) -> tuple[Any, list[TraceProblem]]:
     """Re-parse a rejected file with the standard library to locate each fault."""
     try:
         text = data.decode("utf-8")
         document = json.loads(text, parse_constant=_NonFinite, parse_float=_finite_or_flagged)
     except UnicodeDecodeError as exc:
-        return None, [Problem(ERROR, "not-json", f"byte {exc.start}", "", "not UTF-8 text")]
+        return None, [TraceProblem(ERROR, "not-json", f"byte {exc.start}", "", "not UTF-8 text")]
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        return None, [Problem(ERROR, "not-json", where, "", f"not JSON: {exc.msg}")]
+        return None, [TraceProblem(ERROR, "not-json", where, "", f"not JSON: {exc.msg}")]
     flagged = [
         _problem(document, ERROR, "non-finite", parts, f"{value} is not a JSON number")
         for parts, value in _walk_non_finite(document, [])
@@ -303,14 +323,14 @@ def label(document: Any, parts: list) -> str:
     return f"{name} ({item.get('src')} -> {item.get('dst')})"
 
 
-def _problem(document: Any, severity: str, code: str, parts: list, message: str) -> Problem:
+def _problem(document: Any, severity: str, code: str, parts: list, message: str) -> TraceProblem:
     where = " ".join(s for s in (label(document, parts), pointer(parts)) if s) or "/"
-    return Problem(severity, code, where, pointer(parts), message)
+    return TraceProblem(severity, code, where, pointer(parts), message)
 
 
 # ---------------------------------------------------------------------------------- schema
 
-def schema_problems(document: Any) -> list[Problem]:
+def schema_problems(document: Any) -> list[TraceProblem]:
     """Every JSON Schema violation, in document order."""
     validator = schema_validator()
     if validator.is_valid(document):
@@ -355,10 +375,10 @@ def _index(head: dict, event_records: graph.Records, edge_records: graph.Records
                  lifecycle(event_records, events), source=source)
 
 
-def _found(trace: Trace, severity: str, code: str, parts: list, message: str) -> Problem:
+def _found(trace: Trace, severity: str, code: str, parts: list, message: str) -> TraceProblem:
     """A graph problem: as :func:`_problem` would state it, read from the columns and records."""
     where = " ".join(s for s in (_label(trace, parts), pointer(parts)) if s) or "/"
-    return Problem(severity, code, where, pointer(parts), message)
+    return TraceProblem(severity, code, where, pointer(parts), message)
 
 
 def _label(trace: Trace, parts: list) -> str:
@@ -374,7 +394,7 @@ def _label(trace: Trace, parts: list) -> str:
     return f"{name} ({edges.value(k, 'src')} -> {edges.value(k, 'dst')})"
 
 
-def graph_problems(trace: Trace) -> list[Problem]:
+def graph_problems(trace: Trace) -> list[TraceProblem]:
     """Graph checks of a schema-valid trace; sets ``trace.order`` when the graph is a DAG."""
     checks = (
         _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,

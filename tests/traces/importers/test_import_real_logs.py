@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 
 from masrl.traces import validate_document
-from masrl.traces.real_runs import SOURCES, default_traces_dir, discover
+from masrl import paths
+from masrl.traces.real_runs import SOURCES, discover
 from masrl.traces.importers import dumps, import_file
 
-REAL = default_traces_dir()
+REAL = paths.public_logs_dir()
 ABSENT = f"public logs not available at {REAL} (a fresh clone has no ../shared/traces)"
 LOGS = discover(REAL) if REAL.is_dir() else []
 PARAMS = [pytest.param(log, id=f"{log.source.key}/{log.path.name}") for log in LOGS] or [

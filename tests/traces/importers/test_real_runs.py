@@ -8,6 +8,7 @@ import shutil
 import pytest
 from importer_helpers import FIXTURES
 
+from masrl.presentation import charts, real_runs_charts
 from masrl.traces import real_runs
 
 M1, CA, CC, OT = (s.label for s in real_runs.SOURCES)
@@ -119,9 +120,9 @@ def test_scale_points_with_and_without_envelopes(traces_dir):
 def test_charts_have_titles_and_computed_descriptions(traces_dir):
     items = real_runs.import_all(traces_dir)
     table = real_runs.runs(items)
-    figure = real_runs.critical_chart(table)
+    figure = charts.show(real_runs_charts.critical_chart(table))
     assert figure.title == "Critical steps against events"
     assert "2 of 4 runs lie on the diagonal (parallelism 1); the largest parallelism is 1.22." in (
         figure.description)
-    assert "WebSurfer 1" in real_runs.delegation_chart(real_runs.delegations(items)).description
-    assert "s1: main agent 64.3%" in real_runs.token_chart(real_runs.token_shares(items)).description
+    assert "WebSurfer 1" in charts.show(real_runs_charts.delegation_chart(real_runs.delegations(items))).description
+    assert "s1: main agent 64.3%" in charts.show(real_runs_charts.token_chart(real_runs.token_shares(items))).description

@@ -36,12 +36,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from masrl.files import write_text_atomically
 from masrl.traces.schema import SCHEMA_VERSION
 
 
@@ -289,16 +289,5 @@ def dumps(document: dict) -> str:
 
 
 def write_trace(document: dict, out: str | os.PathLike) -> Path:
-    """Write ``document`` to ``out`` atomically: a temporary file beside it, then a rename."""
-    target = Path(out)
-    handle, partial = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.",
-                                       suffix=".partial")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(dumps(document))
-        os.chmod(partial, 0o644)
-        os.replace(partial, target)
-    except BaseException:
-        Path(partial).unlink(missing_ok=True)
-        raise
-    return target
+    """Write ``document`` to ``out`` atomically (:func:`masrl.files.write_text_atomically`)."""
+    return write_text_atomically(out, dumps(document))

@@ -1,0 +1,54 @@
+"""Loader for ``data/claims.yaml``: the claims ledger, the survey's central claims, each to be
+checked by a named computation over our data (:mod:`masrl.analyses.claims` evaluates them).
+
+Each entry has an id, a statement in our words, the computation's name with its arguments, the
+expected value and the boundary of the claim; it may record a *finding*: a value the survey's
+artifact states that our data does not reproduce, with the reason. This loader checks the
+structure and that ids are unique; that every computation exists and accepts its arguments is
+checked against the registry by :func:`masrl.analyses.claims.ledger_problems`.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from masrl import paths
+from masrl.data import documents
+from masrl.data.problems import DataError, DataProblem
+
+
+class Finding(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    artifact_states: Any
+    where: str
+    explanation: str
+
+
+class Claim(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str
+    statement: str
+    computation: str
+    args: dict[str, Any] = {}
+    expected: Any
+    boundary: str
+    finding: Finding | None = None
+
+
+class Ledger(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    claims: list[Claim]
+
+
+def load_claims(data_dir: str | os.PathLike | None = None) -> list[Claim]:
+    """The ledger's claims in file order, validated: structure (pydantic) and unique ids."""
+    ledger = documents.load_model(paths.CLAIMS, Ledger, data_dir)
+    ids = [c.id for c in ledger.claims]
+    problems = [DataProblem(paths.CLAIMS, f"claims[{i}]", "id", f"duplicate id {claim.id!r}")
+                for i, claim in enumerate(ledger.claims) if ids.count(claim.id) > 1]
+    if problems:
+        raise DataError(problems)
+    return ledger.claims
