@@ -137,16 +137,16 @@ def _otlp(path: Path, at: str, resources: Any) -> Iterator[RawSpan]:
     for r, resource in enumerate(_list(path, f"{at}resourceSpans", resources, "resources")):
         where_r = f"{at}resourceSpans[{r}]"
         _object(path, where_r, resource)
-        res = resource.get("resource") or {}
+        res = _empty(resource.get("resource"), {})
         _object(path, f"{where_r}.resource", res)
         service = _otlp_attributes(path, f"{where_r}.resource.attributes",
                                    res.get("attributes")).get("service.name")
         key = "scopeSpans" if "scopeSpans" in resource else "instrumentationLibrarySpans"
-        for s, scope in enumerate(_list(path, f"{where_r}.{key}", resource.get(key) or [],
+        for s, scope in enumerate(_list(path, f"{where_r}.{key}", _absent(resource.get(key)),
                                         "scopes")):
             where_s = f"{where_r}.{key}[{s}]"
             _object(path, where_s, scope)
-            for k, raw in enumerate(_list(path, f"{where_s}.spans", scope.get("spans") or [],
+            for k, raw in enumerate(_list(path, f"{where_s}.spans", _absent(scope.get("spans")),
                                           "spans")):
                 yield _otlp_span(path, f"{where_s}.spans[{k}]", raw, service)
 
@@ -157,7 +157,7 @@ def _otlp_span(path: Path, where: str, raw: Any, service: Any) -> RawSpan:
     span_id = _otlp_id(path, where, "spanId", raw.get("spanId"), 8)
     parent = raw.get("parentSpanId")
     parent_id = _otlp_id(path, where, "parentSpanId", parent, 8) if parent else None
-    status = raw.get("status") or {}
+    status = _empty(raw.get("status"), {})
     _object(path, f"{where}.status", status)
     start = _nanos(path, where, "startTimeUnixNano", raw.get("startTimeUnixNano"))
     end = _nanos(path, where, "endTimeUnixNano", raw.get("endTimeUnixNano"))
@@ -186,7 +186,7 @@ def _otlp_id(path: Path, where: str, key: str, value: Any, size: int) -> str:
 
 def _otlp_attributes(path: Path, where: str, items: Any) -> dict:
     found = {}
-    for k, item in enumerate(_list(path, where, items or [], "attributes")):
+    for k, item in enumerate(_list(path, where, _absent(items), "attributes")):
         if not (isinstance(item, dict) and isinstance(item.get("key"), str)):
             raise SourceError(path, f"{where}[{k}]", "an attribute must be {key, value}, found "
                               f"{json_type(item)}")
@@ -211,13 +211,13 @@ def _otlp_value(path: Path, where: str, value: Any) -> Any:
     if "bytesValue" in value:
         return value["bytesValue"]
     if "arrayValue" in value:
-        array = value["arrayValue"] or {}
+        array = _empty(value["arrayValue"], {})
         _object(path, f"{where}.arrayValue", array)
         return [_otlp_value(path, f"{where}.arrayValue.values[{k}]", v) for k, v in
-                enumerate(_list(path, f"{where}.arrayValue.values", array.get("values") or [],
+                enumerate(_list(path, f"{where}.arrayValue.values", _absent(array.get("values")),
                                 "values"))]
     if "kvlistValue" in value:
-        kvlist = value["kvlistValue"] or {}
+        kvlist = _empty(value["kvlistValue"], {})
         _object(path, f"{where}.kvlistValue", kvlist)
         return _otlp_attributes(path, f"{where}.kvlistValue.values", kvlist.get("values"))
     return None
@@ -246,14 +246,14 @@ def _python_span(path: Path, where: str | None, raw: dict) -> RawSpan:
         parent = raw["parent_id"]
         parent_id = None if parent is None else _python_id(path, where, "parent_id", parent, 16)
     else:
-        parent_obj = raw.get("parent") or {}
+        parent_obj = _empty(raw.get("parent"), {})
         _object(path, _at(where, "parent"), parent_obj)
         parent = parent_obj.get("span_id")
         parent_id = None if parent is None else _python_id(path, where, "parent.span_id",
                                                             parent, 16)
-    attributes = raw.get("attributes") or {}
+    attributes = _empty(raw.get("attributes"), {})
     _object(path, _at(where, "attributes"), attributes)
-    status = raw.get("status") or {}
+    status = _empty(raw.get("status"), {})
     _object(path, _at(where, "status"), status)
     code = str(status.get("status_code", "")).lower().rsplit(".", 1)[-1]
     return RawSpan(where or "", trace_id, span_id, parent_id, _text(raw.get("name")),
@@ -275,11 +275,11 @@ def _python_id(path: Path, where: str | None, key: str, value: Any, digits: int)
 
 
 def _js_span(path: Path, where: str | None, raw: dict) -> RawSpan:
-    context = raw.get("spanContext") or raw.get("_spanContext") or {}
+    context = _empty(raw.get("spanContext", raw.get("_spanContext")), {})
     _object(path, _at(where, "spanContext"), context)
     trace_id = raw.get("traceId", context.get("traceId"))
     span_id = raw.get("spanId", raw.get("id", context.get("spanId")))
-    parent_context = raw.get("parentSpanContext") or {}
+    parent_context = _empty(raw.get("parentSpanContext"), {})
     _object(path, _at(where, "parentSpanContext"), parent_context)
     parent = raw.get("parentSpanId", raw.get("parentId", parent_context.get("spanId")))
     trace_hex = _js_id(path, where, "traceId", trace_id, 32)
@@ -295,9 +295,9 @@ def _js_span(path: Path, where: str | None, raw: dict) -> RawSpan:
             raise SourceError(path, where, "a span needs startTime and endTime (or timestamp "
                               f"and duration), found duration {_shown(duration)}")
         end = start + round(duration * 1000)
-    attributes = raw.get("attributes") or {}
+    attributes = _empty(raw.get("attributes"), {})
     _object(path, _at(where, "attributes"), attributes)
-    status = raw.get("status") or {}
+    status = _empty(raw.get("status"), {})
     _object(path, _at(where, "status"), status)
     return RawSpan(where or "", trace_hex, span_hex, parent_hex, _text(raw.get("name")),
                    start, end, attributes, status.get("code") in (2, "ERROR"),
@@ -312,9 +312,9 @@ def _js_id(path: Path, where: str | None, key: str, value: Any, digits: int) -> 
 
 
 def _service(path: Path, where: str | None, raw: dict) -> str | None:
-    resource = raw.get("resource") or {}
+    resource = _empty(raw.get("resource"), {})
     _object(path, _at(where, "resource"), resource)
-    attributes = resource.get("attributes") or {}
+    attributes = _empty(resource.get("attributes"), {})
     _object(path, _at(where, "resource.attributes"), attributes)
     service = attributes.get("service.name")
     return service if isinstance(service, str) else None
@@ -392,6 +392,16 @@ def _list(path: Path, where: str, value: Any, what: str) -> list:
     if not isinstance(value, list):
         raise SourceError(path, where, f"{what} must be a list, found {json_type(value)}")
     return value
+
+
+def _absent(value: Any) -> Any:
+    """An absent (or null) list is an empty one; any other value is checked as it is."""
+    return _empty(value, [])
+
+
+def _empty(value: Any, empty: Any) -> Any:
+    """``empty`` for an absent (null) value; any other value is checked as it is."""
+    return empty if value is None else value
 
 
 def _at(where: str | None, key: str) -> str:

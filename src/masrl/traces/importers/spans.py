@@ -363,20 +363,18 @@ def _cost(value: float | None) -> float | None:
 
 
 def _sequence(build: TraceBuilder, members: list[Unit]) -> None:
-    """Edges from each unit to the latest units that finished before it started (see the
-    module docstring); nested units are left to the nesting edges."""
+    """Edges from each unit B to the latest units that finished before it started: the units A
+    that precede B in start order and ended by B's start, unless another such unit started at
+    or after A's end (see the module docstring). Nested units are left to the nesting edges."""
     ordered = sorted(members, key=lambda u: (u.start, u.order))
-    finishing = sorted(members, key=lambda u: (u.end, u.order))
-    frontier: list[Unit] = []
-    k = 0
-    for unit in ordered:
-        while k < len(finishing) and finishing[k].end <= unit.start:
-            done = finishing[k]
-            frontier = [f for f in frontier if f.end > done.start or f is done]
-            frontier.append(done)
-            k += 1
-        for before in frontier:
-            if before is not unit and not _inside(unit.span, before.span):
+    for j, unit in enumerate(ordered):
+        done = [a for a in ordered[:j] if a.end <= unit.start]
+        starts = sorted(((a.start, k) for k, a in enumerate(done)), reverse=True)
+        for k, before in enumerate(done):
+            latest_other = next((start for start, m in starts if m != k), None)
+            if latest_other is not None and latest_other >= before.end:
+                continue  # superseded by work that started after it ended
+            if not _inside(unit.span, before.span):
                 build.edge(before.exit, unit.entry, "causal")
 
 
