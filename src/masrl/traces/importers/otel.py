@@ -64,7 +64,8 @@ Fields, first attribute found:
   ``ai.response.text``, ``output.value``;
 * error: status code ``ERROR``.
 
-Run fields: ``trace_id`` is ``otel:<trace id in hex>``; ``task_id`` the same (OpenTelemetry
+Spans are joined into a tree and mapped to events and edges by the rules shared with the
+other span-based importers (below). Run fields: ``trace_id`` is ``otel:<trace id in hex>``; ``task_id`` the same (OpenTelemetry
 records no task); ``system`` ``any-agent <version>`` when spans carry ``any_agent.version``,
 else the service name, else ``OpenTelemetry``; ``topology`` ``unknown``; no rewards.
 
@@ -278,3 +279,6 @@ def _sniffed_items(sample) -> list:
     if isinstance(document, dict):
         return [document]
     return []
+
+
+__doc__ = f"{__doc__}\n{spans.MAPPING}"

@@ -13,7 +13,30 @@ A reader turns its records into :class:`Span` objects: ids, times in integer nan
 * ``other``: anything else (a chain, a retriever, an HTTP request): no event, counted as
   skipped under ``label``; its children are attached to its parent.
 
-**The tree** (:func:`link`). Spans are joined to their parents by id. A span that is a
+The mapping (:data:`MAPPING`, appended to the docstring of every importer that uses it):
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from masrl.traces.importers.common import SourceError, TraceBuilder, content_ref
+from masrl.traces.importers.timestamps import NS
+
+AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
+KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
+
+DUPLICATE = "duplicate span (an identical copy of an earlier record) dropped"
+ORPHAN = "span whose parent span is not in the file (made a root)"
+SELF_PARENT = "span that names itself as its parent (made a root)"
+CYCLE = "span in a cycle of parents (made a root)"
+
+MAPPING = """\
+**The tree** . Spans are joined to their parents by id. A span that is a
 byte-identical copy of an earlier one (same id, same record: exporters that record parallel
 tool calls several times) is dropped and counted as a repair; two different records with one id
 are an error. A span whose parent is not in the file becomes a root, and so does a span that
@@ -22,7 +45,7 @@ cycle, which becomes a root; each is counted as a repair. A root that is not an 
 belongs to the agent whose agent span encloses it in time (the latest-starting one), else to
 the run's default agent.
 
-**Agents** (:func:`map_spans`). Every agent span is an agent, named by the span; a name used by
+**Agents** . Every agent span is an agent, named by the span; a name used by
 several agent spans gets ``#2``, ``#3``... from the second one on (in start order), so each
 invocation is one agent with one life. A span belongs to the agent of its nearest agent ancestor
 (or itself); spans above every agent belong to the default agent the reader names.
@@ -56,31 +79,13 @@ units depend on its spawn (``spawn``) and its return on its last units; a unit n
 another (its span a descendant of the other's) depends on the outer one's first event; a
 handoff leads to the first units of its target (``message``, ``handoff``). All other edges are
 ``causal``. A destination that starts before its source (clocks of different processes) is
-moved to the source's time and counted (see :mod:`.common`).
+moved to the source's time and counted.
 
 **Costs.** ``tokens`` and ``usd`` sum the events' ``tokens`` and ``cost_usd``; ``wall_clock_s``
 is the latest end minus the earliest start over all spans; ``tool_calls`` and ``messages`` count
 those events.
 """
-
-from __future__ import annotations
-
-import json
-from collections import Counter
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
-
-from masrl.traces.importers.common import SourceError, TraceBuilder, content_ref
-from masrl.traces.importers.timestamps import NS
-
-AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
-KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
-
-DUPLICATE = "duplicate span (an identical copy of an earlier record) dropped"
-ORPHAN = "span whose parent span is not in the file (made a root)"
-SELF_PARENT = "span that names itself as its parent (made a root)"
-CYCLE = "span in a cycle of parents (made a root)"
+"""The shared rules from spans to events and edges, as the importers' docstrings quote them."""
 
 
 @dataclass
@@ -435,3 +440,6 @@ def _costs(build: TraceBuilder, spans: list[Span], t0: int) -> dict:
     if any("cost_usd" in e for e in events):
         costs["usd"] = round(sum(e.get("cost_usd", 0.0) for e in events), 12)
     return costs
+
+
+__doc__ = f"{__doc__}\n{MAPPING}"
