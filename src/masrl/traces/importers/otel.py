@@ -149,6 +149,10 @@ def classify(raw: RawSpan) -> Span:
     if kind == AGENT:
         span.name = _first_text(a, AGENT_NAME) or _agent_from_name(raw.name)
         span.returns = a.get("masrl.return") is not False
+        span.spawn_cost = (_first_number(a, ("masrl.spawn.tokens",)),
+                           _first_number(a, ("masrl.spawn.cost_usd",)))
+        span.return_cost = (_first_number(a, ("masrl.return.tokens",)),
+                            _first_number(a, ("masrl.return.cost_usd",)))
     elif kind == EVENT:
         span.event_type = a["masrl.event.type"]
         span.decision = _text(a.get("masrl.decision"))

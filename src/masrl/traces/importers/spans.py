@@ -114,6 +114,8 @@ class Span:
     decision: str | None = None
     to: str | None = None
     returns: bool = True  # agent spans: whether the child returned to its parent
+    spawn_cost: tuple = (None, None)  # agent spans: (tokens, usd) of the spawn and the return
+    return_cost: tuple = (None, None)
     has_result: bool = True  # tool spans: whether the tool gave a result
     children: list[Span] = field(default_factory=list)
     parent: Span | None = None
@@ -239,11 +241,14 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
         if span.kind == AGENT and _agent_above(span):
             child = agents[span.span_id]
             spawn = build.event(f"{span.span_id}.spawn", t(span.start), "spawn", agent,
-                                to=child, x_source=f"span {span.span_id}")
+                                to=child, tokens=span.spawn_cost[0],
+                                cost_usd=_cost(span.spawn_cost[1]),
+                                x_source=f"span {span.span_id}")
             ret = None
             if span.returns:
                 ret = build.event(f"{span.span_id}.return", t(span.end), "return", child,
-                                  to=agent, **source(span))["id"]
+                                  to=agent, tokens=span.return_cost[0],
+                                  cost_usd=_cost(span.return_cost[1]), **source(span))["id"]
             unit = _unit(units, agent, span, spawn["id"], ret or spawn["id"])
             bounds[child] = (spawn["id"], ret, agent)
             for kid in span.children:
