@@ -59,20 +59,20 @@ def changed(change) -> str:
 
 @pytest.mark.parametrize("text, where, message", [
     ("[]", None, "0 traces (); import one trace per file"),
-    (json.dumps([RAW, RAW]), None, "2 traces (7f3e1c2a-trace-0001, 7f3e1c2a-trace-0001); import "
-     "one trace per file"),
+    (json.dumps([RAW, RAW]), None, ("2 traces (7f3e1c2a-trace-0001, 7f3e1c2a-trace-0001); import "
+     "one trace per file")),
     ('{"data": [{"id": "t", "observations": ["o1", "o2"]}]}', "data[0].observations",
-     "observations are ids only (as the trace list returns them); export the trace itself "
-     "(GET /api/public/traces/{traceId})"),
-    ('"x"', None, "expected a Langfuse trace ({'id', 'observations': [...]}), a list of traces "
-     "or {'data': [...]}; found a string"),
+     ("observations are ids only (as the trace list returns them); export the trace itself "
+     "(GET /api/public/traces/{traceId})")),
+    ('"x"', None, ("expected a Langfuse trace ({'id', 'observations': [...]}), a list of traces "
+     "or {'data': [...]}; found a string")),
     (changed(lambda d: d.update(observations={})), "observations",
      "observations must be a list, found an object"),
     (changed(lambda d: d["observations"][1].update(startTime="soon")), "observations[1]",
      "startTime must be an ISO-8601 time, found a string 'soon'"),
     (changed(lambda d: d["observations"][1].update(endTime="2025-06-10T11:00:00Z")),
-     "observations[1]", "observation obs-2 ends (2025-06-10T11:00:00Z) before it starts "
-     "(2025-06-10T12:00:00.100Z)"),
+     "observations[1]", ("observation obs-2 ends (2025-06-10T11:00:00Z) before it starts "
+     "(2025-06-10T12:00:00.100Z)")),
     (changed(lambda d: d["observations"][1].update(traceId="other")), "observations[1]",
      "observation obs-2 belongs to trace other, not 7f3e1c2a-trace-0001"),
     (changed(lambda d: d["observations"][1].update(usageDetails=[1])),

@@ -72,8 +72,8 @@ def changed(change) -> str:
     (changed(lambda d: d["data"][3].update(started_at=5)), "data[3]",
      "span span_gen00000000000000003: started_at must be an ISO-8601 time, found 5"),
     (changed(lambda d: d["data"][3].update(trace_id="trace_other")), None,
-     "spans of 2 traces (trace_5a1b2c3d4e5f60718293a4b5c6d7e8f9, trace_other); import one "
-     "trace per file"),
+     ("spans of 2 traces (trace_5a1b2c3d4e5f60718293a4b5c6d7e8f9, trace_other); import one "
+     "trace per file")),
     ('{"object": "trace.span"}\n{"object": ', "2:12", "not JSON: Expecting value"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):

@@ -191,8 +191,8 @@ def any_agent(change) -> str:
 @pytest.mark.parametrize("text, where, message", [
     ('{"spans": {"a": 1}}', "spans", "spans must be a list, found an object"),
     ('{"resourceSpans": {}}', "resourceSpans", "resources must be a list, found an object"),
-    (otlp(spans={}), "resourceSpans[0].scopeSpans[0].spans", "spans must be a list, found an "
-     "object"),
+    (otlp(spans={}), "resourceSpans[0].scopeSpans[0].spans", ("spans must be a list, found an "
+     "object")),
     (otlp(resource={"attributes": {"service.name": "x"}}), "resourceSpans[0].resource.attributes",
      "attributes must be a list, found an object"),
     (otlp(spans=[{"traceId": "ab" * 16, "spanId": "cd" * 8, "startTimeUnixNano": "1",
@@ -204,8 +204,8 @@ def any_agent(change) -> str:
      "spanId 'xyz' is neither 16 hex digits nor base64 of 8 bytes"),
     (otlp(spans=[{"traceId": "ab" * 16, "spanId": "cd" * 8, "startTimeUnixNano": 1.5,
                   "endTimeUnixNano": "2"}]), "resourceSpans[0].scopeSpans[0].spans[0]",
-     "startTimeUnixNano must be integer nanoseconds (a number or a decimal string), found "
-     "a number 1.5"),
+     ("startTimeUnixNano must be integer nanoseconds (a number or a decimal string), found "
+     "a number 1.5")),
     (any_agent(lambda d: d["spans"][1].update(attributes=["a"])), "spans[1].attributes",
      "must be an object (a JSON object), found a list"),
     (any_agent(lambda d: d["spans"][1].update(context="0x01")), "spans[1].context",
@@ -214,10 +214,10 @@ def any_agent(change) -> str:
      "must be an object (a JSON object), found a string"),
     ('[{"traceId": "' + "ab" * 16 + '", "spanId": 7}]', "[0]",
      "spanId must be a hex string of up to 16 digits, found a number 7"),
-    ('{"context": {"trace_id": "0x1", "span_id": "0x2"}, "start_time": "2025-02-30T00:00:00Z",'
-     ' "end_time": "2025-03-01T00:00:00Z"}', None,
-     'start_time must be a time (integer nanoseconds, ISO-8601 text, [seconds, nanoseconds] or '
-     'epoch milliseconds), found a string "2025-02-30T00:00:00Z"'),
+    (('{"context": {"trace_id": "0x1", "span_id": "0x2"}, "start_time": "2025-02-30T00:00:00Z",'
+     ' "end_time": "2025-03-01T00:00:00Z"}'), None,
+     ('start_time must be a time (integer nanoseconds, ISO-8601 text, [seconds, nanoseconds] or '
+     'epoch milliseconds), found a string "2025-02-30T00:00:00Z"')),
     ('{"spans": []}\n{"spans": [', "2:12", "not JSON: Expecting value"),
     ("[1]", "[0]", "must be a span (a JSON object), found a number"),
 ])

@@ -61,9 +61,9 @@ def export(document: dict) -> dict:
     agents = sorted({e["agent"] for e in events} - tool_only, key=lambda a: _first_t(events, a))
     spawned = {}  # child -> its first spawn event
     for event in sorted(events, key=lambda e: e["t"]):
-        if event["type"] == "spawn" and event.get("to") in agents and event["to"] not in spawned:
-            if event["to"] != event["agent"]:
-                spawned[event["to"]] = event
+        if event["type"] == "spawn" and event.get("to") in agents and \
+                event["to"] not in spawned and event["to"] != event["agent"]:
+            spawned[event["to"]] = event
     returned = {}  # child -> its first return event
     for event in sorted(events, key=lambda e: e["t"]):
         if event["type"] == "return" and event["agent"] in spawned and \

@@ -13,13 +13,13 @@ that the same input always gives the same floats once :mod:`.common` divides the
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 NS = 1_000_000_000
 _ISO = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d{1,9}))?"
     r"(Z|z|[+-]\d{2}:?\d{2})?")
-_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def iso_ns(text: str) -> int | None:
@@ -40,7 +40,7 @@ def iso_ns(text: str) -> int | None:
 
 def _zone(offset: str | None) -> timezone:
     if offset is None or offset in ("Z", "z"):
-        return timezone.utc
+        return UTC
     sign = -1 if offset[0] == "-" else 1
     digits = offset[1:].replace(":", "")
     return timezone(sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:])))
