@@ -1,7 +1,7 @@
 """``masrl import FORMAT SRC -o OUT``: turn a real multi-agent log into a validated trace.
 
-FORMAT is one of ``otel``, ``claude-code``, ``who-and-when`` (see
-:mod:`masrl.traces.importers`). The trace is validated before it is written; OUT is written
+FORMAT is one of ``otel``, ``claude-code``, ``who-and-when``, ``langfuse``, ``openai-agents``, or
+``auto`` (see :mod:`masrl.traces.importers`). The trace is validated before it is written; OUT is written
 atomically (a temporary file, then a rename) and only when the trace is valid. A summary goes to
 stderr (events, edges, agents, counted skips and repairs, validation warnings); ``--json`` also
 prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
@@ -28,7 +28,8 @@ def register(subparsers) -> None:
     command = subparsers.add_parser(
         "import", help="import a real multi-agent log as an orchestration trace",
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
-        "sub-agents, or a Who&When log) as an orchestration trace, validate it and write it.")
+        "sub-agents, a Who&When log, a Langfuse trace or OpenAI Agents SDK spans) as an "
+        "orchestration trace, validate it and write it.")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "
                          + ", ".join(FORMATS))

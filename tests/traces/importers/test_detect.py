@@ -13,6 +13,15 @@ from importer_helpers import FIXTURES
 CASES = [
     ("otel/any_agent.json", "otel"),
     ("otel/otlp.json", "otel"),
+    ("otel/console_exporter.log", "otel"),
+    ("otel/openinference.json", "otel"),
+    ("otel/otlp_collector.jsonl", "otel"),
+    ("otel/vercel_ai.json", "otel"),
+    ("otel/mastra.jsonl", "otel"),
+    ("langfuse/trace.json", "langfuse"),
+    ("langfuse/traces_list.json", "langfuse"),
+    ("openai_agents/backend_payload.json", "openai-agents"),
+    ("openai_agents/processor.jsonl", "openai-agents"),
     ("claude_code/s1.jsonl", "claude-code"),
     ("who_and_when/magentic_one.json", "who-and-when"),
     ("who_and_when/captain_agent.json", "who-and-when"),
@@ -55,3 +64,17 @@ def test_import_auto_command_says_what_it_chose(tmp_path, capsys):
     assert main(["import", "auto", str(FIXTURES / "who_and_when/magentic_one.json"),
                  "-o", str(out)]) == 0
     assert "format who-and-when, recognised from the content" in capsys.readouterr().err
+
+
+def test_every_fixture_is_recognised_by_exactly_one_format():
+    """No file is claimed by two formats: each fixture of every importer is recognised by its
+    own format alone (:func:`detect.detect` raises when several claim it)."""
+    folders = {"otel": "otel", "claude_code": "claude-code", "who_and_when": "who-and-when",
+               "langfuse": "langfuse", "openai_agents": "openai-agents"}
+    seen = 0
+    for folder, expected in folders.items():
+        for path in sorted((FIXTURES / folder).iterdir()):
+            if path.is_file():
+                assert detect.detect(path)[0] == expected, path
+                seen += 1
+    assert seen >= 15

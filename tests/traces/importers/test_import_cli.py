@@ -146,5 +146,6 @@ def test_usage_errors_exit_2(argv, capsys):
     assert "usage: masrl import" in capsys.readouterr().err
 
 
-def test_format_names_are_exactly_the_three():
-    assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when"]
+def test_format_names_are_exact():
+    assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
+                                       "openai-agents"]

@@ -75,7 +75,7 @@ def test_any_agent_run_fields_skips_and_metrics():
         "any-agent 0.0-test", "unknown")
     assert trace["costs"] == {"tokens": 385, "wall_clock_s": 0.9, "tool_calls": 3,
                               "messages": 3, "usd": 0.0045}
-    assert dict(result.skipped) == {"span: no gen_ai.operation.name": 1}
+    assert dict(result.skipped) == {"span: no GenAI operation attribute": 1}
     assert dict(result.repairs) == {}
     by_id = {e["id"]: e for e in trace["events"]}
     assert by_id[sid(9)]["x_error"] is True
@@ -94,7 +94,7 @@ def test_any_agent_run_fields_skips_and_metrics():
 def test_otlp_export_with_a_missing_parent():
     result = import_file("otel", OTLP)
     trace = result.trace
-    assert shape(trace) == [
+    assert sorted(shape(trace)) == [  # the orphan chat span is a root, inside solo's time
         ("00000000000000a2", 0.01, 0.2, "message", "solo", None, 37, None),
         ("00000000000000a3.call", 0.25, 0.3, "tool_call", "solo", "lookup", None, None),
         ("00000000000000a3.result", 0.3, None, "tool_result", "solo", "lookup", None, None),
@@ -107,8 +107,8 @@ def test_otlp_export_with_a_missing_parent():
     assert trace["costs"] == {"tokens": 37, "wall_clock_s": 0.4, "tool_calls": 1, "messages": 1}
     assert dict(result.skipped) == {"span: embeddings": 1}
     assert dict(result.repairs) == {
-        "span whose parent span is not in the file (attached to the root span)": 1}
-    assert trace["events"][1]["x_error"] is True
+        "span whose parent span is not in the file (made a root)": 1}
+    assert {e["id"]: e.get("x_error") for e in trace["events"]}["00000000000000a3.call"] is True
     assert validate_document(trace).problems == []
 
 
@@ -116,12 +116,12 @@ def test_provenance_records_the_file_and_the_counts():
     assert import_file("otel", ANY_AGENT).trace["provenance"] == {
         "format": "otel",
         "repaired": {},
-        "skipped": {"span: no gen_ai.operation.name": 1},
+        "skipped": {"span: no GenAI operation attribute": 1},
         "sources": [source_file(ANY_AGENT, "any_agent.json")],
     }
     assert import_file("otel", OTLP).trace["provenance"] == {
         "format": "otel",
-        "repaired": {"span whose parent span is not in the file (attached to the root span)": 1},
+        "repaired": {"span whose parent span is not in the file (made a root)": 1},
         "skipped": {"span: embeddings": 1},
         "sources": [source_file(OTLP, "otlp.json")],
     }
@@ -172,29 +172,30 @@ def only_root(document):
 
 @pytest.mark.parametrize("text, where, message", [
     ('{"spans": [', "1:12", "not JSON: Expecting value"),
-    ('{"traces": []}', None, ("expected an any-agent trace ({'spans': [...]}) or OTLP JSON "
-     "({'resourceSpans': [...]})")),
+    ('{"traces": []}', None, ("expected OpenTelemetry spans: OTLP JSON ({'resourceSpans': "
+     "[...]}), {'spans': [...]}, a list of spans or span objects; found an object with keys "
+     "traces")),
     ('{"spans": []}', None, "the file holds no spans"),
     (mutated(set_in(2, "start_time", "soon")), "spans[2]",
-     "span without integer start and end times (ns)"),
+     'start_time must be a time (integer nanoseconds, ISO-8601 text, [seconds, nanoseconds] '
+     'or epoch milliseconds), found a string "soon"'),
     (mutated(set_in(2, "end_time", 1000)), "spans[2]",
      "span ends (1000) before it starts (1110000000)"),
     (mutated(context(3, span_id=3)), "spans[3]",
-     "duplicate span id 0000000000000003 (also spans[2])"),
+     "span id 0000000000000003 is used by two different records (the other is spans[2])"),
     (mutated(context(3, trace_id=78)), None,
      ("spans of 2 traces (0000000000000000000000000000004d, 0000000000000000000000000000004e); "
      "import one trace per file")),
     (mutated(context(3, span_id="four")), "spans[3]",
-     "span without integer context.span_id and context.trace_id"),
+     "context.span_id must be an integer or a hex string like '0x0000000000000001', found "
+     'a string "four"'),
     (mutated(set_in(3, "parent", {"span_id": "one"})), "spans[3]",
-     "parent.span_id must be an integer or null"),
+     "parent.span_id must be an integer or a hex string like '0x0000000000000001', found "
+     'a string "one"'),
     (mutated(lambda d: d["spans"].__setitem__(3, "not a span")), "spans[3]",
-     "a span must be a JSON object"),
-    (mutated(lambda d: (parent(4, None)(d), parent(2, 99)(d))), "spans[2]",
-     ("parent span 0000000000000063 is not in the file, and the file has 2 root spans to "
-     "attach it to")),
+     "must be a span (a JSON object), found a string"),
     (mutated(only_root), None,
-     "no span maps to an event (no model call, tool call or nested agent)"),
+     "no span maps to an event (no model call, tool call, handoff or nested agent)"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
     assert_source_error("otel", tmp_path / "trace.json", text, where, message)

@@ -59,7 +59,7 @@ def test_account_and_failures(traces_dir):
                   "expected a non-empty list of chat records"}]
     reasons = real_runs.reasons(items)
     row = reasons[(reasons["source"] == OT)].to_dict("records")
-    assert row == [{"source": OT, "what": "skipped", "reason": "span: no gen_ai.operation.name",
+    assert row == [{"source": OT, "what": "skipped", "reason": "span: no GenAI operation attribute",
                     "count": 1, "logs": 1}]
 
 

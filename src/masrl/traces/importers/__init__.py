@@ -3,7 +3,11 @@
 One function per source format, each ``path -> ImportResult`` (the trace as a dictionary, the
 files read, and counted skips and repairs); :func:`import_file` picks one by its format name:
 
-* ``otel``: OpenTelemetry GenAI spans, any-agent export or OTLP/JSON (:mod:`.otel`);
+* ``otel``: OpenTelemetry GenAI spans in every exported shape (OTLP JSON, Python and JavaScript
+  SDK span JSON, any-agent) and attribute convention (GenAI, OpenInference, Vercel AI SDK,
+  OpenLLMetry) (:mod:`.otel`);
+* ``langfuse``: a Langfuse trace with its observations (:mod:`.langfuse`);
+* ``openai-agents``: OpenAI Agents SDK traces and spans (:mod:`.openai_agents`);
 * ``claude-code``: a Claude Code session with its sub-agents (:mod:`.claude_code`);
 * ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`).
 
@@ -22,10 +26,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl.traces.importers import claude_code, detect, otel, who_and_when
+from masrl.traces.importers import (
+    claude_code,
+    detect,
+    langfuse,
+    openai_agents,
+    otel,
+    who_and_when,
+)
 from masrl.traces.importers.common import ImportResult, SourceError, dumps, write_trace
 
-MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when}
+MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
+           "langfuse": langfuse, "openai-agents": openai_agents}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}

@@ -26,7 +26,7 @@ class Sample:
 
     ``document`` is the file parsed as one JSON document (``None`` when it is not one);
     ``records`` the JSON objects of its first :data:`SAMPLE_RECORDS` non-blank lines when the
-    file is JSON Lines (``None`` otherwise, and for a file that is a single JSON document).
+    file is JSON Lines (or its first objects when it holds JSON objects one after another) (``None`` otherwise, and for a file that is a single JSON document).
     """
 
     path: Path
@@ -57,6 +57,9 @@ def sample(path: str | Path) -> Sample:
         except json.JSONDecodeError as exc:
             if records:  # a truncated later line: the sample so far is enough to recognise
                 break
+            concatenated = _concatenated(text)
+            if concatenated:
+                return Sample(path, records=concatenated)
             raise SourceError(path, number, f"neither JSON nor JSON Lines ({exc.msg})") from None
         if isinstance(record, dict):
             records.append(record)
@@ -65,6 +68,25 @@ def sample(path: str | Path) -> Sample:
     if not records:
         raise SourceError(path, None, "neither a JSON document nor JSON Lines records")
     return Sample(path, records=records)
+
+
+def _concatenated(text: str) -> list[dict]:
+    """The first :data:`SAMPLE_RECORDS` objects of JSON values written one after another
+    (indented objects, as OpenTelemetry's Python ``ConsoleSpanExporter`` prints them); empty
+    when the text does not start with one."""
+    decoder, found, at = json.JSONDecoder(), [], 0
+    while len(found) < SAMPLE_RECORDS:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            break
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            break
+        if isinstance(value, dict):
+            found.append(value)
+    return found
 
 
 def detect(path: str | Path) -> tuple[str, str]:

@@ -1,485 +1,288 @@
 """Import OpenTelemetry GenAI spans (one trace) as an orchestration trace.
 
-Source: one JSON file, either the any-agent ``AgentTrace`` export (``{"spans": [...]}``, each
-span with ``name``, ``context`` / ``parent`` ``{trace_id, span_id}`` as integers,
-``start_time`` / ``end_time`` in nanoseconds, ``status.status_code`` and an ``attributes``
-object) or OTLP/JSON (``{"resourceSpans": [{"scopeSpans": [{"spans": [...]}]}]}`` with hex
-``traceId`` / ``spanId`` / ``parentSpanId``, ``startTimeUnixNano`` / ``endTimeUnixNano`` and
-``attributes`` as a list of ``{key, value}``). Spans are read through the GenAI semantic
-conventions: ``gen_ai.operation.name``, ``gen_ai.agent.name``, ``gen_ai.tool.name``,
-``gen_ai.usage.input_tokens`` / ``output_tokens``, ``gen_ai.usage.input_cost`` /
-``output_cost`` (any-agent's cost attributes, in US dollars) and ``gen_ai.request.model``.
+Source: one file of spans in any shape OpenTelemetry exports them (read by
+:mod:`.otel_shapes`): OTLP JSON (``resourceSpans`` / ``scopeSpans`` or the older
+``instrumentationLibrarySpans``; one document, a list, or one request per line as the
+collector's file exporter writes them), the Python SDK's ``ReadableSpan.to_json()`` (a list, JSON
+Lines, or the indented objects ``ConsoleSpanExporter`` prints one after another), the any-agent
+``AgentTrace`` export (``{"spans": [...]}`` with integer ids), and the JavaScript SDK's span
+JSON as the Vercel AI SDK and Mastra log it (``traceId`` / ``spanId`` / ``parentSpanId``,
+``HrTime``, ISO or epoch times).
 
-Agents: every ``invoke_agent`` span is an agent, named by ``gen_ai.agent.name`` (else the span
-name after ``invoke_agent``); a name used by several ``invoke_agent`` spans gets ``#2``, ``#3``...
-from the second one on, so each invocation is one agent with one life. A span belongs to the
-agent of its nearest ``invoke_agent`` ancestor (or itself); spans above every agent belong to the
-resource's ``service.name`` (``agent`` when that is OpenTelemetry's ``unknown_service``).
+What a span is comes from its attributes, read through four conventions (the first that
+recognises the span wins, in this order):
 
-What becomes an event (``x_source`` ``span <span id>``, times in seconds from the earliest span
-start, ``t_end`` from the span end):
+==================  ==============================================  ==========================
+span kind           attribute                                       values
+==================  ==============================================  ==========================
+(our own export)    ``masrl.event.type``                            an event type of the schema
+handoff             ``gen_ai.handoff.to_agent`` (OpenLLMetry,       the target agent's name
+                    OpenInference), ``gen_ai.operation.name``
+                    ``handoff``
+agent               ``gen_ai.operation.name``                       ``invoke_agent``,
+                                                                    ``invoke_workflow``
+model call          ``gen_ai.operation.name``                       ``chat``, ``text_completion``,
+                                                                    ``generate_content``,
+                                                                    ``call_llm`` (any-agent)
+tool                ``gen_ai.operation.name``                       ``execute_tool``
+agent / model /     ``openinference.span.kind`` (OpenInference,     ``AGENT`` / ``LLM`` /
+tool                Arize Phoenix)                                  ``TOOL``
+model / tool        ``ai.operationId`` (Vercel AI SDK)              ``ai.*.doGenerate``,
+                                                                    ``ai.*.doStream`` /
+                                                                    ``ai.toolCall``
+agent / model /     ``traceloop.span.kind``, ``llm.request.type``   ``agent`` / ``chat``,
+tool                (OpenLLMetry)                                   ``completion`` / ``tool``
+==================  ==============================================  ==========================
 
-* ``invoke_agent`` nested in another agent -> ``spawn`` by the parent agent at the span's start
-  (``to`` the child) and ``return`` by the child at its end (``to`` the parent). A top-level
-  ``invoke_agent`` span is the run itself and gives no event (its duration is
-  ``costs.wall_clock_s``).
-* ``call_llm`` / ``chat`` / ``text_completion`` / ``generate_content`` -> ``message`` by the agent
-  over the span (the model's reply: the schema has no event type for a model call), with
-  ``tokens`` (input + output), ``cost_usd`` (input + output cost) when recorded, ``x_usage``,
-  ``x_model`` and ``content_ref`` of ``gen_ai.output``.
-* ``execute_tool`` -> ``tool_call`` over the span (``tool``, ``content_ref`` of
-  ``gen_ai.tool.args``) and ``tool_result`` at its end (``trusted: false``, ``content_ref`` of
-  ``gen_ai.output``).
-* A span with status ``error`` gets ``x_error: true`` on its events.
-* Any other span (no ``gen_ai.operation.name``, or ``create_agent``, ``embeddings`` and other
-  operations) gives no event and is counted by its operation; its children are attached to its
-  parent.
+Any other span (``CHAIN``, ``RETRIEVER``, ``embeddings``, ``create_agent``, ``ai.generateText``,
+an HTTP request...) gives no event and is counted as skipped by what it is (``span: embeddings``,
+``span: openinference CHAIN``, ``span: no GenAI operation attribute``); its children are
+attached to its parent. The GenAI agent conventions (semantic-conventions-genai 0.1) have no
+handoff attribute: an agent calling another is a nested ``invoke_agent`` span (a spawn and a
+return below); the ``gen_ai.handoff.*`` attributes are those of the OpenAI Agents SDK
+instrumentations.
 
-What becomes an edge. Span nesting is containment, not causal order, so dependencies come from
-time within each agent: among the agent's units (a model call; a tool call with its result; a
-sub-agent with its spawn and return), unit B depends on unit A when A ended at or before B
-started and no other unit of the agent started after A ended and ended before B started (the
-latest finished work before B; two calls that overlap in time depend on neither). Within a
-tool unit the result depends on the call (``tool_dependency``, ``blocking``); a sub-agent's
-first units depend on its spawn (``spawn``) and its return on its last units; a unit nested
-inside another (its span a descendant of the other's) depends on the outer one's first event.
-All other edges are ``causal``.
+Fields, first attribute found:
 
-Missing parents: a span whose parent span is not in the file is attached to the trace's single
-root span and counted as a repair (with several roots it is an error). Costs: ``tokens`` and
-``usd`` sum the model calls; ``wall_clock_s`` is latest end minus earliest start over all spans.
-``trace_id`` is ``otel:<trace id in hex>``; ``task_id`` the same (OpenTelemetry records no task);
-``system`` ``any-agent <version>`` when spans carry ``any_agent.version``, else the service name;
-``topology`` ``unknown``; no rewards.
+* agent name: ``gen_ai.agent.name``, ``agent.name``, ``traceloop.entity.name``, else the span
+  name without ``invoke_agent``; spans above every agent belong to the resource's
+  ``service.name`` (``agent`` when that is OpenTelemetry's ``unknown_service``);
+* input tokens: ``gen_ai.usage.input_tokens``, ``gen_ai.usage.prompt_tokens`` (semantic
+  conventions before 1.27), ``llm.token_count.prompt``, ``ai.usage.inputTokens``,
+  ``ai.usage.promptTokens``; output tokens likewise with ``output`` / ``completion``; without
+  both, the total ``gen_ai.usage.total_tokens``, ``llm.token_count.total`` or
+  ``ai.usage.totalTokens``;
+* cost (US dollars): ``gen_ai.usage.input_cost`` + ``gen_ai.usage.output_cost`` (any-agent),
+  ``gen_ai.usage.cost``, ``llm.cost.total``;
+* model: ``gen_ai.response.model``, ``gen_ai.request.model``, ``llm.model_name``,
+  ``ai.response.model``, ``ai.model.id``;
+* tool name: ``gen_ai.tool.name``, ``tool.name``, ``ai.toolCall.name``, else the span name
+  without ``execute_tool``; arguments (hashed): ``gen_ai.tool.args`` (any-agent),
+  ``gen_ai.tool.call.arguments``, ``ai.toolCall.args``, ``ai.toolCall.input``, ``input.value``;
+  result and model output (hashed): ``gen_ai.output`` (any-agent), ``gen_ai.tool.call.result``,
+  ``gen_ai.output.messages``, ``ai.toolCall.result``, ``ai.toolCall.output``,
+  ``ai.response.text``, ``output.value``;
+* error: status code ``ERROR``.
+
+Spans are joined into a tree and mapped to events and edges by the rules shared with the
+other span-based importers (below). Run fields: ``trace_id`` is ``otel:<trace id in hex>``; ``task_id`` the same (OpenTelemetry
+records no task); ``system`` ``any-agent <version>`` when spans carry ``any_agent.version``,
+else the service name, else ``OpenTelemetry``; ``topology`` ``unknown``; no rewards.
 
 What is lost: all prompts, outputs and tool arguments (hashed), span events and links, span kinds,
 resource attributes other than the service name, the framework's own span names.
 
-Errors (exit 1): a file that is not JSON or holds no spans; a span without ids or integer times,
-with an end before its start; spans of several traces in one file; duplicate span ids; a missing
-parent when the file has no single root span.
+Errors (exit 1): a file that is not JSON (nor JSON values one after another) or holds no spans;
+a container of the wrong type; a span without ids or times, with an end before its start; spans
+of several traces in one file; two different spans with one id; no span that maps to an event.
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers.common import (
-    ImportResult,
-    SourceError,
-    TraceBuilder,
-    content_ref,
-    read_json,
-)
+from masrl.traces.importers import otel_shapes, spans
+from masrl.traces.importers.common import ImportResult, SourceError
+from masrl.traces.importers.otel_shapes import RawSpan
+from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
+from masrl.traces.importers.timestamps import is_number
 
 FORMAT = "otel"
 MODEL_CALLS = ("call_llm", "chat", "text_completion", "generate_content")
-AGENT = "invoke_agent"
-TOOL = "execute_tool"
-NS = 1_000_000_000
+EVENT_TYPES = ("orchestrator_decision", "spawn", "despawn", "message", "tool_call",
+               "tool_result", "return", "aggregate", "human_intervention", "safety_event")
+GEN_AI = {**dict.fromkeys(MODEL_CALLS, MODEL), "invoke_agent": AGENT, "invoke_workflow": AGENT,
+          "execute_tool": TOOL, "handoff": HANDOFF}
+OPENINFERENCE = {"AGENT": AGENT, "LLM": MODEL, "TOOL": TOOL}
+TRACELOOP = {"agent": AGENT, "tool": TOOL, "handoff": HANDOFF}
 
-
-@dataclass
-class Span:
-    span_id: str
-    parent_id: str | None
-    trace_id: str
-    name: str
-    start: int
-    end: int
-    attributes: dict
-    error: bool
-    service: str | None
-    where: str
-    children: list[Span] = field(default_factory=list)
-    parent: Span | None = None
-
-    @property
-    def operation(self) -> str | None:
-        op = self.attributes.get("gen_ai.operation.name")
-        return op if isinstance(op, str) else None
-
-
-@dataclass
-class Unit:
-    """A span's events inside its agent: entered at ``entry``, left at ``exit``."""
-
-    span: Span
-    entry: str
-    exit: str
-    start: int
-    end: int
-    order: int
+INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
+                "llm.token_count.prompt", "ai.usage.inputTokens", "ai.usage.promptTokens")
+OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
+                 "llm.token_count.completion", "ai.usage.outputTokens",
+                 "ai.usage.completionTokens")
+TOTAL_TOKENS = ("gen_ai.usage.total_tokens", "llm.token_count.total", "ai.usage.totalTokens")
+MODEL_NAME = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name",
+              "ai.response.model", "ai.model.id")
+AGENT_NAME = ("gen_ai.agent.name", "agent.name", "traceloop.entity.name")
+TOOL_NAME = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "traceloop.entity.name")
+TOOL_ARGS = ("gen_ai.tool.args", "gen_ai.tool.call.arguments", "ai.toolCall.args",
+             "ai.toolCall.input", "input.value", "traceloop.entity.input")
+OUTPUT = ("gen_ai.output", "gen_ai.tool.call.result", "gen_ai.output.messages",
+          "ai.toolCall.result", "ai.toolCall.output", "ai.response.text", "output.value",
+          "traceloop.entity.output")
 
 
 def import_file(path: str | Path) -> ImportResult:
     """The trace of one OpenTelemetry trace file (see the module docstring for the mapping)."""
     path = Path(path)
     result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
-    spans = _read_spans(path, read_json(path))
-    roots = _tree(path, spans, result.repairs)
-    build = TraceBuilder()
-    t0 = min(s.start for s in spans)
-    agents = _agents(spans)
-    units: dict[str, list[Unit]] = {}  # agent -> its units in start order
-    nested: list[tuple[Unit, Unit]] = []  # (outer, inner)
-    bounds: dict[str, tuple[str, str, str]] = {}  # child agent -> (spawn, return, parent agent)
-
-    def walk(span: Span, agent: str, outer: Unit | None) -> None:
-        op = span.operation
-        unit = None
-        if op == AGENT and _agent_above(span):
-            child = agents[span.span_id]
-            spawn = build.event(f"{span.span_id}.spawn", _t(span.start, t0), "spawn", agent,
-                                to=child, x_source=f"span {span.span_id}")
-            ret = build.event(f"{span.span_id}.return", _t(span.end, t0), "return", child,
-                              to=agent, x_source=f"span {span.span_id}",
-                              x_error=True if span.error else None)
-            unit = _unit(units, agent, span, spawn["id"], ret["id"])
-            bounds[child] = (spawn["id"], ret["id"], agent)
-            for kid in span.children:
-                walk(kid, child, None)
-            if outer is not None:
-                nested.append((outer, unit))
-            return
-        if op == AGENT:  # a top-level agent span: the run itself
-            for kid in span.children:
-                walk(kid, agents[span.span_id], None)
-            return
-        if op in MODEL_CALLS:
-            event = build.event(span.span_id, _t(span.start, t0), "message", agent,
-                                t_end=_t(span.end, t0), **_model_fields(span))
-            unit = _unit(units, agent, span, event["id"], event["id"])
-        elif op == TOOL:
-            tool = span.attributes.get("gen_ai.tool.name")
-            args = span.attributes.get("gen_ai.tool.args")
-            output = span.attributes.get("gen_ai.output")
-            call = build.event(f"{span.span_id}.call", _t(span.start, t0), "tool_call", agent,
-                               t_end=_t(span.end, t0), tool=_text(tool),
-                               content_ref=None if args is None else content_ref(args),
-                               x_source=f"span {span.span_id}",
-                               x_error=True if span.error else None)
-            res = build.event(f"{span.span_id}.result", _t(span.end, t0), "tool_result", agent,
-                              tool=_text(tool), trusted=False,
-                              content_ref=None if output is None else content_ref(output),
-                              x_source=f"span {span.span_id}",
-                              x_error=True if span.error else None)
-            build.edge(call["id"], res["id"], "tool_dependency", "blocking")
-            unit = _unit(units, agent, span, call["id"], res["id"])
-        else:
-            result.skipped[f"span: {op or 'no gen_ai.operation.name'}"] += 1
-        if unit is not None and outer is not None:
-            nested.append((outer, unit))
-        for kid in span.children:
-            walk(kid, agent, unit or outer)
-
-    for root in roots:
-        walk(root, agents[root.span_id], None)
-    if not build.events:
-        raise SourceError(path, None, "no span maps to an event (no model call, tool call or "
-                          "nested agent)")
-    for members in units.values():
-        _sequence(build, members)
-    for outer, inner in nested:
-        build.edge(outer.entry, inner.entry, "causal")
-    for child, (spawn, ret, parent) in bounds.items():
-        members = units.get(child, [])
-        firsts, lasts = _ends(build, members)
-        for unit in firsts:
-            build.edge(spawn, unit.entry, "spawn")
-        for unit in lasts:
-            build.edge(unit.exit, ret, "causal")
-        if not members:
-            build.edge(spawn, ret, "causal")
-    raised = build.raise_times()
-    if raised:
-        result.repairs["event time raised to the time of an event it depends on"] += raised
-    calls = [e for e in build.events if e["type"] == "message"]
-    tokens = sum(e.get("tokens", 0) for e in calls)
-    costs: dict[str, Any] = {"tokens": tokens,
-                             "wall_clock_s": (max(s.end for s in spans) - t0) / NS,
-                             "tool_calls": build.count("tool_call"),
-                             "messages": build.count("message")}
-    if any("cost_usd" in e for e in calls):
-        costs["usd"] = round(sum(e.get("cost_usd", 0.0) for e in calls), 12)
-    trace_id = spans[0].trace_id
-    result.trace = build.document(
-        trace_id=f"otel:{trace_id}", task_id=f"otel:{trace_id}", system=_system(spans),
-        topology="unknown", rewards={}, costs=costs)
+    raw = otel_shapes.read(path)
+    if not raw:
+        raise SourceError(path, None, "the file holds no spans")
+    traces = sorted({s.trace_id for s in raw})
+    if len(traces) > 1:
+        raise SourceError(path, None, f"spans of {len(traces)} traces ({', '.join(traces)}); "
+                          "import one trace per file")
+    for span in raw:
+        if span.end < span.start:
+            raise SourceError(path, span.where, f"span ends ({span.end}) before it starts "
+                              f"({span.start})")
+    linked = spans.link(path, [classify(s) for s in raw], result.repairs)
+    mapped = spans.map_spans(path, linked, _default_agent(raw), result.skipped, result.repairs)
+    result.trace = mapped.build.document(
+        trace_id=f"otel:{traces[0]}", task_id=f"otel:{traces[0]}", system=_system(raw),
+        topology="unknown", rewards={}, costs=mapped.costs)
     return result.with_provenance()
 
 
 # ---------------------------------------------------------------------------------- reading
 
-def _read_spans(path: Path, document: Any) -> list[Span]:
-    if isinstance(document, dict) and isinstance(document.get("resourceSpans"), list):
-        spans = list(_otlp_spans(path, document["resourceSpans"]))
-    elif isinstance(document, dict) and isinstance(document.get("spans"), list):
-        spans = [_any_agent_span(path, f"spans[{k}]", s) for k, s in enumerate(document["spans"])]
-    elif isinstance(document, list):
-        spans = [_any_agent_span(path, f"[{k}]", s) for k, s in enumerate(document)]
+def classify(raw: RawSpan) -> Span:
+    """The span model of one OpenTelemetry span (see the module docstring)."""
+    a = raw.attributes
+    kind, label = _kind(a)
+    span = Span(raw.span_id, raw.parent_id, raw.start, raw.end, kind, raw.where,
+                name=raw.name, label=label, fingerprint=raw.fingerprint, error=raw.error)
+    if kind == AGENT:
+        span.name = _first_text(a, AGENT_NAME) or _agent_from_name(raw.name)
+        span.returns = a.get("masrl.return") is not False
+        span.spawn_cost = (_first_number(a, ("masrl.spawn.tokens",)),
+                           _first_number(a, ("masrl.spawn.cost_usd",)))
+        span.return_cost = (_first_number(a, ("masrl.return.tokens",)),
+                            _first_number(a, ("masrl.return.cost_usd",)))
+    elif kind == EVENT:
+        span.event_type = a["masrl.event.type"]
+        span.decision = _text(a.get("masrl.decision"))
+        span.to = _text(a.get("masrl.to"))
+    elif kind == HANDOFF:
+        span.handoff_to = _text(a.get("gen_ai.handoff.to_agent"))
+    if kind in (MODEL, TOOL, EVENT, HANDOFF):
+        _usage(span, a)
+    if kind in (MODEL, EVENT):
+        span.model = _first_text(a, MODEL_NAME)
+        span.output = _first(a, OUTPUT)
+        span.to = span.to or _text(a.get("masrl.to"))
+    if kind == TOOL:
+        span.tool = _first_text(a, TOOL_NAME) or re.sub(r"^execute_tool\s*", "",
+                                                        raw.name).strip() or None
+        span.input = _first(a, TOOL_ARGS)
+        span.output = _first(a, OUTPUT)
+        span.has_result = a.get("masrl.tool_result") is not False
+    return span
+
+
+def _kind(a: dict) -> tuple[str, str]:
+    """(kind, label) of a span from its attributes: the first convention that knows it."""
+    event = a.get("masrl.event.type")
+    if isinstance(event, str) and event in EVENT_TYPES:
+        return EVENT, ""
+    if isinstance(a.get("gen_ai.handoff.to_agent"), str):
+        return HANDOFF, ""
+    op, oi = a.get("gen_ai.operation.name"), a.get("openinference.span.kind")
+    ai_op, tl = a.get("ai.operationId"), a.get("traceloop.span.kind")
+    if isinstance(op, str) and op in GEN_AI:
+        return GEN_AI[op], ""
+    if isinstance(oi, str) and oi.upper() in OPENINFERENCE:
+        return OPENINFERENCE[oi.upper()], ""
+    if isinstance(ai_op, str) and ai_op.endswith((".doGenerate", ".doStream")):
+        return MODEL, ""
+    if ai_op == "ai.toolCall":
+        return TOOL, ""
+    if isinstance(tl, str) and tl in TRACELOOP:
+        return TRACELOOP[tl], ""
+    if a.get("llm.request.type") in ("chat", "completion"):
+        return MODEL, ""
+    if isinstance(op, str):
+        return OTHER, op
+    if isinstance(oi, str):
+        return OTHER, f"openinference {oi}"
+    if isinstance(ai_op, str):
+        return OTHER, ai_op
+    if isinstance(tl, str):
+        return OTHER, f"traceloop {tl}"
+    return OTHER, "no GenAI operation attribute"
+
+
+def _usage(span: Span, a: dict) -> None:
+    for key, names in (("input", INPUT_TOKENS), ("output", OUTPUT_TOKENS)):
+        value = _first_number(a, names)
+        if value is not None:
+            span.usage[key] = value
+    span.total_tokens = _first_number(a, TOTAL_TOKENS)
+    parts = [a[k] for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
+             if is_number(a.get(k))]
+    if parts:
+        span.cost = sum(parts)
     else:
-        raise SourceError(path, None, "expected an any-agent trace ({'spans': [...]}) or OTLP "
-                          "JSON ({'resourceSpans': [...]})")
-    if not spans:
-        raise SourceError(path, None, "the file holds no spans")
-    traces = sorted({s.trace_id for s in spans})
-    if len(traces) > 1:
-        raise SourceError(path, None, f"spans of {len(traces)} traces ({', '.join(traces)}); "
-                          "import one trace per file")
-    return spans
+        span.cost = _first_number(a, ("gen_ai.usage.cost", "llm.cost.total"))
 
 
-def _any_agent_span(path: Path, where: str, raw: Any) -> Span:
-    if not isinstance(raw, dict):
-        raise SourceError(path, where, "a span must be a JSON object")
-    context = raw.get("context") if isinstance(raw.get("context"), dict) else {}
-    parent = raw.get("parent") if isinstance(raw.get("parent"), dict) else {}
-    span_id, trace_id = context.get("span_id"), context.get("trace_id")
-    if not _is_int(span_id) or not _is_int(trace_id):
-        raise SourceError(path, where, "span without integer context.span_id and "
-                          "context.trace_id")
-    parent_id = parent.get("span_id")
-    if parent_id is not None and not _is_int(parent_id):
-        raise SourceError(path, where, "parent.span_id must be an integer or null")
-    attributes = raw.get("attributes") if isinstance(raw.get("attributes"), dict) else {}
-    status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
-    resource = raw.get("resource") if isinstance(raw.get("resource"), dict) else {}
-    service = (resource.get("attributes") or {}).get("service.name")
-    return _span(path, where, f"{span_id:016x}",
-                 None if parent_id is None else f"{parent_id:016x}", f"{trace_id:032x}",
-                 raw.get("name"), raw.get("start_time"), raw.get("end_time"), attributes,
-                 str(status.get("status_code", "")).lower() == "error", service)
+def _first(a: dict, names: tuple[str, ...]) -> Any:
+    return next((a[k] for k in names if a.get(k) is not None), None)
 
 
-def _otlp_spans(path: Path, resources: list):
-    for r, resource in enumerate(resources):
-        where_r = f"resourceSpans[{r}]"
-        if not isinstance(resource, dict):
-            raise SourceError(path, where_r, "must be a JSON object")
-        service = _otlp_attributes((resource.get("resource") or {}).get("attributes")
-                                   ).get("service.name")
-        for s, scope in enumerate(resource.get("scopeSpans") or []):
-            for k, raw in enumerate((scope or {}).get("spans") or []):
-                where = f"{where_r}.scopeSpans[{s}].spans[{k}]"
-                if not isinstance(raw, dict):
-                    raise SourceError(path, where, "a span must be a JSON object")
-                span_id, trace_id = raw.get("spanId"), raw.get("traceId")
-                if not (isinstance(span_id, str) and span_id and isinstance(trace_id, str)
-                        and trace_id):
-                    raise SourceError(path, where, "span without spanId and traceId")
-                parent = raw.get("parentSpanId") or None
-                status = raw.get("status") if isinstance(raw.get("status"), dict) else {}
-                code = status.get("code")
-                yield _span(path, where, span_id.lower(), parent.lower() if parent else None,
-                            trace_id.lower(), raw.get("name"), _int(raw.get("startTimeUnixNano")),
-                            _int(raw.get("endTimeUnixNano")),
-                            _otlp_attributes(raw.get("attributes")),
-                            code in (2, "STATUS_CODE_ERROR"), service)
+def _first_text(a: dict, names: tuple[str, ...]) -> str | None:
+    return next((a[k] for k in names if isinstance(a.get(k), str) and a[k]), None)
 
 
-def _otlp_attributes(items) -> dict:
-    found = {}
-    for item in items or []:
-        if isinstance(item, dict) and isinstance(item.get("key"), str):
-            found[item["key"]] = _otlp_value(item.get("value") or {})
-    return found
-
-
-def _otlp_value(value: dict):
-    for key in ("stringValue", "boolValue", "doubleValue"):
-        if key in value:
-            return value[key]
-    if "intValue" in value:
-        return _int(value["intValue"])
-    if "arrayValue" in value:
-        return [_otlp_value(v) for v in value["arrayValue"].get("values", [])]
-    return None
-
-
-def _span(path, where, span_id, parent_id, trace_id, name, start, end, attributes, error,
-          service) -> Span:
-    if not _is_int(start) or not _is_int(end):
-        raise SourceError(path, where, "span without integer start and end times (ns)")
-    if end < start:
-        raise SourceError(path, where, f"span ends ({end}) before it starts ({start})")
-    return Span(span_id, parent_id, trace_id, str(name or ""), start, end, attributes, error,
-                service if isinstance(service, str) else None, where)
-
-
-def _tree(path: Path, spans: list[Span], repairs: Counter) -> list[Span]:
-    """Link children to parents; attach orphans to the single root. Returns the roots."""
-    by_id: dict[str, Span] = {}
-    for span in spans:
-        if span.span_id in by_id:
-            raise SourceError(path, span.where, f"duplicate span id {span.span_id} (also "
-                              f"{by_id[span.span_id].where})")
-        by_id[span.span_id] = span
-    roots = [s for s in spans if s.parent_id is None]
-    orphans = [s for s in spans if s.parent_id is not None and s.parent_id not in by_id]
-    if orphans and len(roots) != 1:
-        raise SourceError(path, orphans[0].where,
-                          f"parent span {orphans[0].parent_id} is not in the file, and the file "
-                          f"has {len(roots)} root spans to attach it to")
-    for span in spans:
-        if span.parent_id is None:
-            continue
-        parent = by_id.get(span.parent_id) or roots[0]
-        if span.parent_id not in by_id:
-            repairs["span whose parent span is not in the file (attached to the root span)"] += 1
-        span.parent = parent
-        parent.children.append(span)
-    if not roots:
-        raise SourceError(path, None, "no root span (every span names a parent: a cycle)")
-    for span in spans:
-        span.children.sort(key=lambda s: (s.start, s.end, s.span_id))
-    return sorted(roots, key=lambda s: (s.start, s.span_id))
-
-
-def _agents(spans: list[Span]) -> dict[str, str]:
-    """span id -> the name of the agent the span belongs to."""
-    names: dict[str, str] = {}
-    used: Counter = Counter()
-    fallback = next((s.service for s in spans if s.service
-                     and not s.service.startswith("unknown_service")), None) or "agent"
-
-    def name_of(span: Span) -> str:
-        name = span.attributes.get("gen_ai.agent.name")
-        if not isinstance(name, str) or not name:
-            name = re.sub(r"^invoke_agent\s*", "", span.name).strip(" []") or "agent"
-        used[name] += 1
-        return name if used[name] == 1 else f"{name}#{used[name]}"
-
-    def visit(span: Span, current: str) -> None:
-        if span.operation == AGENT:
-            current = name_of(span)
-        names[span.span_id] = current
-        for kid in span.children:
-            visit(kid, current)
-
-    for root in sorted((s for s in spans if s.parent is None), key=lambda s: (s.start, s.span_id)):
-        visit(root, fallback)
-    return names
-
-
-# ---------------------------------------------------------------------------------- mapping
-
-def _t(ns: int, t0: int) -> float:
-    return (ns - t0) / NS
-
-
-def _unit(units: dict, agent: str, span: Span, entry: str, exit: str) -> Unit:
-    members = units.setdefault(agent, [])
-    unit = Unit(span, entry, exit, span.start, span.end, len(members))
-    members.append(unit)
-    return unit
-
-
-def _model_fields(span: Span) -> dict:
-    a = span.attributes
-    usage = {k: a[f"gen_ai.usage.{k}_tokens"] for k in ("input", "output")
-             if _is_number(a.get(f"gen_ai.usage.{k}_tokens"))}
-    cost = [a[f"gen_ai.usage.{k}_cost"] for k in ("input", "output")
-            if _is_number(a.get(f"gen_ai.usage.{k}_cost"))]
-    output = a.get("gen_ai.output")
-    return {
-        "tokens": sum(usage.values()) if usage else None,
-        "cost_usd": round(sum(cost), 12) if cost else None,
-        "content_ref": None if output is None else content_ref(output),
-        "x_source": f"span {span.span_id}",
-        "x_model": _text(a.get("gen_ai.response.model") or a.get("gen_ai.request.model")),
-        "x_usage": usage or None,
-        "x_error": True if span.error else None,
-    }
-
-
-def _sequence(build: TraceBuilder, members: list[Unit]) -> None:
-    """Edges from each unit to the latest units that finished before it started (see the
-    module docstring); nested units are left to the nesting edges."""
-    ordered = sorted(members, key=lambda u: (u.start, u.order))
-    finishing = sorted(members, key=lambda u: (u.end, u.order))
-    frontier: list[Unit] = []
-    k = 0
-    for unit in ordered:
-        while k < len(finishing) and finishing[k].end <= unit.start:
-            done = finishing[k]
-            frontier = [f for f in frontier if f.end > done.start or f is done]
-            frontier.append(done)
-            k += 1
-        for before in frontier:
-            if before is not unit and not _inside(unit.span, before.span):
-                build.edge(before.exit, unit.entry, "causal")
-
-
-def _ends(build: TraceBuilder, members: list[Unit]) -> tuple[list[Unit], list[Unit]]:
-    """Units with no predecessor and units with no successor among ``members``."""
-    entries = {u.entry for u in members}
-    exits = {u.exit for u in members}
-    has_pred = {e["dst"] for e in build.edges if e["src"] in exits and e["dst"] in entries}
-    has_succ = {e["src"] for e in build.edges if e["src"] in exits and e["dst"] in entries}
-    nested_in = {u.entry for u in members if any(_inside(u.span, o.span) for o in members)}
-    firsts = [u for u in members if u.entry not in has_pred and u.entry not in nested_in]
-    lasts = [u for u in members if u.exit not in has_succ]
-    return firsts, lasts
-
-
-def _agent_above(span: Span) -> bool:
-    """Whether an ``invoke_agent`` span encloses ``span`` (which is then a sub-agent)."""
-    node = span.parent
-    while node is not None:
-        if node.operation == AGENT:
-            return True
-        node = node.parent
-    return False
-
-
-def _inside(span: Span, other: Span) -> bool:
-    node = span.parent
-    while node is not None:
-        if node is other:
-            return True
-        node = node.parent
-    return False
-
-
-def _system(spans: list[Span]) -> str:
-    version = next((s.attributes["any_agent.version"] for s in spans
-                    if isinstance(s.attributes.get("any_agent.version"), str)), None)
-    if version:
-        return f"any-agent {version}"
-    service = next((s.service for s in spans if s.service), None)
-    return service or "OpenTelemetry"
+def _first_number(a: dict, names: tuple[str, ...]) -> float | None:
+    return next((a[k] for k in names if is_number(a.get(k)) and a[k] >= 0), None)
 
 
 def _text(value) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _agent_from_name(name: str) -> str:
+    return re.sub(r"^invoke_(agent|workflow)\s*", "", name).strip(" []") or "agent"
 
 
-def _is_number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+def _default_agent(raw: list[RawSpan]) -> str:
+    return next((s.service for s in raw if s.service
+                 and not s.service.startswith("unknown_service")), None) or "agent"
 
 
-def _int(value):
-    if isinstance(value, str) and value.isdigit():
-        return int(value)
-    return value
+def _system(raw: list[RawSpan]) -> str:
+    version = next((s.attributes["any_agent.version"] for s in raw
+                    if isinstance(s.attributes.get("any_agent.version"), str)), None)
+    if version:
+        return f"any-agent {version}"
+    service = next((s.service for s in raw if s.service), None)
+    return service or "OpenTelemetry"
 
 
 def sniff(sample) -> str | None:
-    """The any-agent export (``spans`` whose items carry ``context``) or OTLP JSON
-    (``resourceSpans``); see :mod:`masrl.traces.importers.detect`."""
-    keys = sample.keys
-    if "resourceSpans" in keys:
+    """OTLP JSON (``resourceSpans``), or spans with OpenTelemetry ids: Python (``context``) or
+    JavaScript (``traceId`` and ``spanId``); see :mod:`masrl.traces.importers.detect`."""
+    items = _sniffed_items(sample)
+    if any(isinstance(i, dict) and "resourceSpans" in i for i in items):
         return "OTLP JSON: resourceSpans"
-    spans = sample.document.get("spans") if "spans" in keys else None
-    if isinstance(spans, list) and spans and isinstance(spans[0], dict) and "context" in spans[0]:
-        return "spans with OpenTelemetry context ids"
+    first = next((i for i in items if isinstance(i, dict)), None)
+    if first is None:
+        return None
+    context = first.get("context")
+    if isinstance(context, dict) and "span_id" in context and "trace_id" in context:
+        return "spans with OpenTelemetry context ids (Python SDK / any-agent)"
+    if "traceId" in first and ("spanId" in first or "parentSpanId" in first
+                               or ("id" in first and "timestamp" in first)):
+        return "spans with OpenTelemetry traceId / spanId (JavaScript SDK)"
     return None
+
+
+def _sniffed_items(sample) -> list:
+    if sample.records is not None:
+        return sample.records
+    document = sample.document
+    if isinstance(document, dict) and isinstance(document.get("spans"), list):
+        return document["spans"][:1]
+    if isinstance(document, list):
+        return document[:1]
+    if isinstance(document, dict):
+        return [document]
+    return []
+
+
+__doc__ = f"{__doc__}\n{spans.MAPPING}"

@@ -1,0 +1,185 @@
+"""Import an OpenAI Agents SDK trace (its trace and span records) as an orchestration trace.
+
+Source: the records the SDK's tracing gives exporters and processors, ``Trace.export()`` and
+``Span.export()``: ``{"object": "trace", "id", "workflow_name", "group_id", "metadata"}`` and
+``{"object": "trace.span", "id", "trace_id", "parent_id", "started_at", "ended_at", "span_data",
+"error"}`` (ISO-8601 times). A file holds them as the SDK's backend exporter sends them
+(``{"data": [...]}``), as a JSON list, or one per line (JSON Lines, as a file processor writes
+them; a line may also be a ``{"data": [...]}`` batch). The trace record is optional.
+
+Spans become spans of :mod:`.spans` (id ``<span id>``; the shared mapping below), by
+``span_data.type``:
+
+* ``agent`` -> an agent named ``span_data.name`` (agent spans are usually top-level, so each is
+  its own run; an agent run as a tool of another is nested and gives a spawn and a return);
+* ``generation`` and ``response`` -> a model call: tokens ``usage.input_tokens`` +
+  ``usage.output_tokens`` (``prompt_tokens`` / ``completion_tokens`` too), ``span_data.model``,
+  ``content_ref`` of ``output``;
+* ``function`` -> a tool call (``name``, ``content_ref`` of ``input``) and its result (of
+  ``output``);
+* ``handoff`` -> ``orchestrator_decision`` ``delegate`` from ``from_agent``'s invocation to the
+  next invocation of ``to_agent``, with a ``message`` edge of mode ``handoff``;
+* ``guardrail`` with ``triggered: true`` -> ``safety_event`` by the agent; a guardrail that did not trigger, and ``custom``, ``mcp_tools``, ``transcription``,
+  ``speech``, ``speech_group`` spans -> no event, counted as skipped (``span: custom``...);
+* a non-null ``error`` -> ``x_error: true``.
+
+A span without ``ended_at`` ends when it starts, counted as a repair. Spans above every agent
+belong to the workflow's name (else ``agent``). Run fields: ``trace_id``
+``openai-agents:<trace id>``; ``task_id`` ``openai-agents:<group_id>`` when the trace record has
+one (a conversation), else the trace id; ``system`` ``OpenAI Agents SDK: <workflow_name>``;
+``topology`` ``unknown``; no rewards.
+
+What is lost: inputs, outputs and instructions (hashed or dropped), the tools and handoffs each
+agent was offered, model configurations, response ids, MCP data, trace metadata.
+
+Errors (exit 1): not JSON or JSON Lines; no span; spans of several traces; a span without
+``id``, ``span_data.type`` or a valid ``started_at``, with an end before its start; a container
+of the wrong type.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from masrl.traces.importers import spans
+from masrl.traces.importers.common import ImportResult, SourceError
+from masrl.traces.importers.otel_shapes import json_type, values
+from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
+from masrl.traces.importers.timestamps import is_number, iso_ns
+
+FORMAT = "openai-agents"
+KINDS = {"agent": AGENT, "generation": MODEL, "response": MODEL, "function": TOOL,
+         "handoff": HANDOFF}
+NO_END = "span without ended_at (ends when it starts)"
+
+
+def import_file(path: str | Path) -> ImportResult:
+    """The trace of one OpenAI Agents SDK export (see the module docstring for the mapping)."""
+    path = Path(path)
+    result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
+    trace: dict = {}
+    read: list[Span] = []
+    traces: set[str] = set()
+    for where, record in _records(path):
+        kind = record.get("object")
+        if kind == "trace":
+            trace = record
+            traces.add(str(record.get("id")))
+        elif kind == "trace.span":
+            traces.add(str(record.get("trace_id")))
+            read.append(_span(path, where, record, result.repairs))
+        else:
+            raise SourceError(path, where, "expected a record with object 'trace' or "
+                              f"'trace.span', found object {record.get('object')!r}")
+    if not read:
+        raise SourceError(path, None, "the file holds no spans (records with object "
+                          "'trace.span')")
+    if len(traces) > 1:
+        raise SourceError(path, None, f"spans of {len(traces)} traces "
+                          f"({', '.join(sorted(traces))}); import one trace per file")
+    trace_id = traces.pop()
+    workflow = trace.get("workflow_name") if isinstance(trace.get("workflow_name"), str) else None
+    group = trace.get("group_id") if isinstance(trace.get("group_id"), str) else None
+    linked = spans.link(path, read, result.repairs)
+    mapped = spans.map_spans(path, linked, workflow or "agent", result.skipped, result.repairs)
+    result.trace = mapped.build.document(
+        trace_id=f"openai-agents:{trace_id}", task_id=f"openai-agents:{group or trace_id}",
+        system="OpenAI Agents SDK" + (f": {workflow}" if workflow else ""), topology="unknown",
+        rewards={}, costs=mapped.costs)
+    return result.with_provenance()
+
+
+def _records(path: Path) -> list[tuple[str, dict]]:
+    found = []
+    for where, value in values(path):
+        at = f"{where}:" if where else ""
+        if isinstance(value, dict) and "data" in value and "object" not in value:
+            items, at = value["data"], f"{at}data"
+        elif isinstance(value, list):
+            items = value
+        else:
+            items, at = [value], None
+        if not isinstance(items, list):
+            raise SourceError(path, at, f"data must be a list of records, found "
+                              f"{json_type(items)}")
+        for k, item in enumerate(items):
+            place = (where or None) if at is None else f"{at}[{k}]"
+            if not isinstance(item, dict):
+                raise SourceError(path, place, f"a record must be an object, found "
+                                  f"{json_type(item)}")
+            found.append((place, item))
+    return found
+
+
+def _span(path: Path, where: str | None, raw: dict, repairs) -> Span:
+    sid, data = raw.get("id"), raw.get("span_data")
+    if not isinstance(sid, str) or not sid:
+        raise SourceError(path, where, f"span without an id (found {json_type(sid)})")
+    if not isinstance(data, dict) or not isinstance(data.get("type"), str):
+        raise SourceError(path, where, f"span {sid}: span_data must be an object with a type, "
+                          f"found {json_type(data)}")
+    start = iso_ns(raw.get("started_at"))
+    if start is None:
+        raise SourceError(path, where, f"span {sid}: started_at must be an ISO-8601 time, "
+                          f"found {raw.get('started_at')!r}")
+    if raw.get("ended_at") is None:
+        end = start
+        repairs[NO_END] += 1
+    else:
+        end = iso_ns(raw.get("ended_at"))
+        if end is None or end < start:
+            raise SourceError(path, where, f"span {sid}: ended_at {raw.get('ended_at')!r} is "
+                              "not an ISO-8601 time at or after started_at")
+    parent = raw.get("parent_id")
+    if parent is not None and not isinstance(parent, str):
+        raise SourceError(path, where, f"span {sid}: parent_id must be a string or null, found "
+                          f"{json_type(parent)}")
+    kind = data["type"]
+    span = Span(sid, parent or None, start, end, KINDS.get(kind, OTHER), where or "",
+                name=_text(data.get("name")) or kind, label=kind,
+                fingerprint=spans.fingerprint(raw), error=raw.get("error") is not None)
+    if span.kind == MODEL:
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        for key, names in (("input", ("input_tokens", "prompt_tokens")),
+                           ("output", ("output_tokens", "completion_tokens"))):
+            value = next((usage[n] for n in names if is_number(usage.get(n))), None)
+            if value is not None:
+                span.usage[key] = value
+        if not span.usage and is_number(usage.get("total_tokens")):
+            span.total_tokens = usage["total_tokens"]
+        span.model = _text(data.get("model"))
+        span.output = data.get("output")
+    elif span.kind == TOOL:
+        span.tool = _text(data.get("name"))
+        span.input, span.output = data.get("input"), data.get("output")
+    elif span.kind == HANDOFF:
+        span.handoff_to = _text(data.get("to_agent"))
+    elif kind == "guardrail" and data.get("triggered") is True:
+        span.kind, span.event_type = EVENT, "safety_event"
+        span.output = None
+    return span
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def sniff(sample) -> str | None:
+    """Records with ``object`` ``trace.span`` (alone, in a list, under ``data``, or one per
+    line); see :mod:`masrl.traces.importers.detect`."""
+    items = sample.records
+    document = sample.document
+    if items is None and isinstance(document, dict):
+        items = document.get("data") if isinstance(document.get("data"), list) else [document]
+    elif items is None and isinstance(document, list):
+        items = document
+    for item in items or []:
+        if isinstance(item, dict) and isinstance(item.get("data"), list):
+            item = next(iter(item["data"]), None)
+        if isinstance(item, dict) and item.get("object") in ("trace", "trace.span"):
+            return "OpenAI Agents SDK records: object trace / trace.span"
+    return None
+
+
+__doc__ = f"{__doc__}\n{spans.MAPPING}"

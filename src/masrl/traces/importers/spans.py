@@ -1,0 +1,450 @@
+"""One span model for every span-based log (OpenTelemetry, Langfuse, OpenAI Agents SDK), and
+the one mapping from a tree of spans to events and edges.
+
+A reader turns its records into :class:`Span` objects: ids, times in integer nanoseconds, and a
+``kind`` that says what the span is to us:
+
+* ``agent``: an agent invocation (``name`` the agent's name);
+* ``model``: a model call (tokens, cost, model, a hash of the output);
+* ``tool``: a tool execution (tool name, hashes of arguments and result);
+* ``handoff``: control handed from one agent to another (``handoff_to`` the target's name);
+* ``event``: a span that names its event type itself (``event_type``, ``decision``, ``to``):
+  what :mod:`masrl.traces.exporters.otlp` writes for events that have no GenAI span;
+* ``other``: anything else (a chain, a retriever, an HTTP request): no event, counted as
+  skipped under ``label``; its children are attached to its parent.
+
+The mapping (:data:`MAPPING`, appended to the docstring of every importer that uses it):
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from masrl.traces.importers.common import SourceError, TraceBuilder, content_ref
+from masrl.traces.importers.timestamps import NS
+
+AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
+KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
+
+DUPLICATE = "duplicate span (an identical copy of an earlier record) dropped"
+ORPHAN = "span whose parent span is not in the file (made a root)"
+SELF_PARENT = "span that names itself as its parent (made a root)"
+CYCLE = "span in a cycle of parents (made a root)"
+
+MAPPING = """\
+**The tree** . Spans are joined to their parents by id. A span that is a
+byte-identical copy of an earlier one (same id, same record: exporters that record parallel
+tool calls several times) is dropped and counted as a repair; two different records with one id
+are an error. A span whose parent is not in the file becomes a root, and so does a span that
+names itself as its parent; spans whose parents form a cycle are cut at the earliest span of the
+cycle, which becomes a root; each is counted as a repair. A root that is not an agent span
+belongs to the agent whose agent span encloses it in time (the latest-starting one), else to
+the run's default agent.
+
+**Agents** . Every agent span is an agent, named by the span; a name used by
+several agent spans gets ``#2``, ``#3``... from the second one on (in start order), so each
+invocation is one agent with one life. A span belongs to the agent of its nearest agent ancestor
+(or itself); spans above every agent belong to the default agent the reader names.
+
+**Events** (``x_source`` ``span <span id>``; times in seconds from the earliest span start;
+``t_end`` from the span end):
+
+* agent span nested in another agent -> ``spawn`` by the parent agent at the span's start
+  (``to`` the child) and ``return`` by the child at its end (``to`` the parent; left out when
+  the span says the child never returned). A top-level agent span is the agent's whole run and
+  gives no event.
+* model -> ``message`` by the agent over the span (the model's reply: the schema has no event
+  type for a model call), with ``tokens`` (input + output, else the total), ``cost_usd``,
+  ``x_usage``, ``x_model`` and ``content_ref`` of the output.
+* tool -> ``tool_call`` over the span (``tool``, ``content_ref`` of the arguments, the span's
+  tokens and cost if any) and ``tool_result`` at its end (``trusted: false``, ``content_ref`` of
+  the result; left out when the span says the tool gave none).
+* handoff -> ``orchestrator_decision`` with ``decision: delegate`` by the agent, ``to`` the
+  invocation of the target agent that starts first at or after the handoff (its name as
+  above; the bare target name when none does).
+* event -> an event of the span's own type.
+* An error status gives ``x_error: true`` on the span's events.
+
+**Edges.** Span nesting is containment, not causal order, so dependencies come from time within
+each agent: among the agent's units (a model call; a tool call with its result; a sub-agent with
+its spawn and return; a handoff; an event), unit B depends on unit A when A ended at or before B
+started and no other unit of the agent started after A ended and ended before B started (the
+latest finished work before B; two calls that overlap in time depend on neither). Within a tool
+unit the result depends on the call (``tool_dependency``, ``blocking``); a sub-agent's first
+units depend on its spawn (``spawn``) and its return on its last units; a unit nested inside
+another (its span a descendant of the other's) depends on the outer one's first event; a
+handoff leads to the first units of its target (``message``, ``handoff``). All other edges are
+``causal``. A destination that starts before its source (clocks of different processes) is
+moved to the source's time and counted.
+
+**Costs.** ``tokens`` and ``usd`` sum the events' ``tokens`` and ``cost_usd``; ``wall_clock_s``
+is the latest end minus the earliest start over all spans; ``tool_calls`` and ``messages`` count
+those events.
+"""
+"""The shared rules from spans to events and edges, as the importers' docstrings quote them."""
+
+
+@dataclass
+class Span:
+    """One span, whatever log it comes from; times in integer nanoseconds since the epoch."""
+
+    span_id: str
+    parent_id: str | None
+    start: int
+    end: int
+    kind: str
+    where: str  # where the record is in the file, for messages
+    name: str = ""  # the agent's name (agent spans) or the span's own name
+    label: str = ""  # what the span is, for the count of skipped spans (kind other)
+    fingerprint: str = ""  # canonical text of the source record, to recognise exact copies
+    error: bool = False
+    model: str | None = None
+    usage: dict = field(default_factory=dict)  # {input, output} tokens when recorded
+    total_tokens: float | None = None  # the recorded total, used without input and output
+    cost: float | None = None  # US dollars
+    tool: str | None = None
+    input: Any = None  # tool arguments (hashed)
+    output: Any = None  # model reply or tool result (hashed)
+    handoff_to: str | None = None
+    event_type: str | None = None  # kind event: the event's type, decision and addressee
+    decision: str | None = None
+    to: str | None = None
+    returns: bool = True  # agent spans: whether the child returned to its parent
+    spawn_cost: tuple = (None, None)  # agent spans: (tokens, usd) of the spawn and the return
+    return_cost: tuple = (None, None)
+    has_result: bool = True  # tool spans: whether the tool gave a result
+    children: list[Span] = field(default_factory=list)
+    parent: Span | None = None
+
+    @property
+    def tokens(self) -> float | None:
+        """Input + output tokens when either is recorded, else the recorded total."""
+        if self.usage:
+            return sum(self.usage.values())
+        return self.total_tokens
+
+
+def fingerprint(record: Any) -> str:
+    """Canonical JSON of a source record (sorted keys): equal for byte-identical copies."""
+    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------------- the tree
+
+def link(path: Path, spans: list[Span], repairs: Counter) -> list[Span]:
+    """Drop exact copies, join children to parents, make roots of orphans, of spans that are
+    their own parent and of cycles (each counted in ``repairs``). Returns the kept spans."""
+    by_id: dict[str, Span] = {}
+    kept: list[Span] = []
+    for span in spans:
+        first = by_id.get(span.span_id)
+        if first is None:
+            by_id[span.span_id] = span
+            kept.append(span)
+        elif first.fingerprint == span.fingerprint:
+            repairs[DUPLICATE] += 1
+        else:
+            raise SourceError(path, span.where, f"span id {span.span_id} is used by two "
+                              f"different records (the other is {first.where})")
+    for span in kept:
+        if span.parent_id is None:
+            continue
+        if span.parent_id == span.span_id:
+            repairs[SELF_PARENT] += 1
+            continue
+        parent = by_id.get(span.parent_id)
+        if parent is None:
+            repairs[ORPHAN] += 1
+            continue
+        span.parent = parent
+        parent.children.append(span)
+    _cut_cycles(kept, repairs)
+    for span in kept:
+        span.children.sort(key=_order)
+    return kept
+
+
+def _cut_cycles(spans: list[Span], repairs: Counter) -> None:
+    reached: set[int] = set()
+
+    def reach(root: Span) -> None:
+        stack = [root]
+        while stack:
+            node = stack.pop()
+            reached.add(id(node))
+            stack.extend(node.children)
+
+    for span in spans:
+        if span.parent is None:
+            reach(span)
+    while len(reached) < len(spans):
+        cut = min((s for s in spans if id(s) not in reached), key=_order)
+        cut.parent.children.remove(cut)
+        cut.parent = None
+        repairs[CYCLE] += 1
+        reach(cut)
+
+
+def _order(span: Span) -> tuple:
+    return (span.start, span.end, span.span_id)
+
+
+def roots(spans: list[Span]) -> list[Span]:
+    return sorted((s for s in spans if s.parent is None), key=_order)
+
+
+# ---------------------------------------------------------------------------------- mapping
+
+@dataclass
+class Unit:
+    """A span's events inside its agent: entered at ``entry``, left at ``exit``."""
+
+    span: Span
+    entry: str
+    exit: str
+    start: int
+    end: int
+    order: int
+
+
+@dataclass
+class Mapped:
+    """What :func:`map_spans` gives: the builder with events and edges, and the costs."""
+
+    build: TraceBuilder
+    costs: dict
+
+
+def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counter,
+              repairs: Counter) -> Mapped:
+    """Events, edges and costs of linked ``spans`` (see the module docstring)."""
+    build = TraceBuilder()
+    t0 = min(s.start for s in spans)
+    agents = _agents(spans, default_agent)
+    units: dict[str, list[Unit]] = {}  # agent -> its units in start order
+    nested: list[tuple[Unit, Unit]] = []  # (outer, inner)
+    bounds: dict[str, tuple[str, str | None, str]] = {}  # child -> (spawn, return, parent)
+    handoffs: list[tuple[Span, str]] = []  # (handoff span, its event id)
+
+    def t(ns: int) -> float:
+        return (ns - t0) / NS
+
+    def source(span: Span) -> dict:
+        return {"x_source": f"span {span.span_id}", "x_error": True if span.error else None}
+
+    def walk(span: Span, agent: str, outer: Unit | None) -> None:
+        unit = None
+        if span.kind == AGENT and _agent_above(span):
+            child = agents[span.span_id]
+            spawn = build.event(f"{span.span_id}.spawn", t(span.start), "spawn", agent,
+                                to=child, tokens=span.spawn_cost[0],
+                                cost_usd=_cost(span.spawn_cost[1]),
+                                x_source=f"span {span.span_id}")
+            ret = None
+            if span.returns:
+                ret = build.event(f"{span.span_id}.return", t(span.end), "return", child,
+                                  to=agent, tokens=span.return_cost[0],
+                                  cost_usd=_cost(span.return_cost[1]), **source(span))["id"]
+            unit = _unit(units, agent, span, spawn["id"], ret or spawn["id"])
+            bounds[child] = (spawn["id"], ret, agent)
+            for kid in span.children:
+                walk(kid, child, None)
+            if outer is not None:
+                nested.append((outer, unit))
+            return
+        if span.kind == AGENT:  # a top-level agent span: the agent's whole run
+            for kid in span.children:
+                walk(kid, agents[span.span_id], None)
+            return
+        if span.kind == MODEL:
+            event = build.event(span.span_id, t(span.start), "message", agent,
+                                t_end=t(span.end), tokens=span.tokens,
+                                cost_usd=_cost(span.cost),
+                                content_ref=_ref(span.output), x_model=span.model,
+                                x_usage=span.usage or None, **source(span))
+            unit = _unit(units, agent, span, event["id"], event["id"])
+        elif span.kind == TOOL:
+            call = build.event(f"{span.span_id}.call", t(span.start), "tool_call", agent,
+                               t_end=t(span.end), tool=span.tool, tokens=span.tokens,
+                               cost_usd=_cost(span.cost), content_ref=_ref(span.input),
+                               **source(span))
+            exit = call["id"]
+            if span.has_result:
+                exit = build.event(f"{span.span_id}.result", t(span.end), "tool_result", agent,
+                                   tool=span.tool, trusted=False,
+                                   content_ref=_ref(span.output), **source(span))["id"]
+                build.edge(call["id"], exit, "tool_dependency", "blocking")
+            unit = _unit(units, agent, span, call["id"], exit)
+        elif span.kind in (HANDOFF, EVENT):
+            fields = {"decision": "delegate", "to": span.handoff_to} if span.kind == HANDOFF \
+                else {"decision": span.decision, "to": span.to}
+            event = build.event(span.span_id, t(span.start),
+                                "orchestrator_decision" if span.kind == HANDOFF
+                                else span.event_type, agent,
+                                t_end=t(span.end) if span.end > span.start else None,
+                                tokens=span.tokens, cost_usd=_cost(span.cost),
+                                content_ref=_ref(span.output), **fields, **source(span))
+            if span.kind == HANDOFF:
+                handoffs.append((span, event["id"]))
+            unit = _unit(units, agent, span, event["id"], event["id"])
+        else:
+            skipped[f"span: {span.label or 'unknown'}"] += 1
+        if unit is not None and outer is not None:
+            nested.append((outer, unit))
+        for kid in span.children:
+            walk(kid, agent, unit or outer)
+
+    for root in roots(spans):
+        walk(root, agents[root.span_id], None)
+    if not build.events:
+        raise SourceError(path, None, "no span maps to an event (no model call, tool call, "
+                          "handoff or nested agent)")
+    for members in units.values():
+        _sequence(build, members)
+    for outer, inner in nested:
+        build.edge(outer.entry, inner.entry, "causal")
+    for child, (spawn, ret, parent) in bounds.items():
+        members = units.get(child, [])
+        firsts, lasts = _ends(build, members)
+        for unit in firsts:
+            build.edge(spawn, unit.entry, "spawn")
+        if ret is not None:
+            for unit in lasts:
+                build.edge(unit.exit, ret, "causal")
+            if not members:
+                build.edge(spawn, ret, "causal")
+    _hand_over(build, spans, agents, units, handoffs)
+    raised = build.raise_times()
+    if raised:
+        repairs["event time raised to the time of an event it depends on"] += raised
+    return Mapped(build, _costs(build, spans, t0))
+
+
+def _agents(spans: list[Span], default: str) -> dict[str, str]:
+    """span id -> the name of the agent the span belongs to."""
+    names: dict[str, str] = {}
+    used: Counter = Counter()
+    for span in sorted((s for s in spans if s.kind == AGENT), key=_order):
+        used[span.name] += 1
+        names[span.span_id] = span.name if used[span.name] == 1 else \
+            f"{span.name}#{used[span.name]}"
+    agent_spans = [s for s in spans if s.kind == AGENT]
+
+    def visit(span: Span, current: str) -> None:
+        current = names.get(span.span_id, current)
+        names[span.span_id] = current
+        for kid in span.children:
+            visit(kid, current)
+
+    for root in roots(spans):
+        visit(root, _enclosing(root, agent_spans, names) or default)
+    return names
+
+
+def _enclosing(span: Span, agent_spans: list[Span], names: dict[str, str]) -> str | None:
+    """The agent of the latest-starting agent span whose time encloses a root span."""
+    if span.kind == AGENT:
+        return None
+    around = [a for a in agent_spans if a is not span and a.start <= span.start
+              and span.end <= a.end]
+    if not around:
+        return None
+    best = max(around, key=lambda a: (a.start, -a.end, a.span_id))
+    return names[best.span_id]
+
+
+def _unit(units: dict, agent: str, span: Span, entry: str, exit: str) -> Unit:
+    members = units.setdefault(agent, [])
+    unit = Unit(span, entry, exit, span.start, span.end, len(members))
+    members.append(unit)
+    return unit
+
+
+def _ref(value: Any) -> str | None:
+    return None if value is None else content_ref(value)
+
+
+def _cost(value: float | None) -> float | None:
+    return None if value is None else round(value, 12)
+
+
+def _sequence(build: TraceBuilder, members: list[Unit]) -> None:
+    """Edges from each unit B to the latest units that finished before it started: the units A
+    that precede B in start order and ended by B's start, unless another such unit started at
+    or after A's end (see the module docstring). Nested units are left to the nesting edges."""
+    ordered = sorted(members, key=lambda u: (u.start, u.order))
+    for j, unit in enumerate(ordered):
+        done = [a for a in ordered[:j] if a.end <= unit.start]
+        starts = sorted(((a.start, k) for k, a in enumerate(done)), reverse=True)
+        for k, before in enumerate(done):
+            latest_other = next((start for start, m in starts if m != k), None)
+            if latest_other is not None and latest_other >= before.end:
+                continue  # superseded by work that started after it ended
+            if not _inside(unit.span, before.span):
+                build.edge(before.exit, unit.entry, "causal")
+
+
+def _ends(build: TraceBuilder, members: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """Units with no predecessor and units with no successor among ``members``."""
+    entries = {u.entry for u in members}
+    exits = {u.exit for u in members}
+    has_pred = {e["dst"] for e in build.edges if e["src"] in exits and e["dst"] in entries}
+    has_succ = {e["src"] for e in build.edges if e["src"] in exits and e["dst"] in entries}
+    nested_in = {u.entry for u in members if any(_inside(u.span, o.span) for o in members)}
+    firsts = [u for u in members if u.entry not in has_pred and u.entry not in nested_in]
+    lasts = [u for u in members if u.exit not in has_succ]
+    return firsts, lasts
+
+
+def _hand_over(build: TraceBuilder, spans: list[Span], agents: dict[str, str],
+               units: dict[str, list[Unit]], handoffs: list[tuple[Span, str]]) -> None:
+    """Name each handoff's target invocation in ``to`` and link it to the target's first
+    units (``message``, ``handoff``)."""
+    lives = sorted((s for s in spans if s.kind == AGENT), key=_order)
+    for span, event_id in handoffs:
+        target = next((a for a in lives if a.name == span.handoff_to
+                       and a.start >= span.start), None)
+        if target is None:
+            continue
+        name = agents[target.span_id]
+        build.by_id[event_id]["to"] = name
+        firsts, _ = _ends(build, units.get(name, []))
+        for unit in firsts:
+            build.edge(event_id, unit.entry, "message", "handoff")
+
+
+def _agent_above(span: Span) -> bool:
+    """Whether an agent span encloses ``span`` in the tree (which is then a sub-agent)."""
+    node = span.parent
+    while node is not None:
+        if node.kind == AGENT:
+            return True
+        node = node.parent
+    return False
+
+
+def _inside(span: Span, other: Span) -> bool:
+    node = span.parent
+    while node is not None:
+        if node is other:
+            return True
+        node = node.parent
+    return False
+
+
+def _costs(build: TraceBuilder, spans: list[Span], t0: int) -> dict:
+    events = build.events
+    costs: dict[str, Any] = {"tokens": sum(e.get("tokens", 0) for e in events),
+                             "wall_clock_s": (max(s.end for s in spans) - t0) / NS,
+                             "tool_calls": build.count("tool_call"),
+                             "messages": build.count("message")}
+    if any("cost_usd" in e for e in events):
+        costs["usd"] = round(sum(e.get("cost_usd", 0.0) for e in events), 12)
+    return costs
+
+
+__doc__ = f"{__doc__}\n{MAPPING}"

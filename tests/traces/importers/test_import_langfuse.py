@@ -1,0 +1,84 @@
+"""The Langfuse importer on a hand-written API trace (agents, generations, a tool, skipped
+types, an error level, an open observation) and on the list form; bad input names the place."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from importer_helpers import FIXTURES, assert_source_error, source_file
+
+from masrl.traces import validate_document
+from masrl.traces.importers import dumps, import_file
+from masrl.traces.importers.langfuse import NO_END
+
+FOLDER = FIXTURES / "langfuse"
+TRACE = FOLDER / "trace.json"
+RAW = json.loads(TRACE.read_text(encoding="utf-8"))
+
+
+def test_observations_become_events_by_type():
+    result = import_file("langfuse", TRACE)
+    trace = result.trace
+    assert [(e["id"], e["type"], e["agent"], e.get("to") or e.get("tool"), e.get("tokens"),
+             e.get("cost_usd")) for e in trace["events"]] == [
+        ("obs-2", "message", "manager", None, 250, 0.0012),
+        ("obs-3.spawn", "spawn", "manager", "researcher", None, None),
+        ("obs-3.return", "return", "researcher", "manager", None, None),
+        ("obs-4.call", "tool_call", "researcher", "web_search", None, None),
+        ("obs-4.result", "tool_result", "researcher", "web_search", None, None),
+        ("obs-6", "message", "researcher", None, 380, 0.0021),
+        ("obs-8", "message", "manager", None, 120, 0.0009),
+    ]
+    by_id = {e["id"]: e for e in trace["events"]}
+    assert by_id["obs-6"]["x_error"] is True and by_id["obs-2"]["x_model"] == "model-f"
+    assert by_id["obs-2"]["x_usage"] == {"input": 200, "output": 50}
+    assert trace["costs"] == {"tokens": 750, "wall_clock_s": 6.0, "tool_calls": 1,
+                              "messages": 3, "usd": 0.0042}
+    assert dict(result.skipped) == {"span: EVENT": 1, "span: RETRIEVER": 1}
+    assert dict(result.repairs) == {NO_END: 1}
+    assert (trace["trace_id"], trace["system"]) == ("langfuse:7f3e1c2a-trace-0001", "Langfuse")
+    assert validate_document(trace).problems == []
+    assert "an invented" not in dumps(trace)
+    assert trace["provenance"]["sources"] == [source_file(TRACE, "trace.json")]
+
+
+def test_the_list_form_with_one_trace_and_no_agent():
+    trace = import_file("langfuse", FOLDER / "traces_list.json").trace
+    assert {e["agent"] for e in trace["events"]} == {"agent"}
+    assert [e["tokens"] for e in trace["events"] if e["type"] == "message"] == [64]
+    assert validate_document(trace).problems == []
+
+
+def changed(change) -> str:
+    document = copy.deepcopy(RAW)
+    change(document)
+    return json.dumps(document)
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("[]", None, "0 traces (); import one trace per file"),
+    (json.dumps([RAW, RAW]), None, ("2 traces (7f3e1c2a-trace-0001, 7f3e1c2a-trace-0001); import "
+     "one trace per file")),
+    ('{"data": [{"id": "t", "observations": ["o1", "o2"]}]}', "data[0].observations",
+     ("observations are ids only (as the trace list returns them); export the trace itself "
+     "(GET /api/public/traces/{traceId})")),
+    ('"x"', None, ("expected a Langfuse trace ({'id', 'observations': [...]}), a list of traces "
+     "or {'data': [...]}; found a string")),
+    (changed(lambda d: d.update(observations={})), "observations",
+     "observations must be a list, found an object"),
+    (changed(lambda d: d["observations"][1].update(startTime="soon")), "observations[1]",
+     "startTime must be an ISO-8601 time, found a string 'soon'"),
+    (changed(lambda d: d["observations"][1].update(endTime="2025-06-10T11:00:00Z")),
+     "observations[1]", ("observation obs-2 ends (2025-06-10T11:00:00Z) before it starts "
+     "(2025-06-10T12:00:00.100Z)")),
+    (changed(lambda d: d["observations"][1].update(traceId="other")), "observations[1]",
+     "observation obs-2 belongs to trace other, not 7f3e1c2a-trace-0001"),
+    (changed(lambda d: d["observations"][1].update(usageDetails=[1])),
+     "observations[1].usageDetails", "must be an object, found a list"),
+    (changed(lambda d: d["observations"][2].pop("type")), "observations[2]",
+     "observation obs-3 has no type (found null)"),
+])
+def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
+    assert_source_error("langfuse", tmp_path / "trace.json", text, where, message)

@@ -1,0 +1,80 @@
+"""The OpenAI Agents SDK importer on a backend-exporter payload (a handoff between two top-level
+agents, guardrails, a response span, an error, an open span) and on JSON Lines records (an agent
+run as a tool); bad input names the place."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+from importer_helpers import FIXTURES, assert_source_error
+
+from masrl.traces import validate_document
+from masrl.traces.importers import dumps, import_file
+from masrl.traces.importers.openai_agents import NO_END
+
+FOLDER = FIXTURES / "openai_agents"
+PAYLOAD = FOLDER / "backend_payload.json"
+RAW = json.loads(PAYLOAD.read_text(encoding="utf-8"))
+
+
+def test_handoff_is_a_delegation_between_agents():
+    result = import_file("openai-agents", PAYLOAD)
+    trace = result.trace
+    assert [(e["type"], e["agent"], e.get("to") or e.get("tool"), e.get("tokens"))
+            for e in trace["events"]] == [
+        ("message", "Triage", None, 135),
+        ("orchestrator_decision", "Triage", "Refunds", None),
+        ("message", "Refunds", None, 230),
+        ("tool_call", "Refunds", "issue_refund", None),
+        ("tool_result", "Refunds", "issue_refund", None),
+        ("safety_event", "Refunds", None, None),  # the guardrail that triggered
+        ("message", "Refunds", None, None),
+    ]
+    decision = trace["events"][1]
+    assert decision["decision"] == "delegate"
+    handoffs = [e for e in trace["edges"] if e.get("mode") == "handoff"]
+    assert handoffs == [{"src": decision["id"], "dst": "span_resp00000000000000006",
+                         "type": "message", "mode": "handoff"}]
+    assert trace["events"][-1]["x_error"] is True
+    assert dict(result.skipped) == {"span: custom": 1, "span: guardrail": 1}
+    assert dict(result.repairs) == {NO_END: 1}
+    assert (trace["system"], trace["task_id"]) == ("OpenAI Agents SDK: Customer service",
+                                                   "openai-agents:conv_42")
+    assert validate_document(trace).problems == []
+    assert "an invented" not in dumps(trace)
+
+
+def test_json_lines_records_with_an_agent_run_as_a_tool():
+    trace = import_file("openai-agents", FOLDER / "processor.jsonl").trace
+    spawn = next(e for e in trace["events"] if e["type"] == "spawn")
+    assert (spawn["agent"], spawn["to"]) == ("Orchestrator", "Researcher")
+    assert trace["costs"]["tokens"] == 180  # prompt/completion and input/output usage keys
+    assert validate_document(trace).problems == []
+
+
+def changed(change) -> str:
+    document = copy.deepcopy(RAW)
+    change(document)
+    return json.dumps(document)
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ('{"data": {}}', "data", "data must be a list of records, found an object"),
+    ('{"data": [{"object": "trace", "id": "t"}]}', None,
+     "the file holds no spans (records with object 'trace.span')"),
+    ('{"data": [1]}', "data[0]", "a record must be an object, found a number"),
+    (changed(lambda d: d["data"][2].update(object="trace.event")), "data[2]",
+     "expected a record with object 'trace' or 'trace.span', found object 'trace.event'"),
+    (changed(lambda d: d["data"][2].update(span_data="x")), "data[2]",
+     "span span_guard000000000000002: span_data must be an object with a type, found a string"),
+    (changed(lambda d: d["data"][3].update(started_at=5)), "data[3]",
+     "span span_gen00000000000000003: started_at must be an ISO-8601 time, found 5"),
+    (changed(lambda d: d["data"][3].update(trace_id="trace_other")), None,
+     ("spans of 2 traces (trace_5a1b2c3d4e5f60718293a4b5c6d7e8f9, trace_other); import one "
+     "trace per file")),
+    ('{"object": "trace.span"}\n{"object": ', "2:12", "not JSON: Expecting value"),
+])
+def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
+    assert_source_error("openai-agents", tmp_path / "trace.json", text, where, message)
