@@ -17,7 +17,7 @@ NOTEBOOKS := $(filter-out notebooks/23_real_runs.ipynb,$(NOTEBOOKS))
 endif
 BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md) $(NOTEBOOKS) $(DATA)
 
-.PHONY: help install system-deps notebooks book test check-data stats clean freeze
+.PHONY: help install system-deps notebooks book test unit lint check-data stats clean freeze
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -49,6 +49,13 @@ test: book system-deps ## run every test: unit, data, nbval on the notebooks, br
 	$(BIN)/python -m pytest tests notebooks --nbval --nbval-sanitize-with nbval-sanitize.cfg \
 	  --nbval-current-env -p no:cacheprovider
 
+unit: $(STAMP)    ## the fast tests: package, data and commands (no chapters, no book, no browser)
+	$(BIN)/python -m pytest tests --ignore=tests/chapters --ignore=tests/book -p no:cacheprovider -q
+
+lint: $(STAMP)    ## ruff on the package, tests and scripts; nbQA + ruff on the executed chapters
+	$(BIN)/ruff check src tests scripts benchmarks book
+	$(BIN)/nbqa ruff notebooks/*.ipynb
+
 check-data: $(STAMP) ## validate the data files
 	$(BIN)/masrl check-data
 
@@ -56,7 +63,8 @@ stats: $(STAMP)  ## print the corpus statistics
 	$(BIN)/masrl stats
 
 freeze: $(STAMP) ## re-pin requirements.txt from the current .venv
-	$(BIN)/python -m pip freeze --exclude-editable | grep -v '^masrl' > requirements.txt.new
+	{ grep '^#' requirements.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v '^masrl'; } \
+	  > requirements.txt.new
 	mv requirements.txt.new requirements.txt
 
 clean:           ## remove the built book (keeps .venv and the executed notebooks)

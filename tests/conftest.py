@@ -1,13 +1,22 @@
-"""Shared fixtures: a private copy of the data directory that a test may damage."""
+"""Shared fixtures: a private copy of the data directory that a test may damage, the reference
+files, and the hand-written traces and logs under tests/fixtures (copied when a test damages
+them)."""
 
 from __future__ import annotations
 
+import copy
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from importer_helpers import FIXTURES as IMPORTER_FIXTURES
+from importer_helpers import edit
+from trace_helpers import FIXTURES as TRACE_FIXTURES
 
 from masrl import paths
+
+_SMALL = json.loads((TRACE_FIXTURES / "small.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -26,3 +35,37 @@ def reference_dir() -> Path:
         pytest.skip(f"reference data not available at {ref} (a fresh clone has no ../shared)")
     return ref
 
+
+@pytest.fixture
+def small() -> dict:
+    """A fresh copy of ``small.json`` (9 events, 10 edges; its metrics are computed by hand in
+    test_metrics.py) that a test may change."""
+    return copy.deepcopy(_SMALL)
+
+
+@pytest.fixture
+def write_trace(tmp_path: Path):
+    """Write a document (or raw text) to a file in a temporary directory; return its path."""
+    def write(document, name: str = "trace.json") -> Path:
+        path = tmp_path / name
+        text = document if isinstance(document, str) else json.dumps(document)
+        path.write_text(text, encoding="utf-8")
+        return path
+    return write
+
+
+@pytest.fixture
+def fixture_copy(tmp_path: Path):
+    """Copy one fixture folder (``otel``, ``claude_code``, ``who_and_when``) to a temporary
+    directory and return the copy's path; the committed fixtures are never modified."""
+    def copy_folder(folder: str) -> Path:
+        target = tmp_path / folder
+        shutil.copytree(IMPORTER_FIXTURES / folder, target)
+        return target
+    return copy_folder
+
+
+@pytest.fixture
+def edit_file():
+    """:func:`importer_helpers.edit`: replace text in a fixture copy, insisting it is there."""
+    return edit

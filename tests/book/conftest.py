@@ -9,9 +9,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from support import build_book
 
 from masrl import paths
-from support import build_book
 
 BUILD = paths.REPO_ROOT / "_build" / "html"
 CHROMIUM_FLAGS = [

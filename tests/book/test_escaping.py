@@ -8,8 +8,8 @@ import sys
 import pandas as pd
 import pytest
 import yaml
-
 from support import build_book
+
 from masrl import paths
 
 pytestmark = pytest.mark.browser

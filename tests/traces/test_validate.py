@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from masrl.traces.validate import validate_document, validate_file
 from trace_helpers import FIXTURES, event, found
+
+from masrl.traces.validate import validate_document, validate_file
 
 
 def test_the_small_fixture_is_valid_without_warnings(small):

@@ -18,7 +18,6 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-
 SEED = 20260503  # the spot-check's date; any fixed seed gives reproducible intervals
 RESAMPLES = 2000
 LEVEL = 0.95

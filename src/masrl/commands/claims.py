@@ -9,7 +9,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from masrl.commands.common import INVALID, OK, USAGE, add_data_dir_option, open_dataset, print_problems
+from masrl.commands.common import (
+    INVALID,
+    OK,
+    USAGE,
+    add_data_dir_option,
+    open_dataset,
+    print_problems,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -7,10 +7,18 @@ registers these sub-commands, and the trace commands should not pay for them at 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 
-from masrl.commands.common import INVALID, OK, USAGE, add_data_dir_option, open_dataset, print_problems
+from masrl.commands.common import (
+    INVALID,
+    OK,
+    USAGE,
+    add_data_dir_option,
+    open_dataset,
+    print_problems,
+)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,10 +41,8 @@ def run_check_data(args) -> int:
     if data is None:
         return USAGE
     problems = data.problems()
-    try:
+    with contextlib.suppress(DataError):  # an invalid ledger's own problems are listed already
         problems = sort_problems([*problems, *ledger_problems(data.claims)])
-    except DataError:
-        pass  # the ledger's own problems are listed already
     print_problems(problems)
     if problems:
         print(f"{len(problems)} problem(s) found", file=sys.stderr)

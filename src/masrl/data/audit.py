@@ -22,8 +22,8 @@ import pandera.pandas as pa
 
 from masrl import paths
 from masrl.data import tables
-from masrl.data.problems import DataProblem
 from masrl.data.pool import RECODED
+from masrl.data.problems import DataProblem
 from masrl.data.taxonomy import Taxonomy
 from masrl.data.vocabulary import Vocabulary
 

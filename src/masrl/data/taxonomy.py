@@ -14,11 +14,10 @@ from typing import Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
-from masrl.data import documents, tables
 from masrl import paths
+from masrl.data import documents, tables
 from masrl.data.problems import DataError, DataProblem
 from masrl.data.vocabulary import Vocabulary
-
 
 
 class _Entry(BaseModel):

@@ -11,7 +11,6 @@ import html
 import pandas as pd
 
 
-
 def link(url_cell: str, text: str) -> str:
     """An anchor to the first URL of a cell (cells may hold several, separated by ' ; ')."""
     url = url_cell.split(" ; ")[0]

@@ -15,10 +15,10 @@ import pandas as pd
 
 from masrl.presentation import charts
 from masrl.presentation.charts import OKABE_ITO
+from masrl.presentation.trace_views import agent_order
 from masrl.traces import metrics
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay
-from masrl.presentation.trace_views import agent_order
 
 # Event types grouped into seven kinds, one Okabe-Ito colour each; black is kept for the path.
 EVENT_KINDS = {

@@ -30,8 +30,8 @@ from masrl.traces.run import Run
 from masrl.traces.schema import SCHEMA_PATH, SCHEMA_VERSION, load_schema
 from masrl.traces.validate import (
     InvalidTraceError,
-    TraceProblem,
     Trace,
+    TraceProblem,
     ValidationReport,
     validate_document,
     validate_file,

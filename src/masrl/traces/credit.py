@@ -52,7 +52,6 @@ from math import factorial
 import numpy as np
 
 from masrl.traces.graph import EVENT_TYPES
-
 from masrl.traces.run import Run
 
 UNITS = ("team", "orchestrator", "role", "agent", "turn", "message", "tool_call", "token")

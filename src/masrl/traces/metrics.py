@@ -37,9 +37,8 @@ from collections.abc import Iterable
 import numpy as np
 
 from masrl.traces import graph
-from masrl.traces.schema import schema_enum
-
 from masrl.traces.run import Run
+from masrl.traces.schema import schema_enum
 
 UNSPECIFIED = "unspecified"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from importer_helpers import FIXTURES
 
 from masrl.traces.importers import detect, import_file
 from masrl.traces.importers.common import SourceError
-from importer_helpers import FIXTURES
 
 CASES = [
     ("otel/any_agent.json", "otel"),

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from masrl.traces import validate_document
 from masrl import paths
-from masrl.traces.real_runs import SOURCES, discover
+from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
+from masrl.traces.real_runs import SOURCES, discover
 
 REAL = paths.public_logs_dir()
 ABSENT = f"public logs not available at {REAL} (a fresh clone has no ../shared/traces)"

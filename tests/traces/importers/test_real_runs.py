@@ -124,5 +124,7 @@ def test_charts_have_titles_and_computed_descriptions(traces_dir):
     assert figure.title == "Critical steps against events"
     assert "2 of 4 runs lie on the diagonal (parallelism 1); the largest parallelism is 1.22." in (
         figure.description)
-    assert "WebSurfer 1" in charts.show(real_runs_charts.delegation_chart(real_runs.delegations(items))).description
-    assert "s1: main agent 64.3%" in charts.show(real_runs_charts.token_chart(real_runs.token_shares(items))).description
+    delegation = charts.show(real_runs_charts.delegation_chart(real_runs.delegations(items)))
+    assert "WebSurfer 1" in delegation.description
+    tokens = charts.show(real_runs_charts.token_chart(real_runs.token_shares(items)))
+    assert "s1: main agent 64.3%" in tokens.description

@@ -26,7 +26,8 @@ class Sample:
 
     ``document`` is the file parsed as one JSON document (``None`` when it is not one);
     ``records`` the JSON objects of its first :data:`SAMPLE_RECORDS` non-blank lines when the
-    file is JSON Lines (or its first objects when it holds JSON objects one after another) (``None`` otherwise, and for a file that is a single JSON document).
+    file is JSON Lines (or its first objects when it holds JSON objects one after another)
+    (``None`` otherwise, and for a file that is a single JSON document).
     """
 
     path: Path

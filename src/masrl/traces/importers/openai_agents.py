@@ -19,7 +19,8 @@ Spans become spans of :mod:`.spans` (id ``<span id>``; the shared mapping below)
   ``output``);
 * ``handoff`` -> ``orchestrator_decision`` ``delegate`` from ``from_agent``'s invocation to the
   next invocation of ``to_agent``, with a ``message`` edge of mode ``handoff``;
-* ``guardrail`` with ``triggered: true`` -> ``safety_event`` by the agent; a guardrail that did not trigger, and ``custom``, ``mcp_tools``, ``transcription``,
+* ``guardrail`` with ``triggered: true`` -> ``safety_event`` by the agent; a guardrail that did not
+  trigger, and ``custom``, ``mcp_tools``, ``transcription``,
   ``speech``, ``speech_group`` spans -> no event, counted as skipped (``span: custom``...);
 * a non-null ``error`` -> ``x_error: true``.
 

@@ -65,7 +65,8 @@ Fields, first attribute found:
 * error: status code ``ERROR``.
 
 Spans are joined into a tree and mapped to events and edges by the rules shared with the
-other span-based importers (below). Run fields: ``trace_id`` is ``otel:<trace id in hex>``; ``task_id`` the same (OpenTelemetry
+other span-based importers (below). Run fields: ``trace_id`` is ``otel:<trace id in hex>``;
+``task_id`` the same (OpenTelemetry
 records no task); ``system`` ``any-agent <version>`` when spans carry ``any_agent.version``,
 else the service name, else ``OpenTelemetry``; ``topology`` ``unknown``; no rewards.
 

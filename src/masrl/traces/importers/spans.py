@@ -307,7 +307,7 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
         _sequence(build, members)
     for outer, inner in nested:
         build.edge(outer.entry, inner.entry, "causal")
-    for child, (spawn, ret, parent) in bounds.items():
+    for child, (spawn, ret, _parent) in bounds.items():
         members = units.get(child, [])
         firsts, lasts = _ends(build, members)
         for unit in firsts:

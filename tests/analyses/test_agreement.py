@@ -5,10 +5,9 @@ from __future__ import annotations
 import math
 
 import pytest
-
 from support import replace_in
+
 from masrl.analyses import agreement
-from masrl.data import pool
 from masrl.data.dataset import Dataset
 
 

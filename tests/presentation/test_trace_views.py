@@ -10,9 +10,8 @@ from replay_examples import EXAMPLES, HOSTILE, NAMES, example, hostile_replay
 from trace_helpers import FIXTURES
 
 from masrl import paths
-from masrl.traces import credit, metrics
 from masrl.presentation import trace_views as views
-from masrl.traces import validate_file
+from masrl.traces import credit, metrics, validate_file
 
 
 @pytest.fixture(scope="module")

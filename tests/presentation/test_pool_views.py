@@ -7,11 +7,9 @@ import json
 import pandas as pd
 
 from masrl.analyses import axes
-from masrl.presentation import export, pool_views as views
-from masrl.data import pool
-from masrl.data.taxonomy import load_taxonomy
-from masrl.data.vocabulary import load_vocabulary
 from masrl.data.dataset import Dataset
+from masrl.presentation import export
+from masrl.presentation import pool_views as views
 
 
 def test_browse_frame_escapes_data_and_links_the_first_url():
@@ -38,7 +36,8 @@ def test_category_lists_follow_vocabulary_order_and_cover_the_pool():
 def test_downloads_round_trip(tmp_path):
     papers = Dataset().papers
     files = export.pool_downloads(papers, tmp_path)
-    assert pd.read_csv(files["csv"], dtype=str, keep_default_na=False)["key"].tolist() == papers["key"].tolist()
+    written = pd.read_csv(files["csv"], dtype=str, keep_default_na=False)
+    assert written["key"].tolist() == papers["key"].tolist()
     records = json.loads(files["json"].read_text(encoding="utf-8"))
     assert len(records) == 84 and records[0]["key"] == "magrpo" and records[0]["year"] == 2025
     assert files["bib"].read_text(encoding="utf-8").count("\n@") >= 83

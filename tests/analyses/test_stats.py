@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from masrl.data import pool
 from masrl.analyses import stats
-from masrl.data.vocabulary import load_vocabulary
 from masrl.data.dataset import Dataset
 
 PUBLISHED_COUNTS = {

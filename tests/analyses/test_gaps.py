@@ -6,10 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from masrl.data import audit, pool
 from masrl.analyses import gaps, stats
-from masrl.data.taxonomy import load_taxonomy
-from masrl.data.vocabulary import load_vocabulary
 from masrl.data.dataset import Dataset
 
 

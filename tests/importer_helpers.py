@@ -27,8 +27,7 @@ def assert_source_error(fmt: str, path: Path, text: str, where: str | None, mess
     """Importing ``text`` (written to ``path``) as ``fmt`` fails with ``PATH[:WHERE]: MESSAGE``."""
     import pytest
 
-    from masrl.traces.importers import import_file
-    from masrl.traces.importers import SourceError
+    from masrl.traces.importers import SourceError, import_file
 
     path.write_text(text, encoding="utf-8")
     with pytest.raises(SourceError) as caught:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from masrl import paths
-from masrl.traces import load_trace, Replay, replay, validate_document
+from masrl.traces import Replay, load_trace, replay, validate_document
 
 EXAMPLES = paths.DEFAULT_DATA_DIR / "traces" / "examples"
 NAMES = ["centralized", "planner_executor_critic", "debate", "swarm", "hierarchical", "harness"]

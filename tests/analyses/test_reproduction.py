@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 
 from masrl.analyses import reproduction, stats
-from masrl.data.vocabulary import load_vocabulary
 from masrl.data.dataset import Dataset
 
 

@@ -12,7 +12,6 @@ import re
 import pandas as pd
 import pytest
 
-from masrl.data import pool
 from masrl.data.dataset import Dataset
 
 pytestmark = pytest.mark.reference

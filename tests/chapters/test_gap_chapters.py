@@ -11,8 +11,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
-
 from support import replace_in
+
 from masrl import paths
 
 NOTEBOOKS = paths.REPO_ROOT / "notebooks"

@@ -8,12 +8,12 @@ import subprocess
 import sys
 
 import pytest
-
 from support import problem_lines, replace_in
+
 from masrl.analyses import claims
-from masrl.presentation import claims_views
-from masrl.data.problems import DataError
 from masrl.data.dataset import Dataset
+from masrl.data.problems import DataError
+from masrl.presentation import claims_views
 
 ONE_TAG = ("\nowl2025,,strict,", "\nowl2025,,broad,")  # a strict orchestrator reading, weakened
 

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from support import replace_in
-from masrl.data.problems import DataError
-from masrl.data.taxonomy import load_taxonomy
-from masrl.data.vocabulary import load_vocabulary
+
 from masrl.data.dataset import Dataset
+from masrl.data.problems import DataError
 
 
 def test_axes_have_the_survey_shape():

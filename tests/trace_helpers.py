@@ -7,7 +7,7 @@ from pathlib import Path
 from masrl.traces import Replay, replay
 from masrl.traces.validate import ValidationReport, validate_document
 
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "traces"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "traces"
 
 
 def found(report: ValidationReport) -> list[tuple[str, str, str, str, str]]:

@@ -13,9 +13,9 @@ from support import replace_in
 
 from masrl.analyses import scale
 from masrl.data import benchmark_results
+from masrl.data.dataset import Dataset
 from masrl.presentation import scale_views
 from masrl.traces import synthetic
-from masrl.data.dataset import Dataset
 
 
 def problem_lines(data_dir) -> list[str]:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
-
 from support import replace_in
-from masrl.data import bib, pool
-from masrl.data.problems import DataError
+
 from masrl.data.dataset import Dataset
+from masrl.data.problems import DataError
 
 
 def test_one_entry_per_pool_row_in_order():
@@ -41,6 +40,6 @@ def test_entry_missing_a_required_field(data_copy):
     start = text.index("{marft,")
     end = text.index("\n@", start)
     entry = text[start:end]
-    year_line = next(l for l in entry.splitlines() if l.strip().startswith("year"))
+    year_line = next(line for line in entry.splitlines() if line.strip().startswith("year"))
     replace_in(data_copy / "papers.bib", entry, entry.replace(year_line + "\n", ""))
     assert errors(data_copy) == ["papers.bib:marft:year: required field is missing"]

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 from support import problem_lines, replace_in
 
-from masrl.data import audit, pool
-from masrl.data.taxonomy import load_taxonomy
+from masrl.data import audit
 from masrl.data.dataset import Dataset
 
 # --- audit.csv ----------------------------------------------------------------------------------
