@@ -7,7 +7,7 @@ import shutil
 import pytest
 from importer_helpers import FIXTURES
 
-from masrl.traces.importers import detect, import_file
+from masrl.traces.importers import MODULES, detect, import_file
 from masrl.traces.importers.common import SourceError
 
 CASES = [
@@ -32,7 +32,7 @@ CASES = [
 def test_each_fixture_is_recognised_by_its_content(fixture, expected, tmp_path):
     renamed = tmp_path / "log.data"  # a name that says nothing about the format
     shutil.copy(FIXTURES / fixture, renamed)
-    found, reason = detect.detect(renamed)
+    found, reason = detect.detect(renamed, MODULES)
     assert found == expected
     assert reason
 
@@ -47,14 +47,14 @@ def test_unknown_content_names_what_was_found(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{"alpha": 1, "beta": []}')
     with pytest.raises(SourceError, match="no known log format.*keys alpha, beta"):
-        detect.detect(path)
+        detect.detect(path, MODULES)
 
 
 def test_neither_json_nor_json_lines(tmp_path):
     path = tmp_path / "x.txt"
     path.write_text("hello\nworld\n")
     with pytest.raises(SourceError, match=r"x.txt:1: neither JSON nor JSON Lines"):
-        detect.detect(path)
+        detect.detect(path, MODULES)
 
 
 def test_import_auto_command_says_what_it_chose(tmp_path, capsys):
@@ -75,6 +75,6 @@ def test_every_fixture_is_recognised_by_exactly_one_format():
     for folder, expected in folders.items():
         for path in sorted((FIXTURES / folder).iterdir()):
             if path.is_file():
-                assert detect.detect(path)[0] == expected, path
+                assert detect.detect(path, MODULES)[0] == expected, path
                 seen += 1
     assert seen >= 15

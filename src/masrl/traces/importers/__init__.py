@@ -48,7 +48,7 @@ def import_file(format: str, path: str | Path) -> ImportResult:
     """Import the log at ``path`` in ``format`` (a key of :data:`FORMATS`, or ``auto``: the
     format :func:`.detect.detect` recognises from the content, recorded in the result)."""
     if format == AUTO:
-        format, reason = detect.detect(path)
+        format, reason = detect.detect(path, MODULES)
         result = FORMATS[format](Path(path))
         result.detected = reason
         return result

@@ -36,12 +36,15 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections import Counter, deque
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from masrl.files import write_text_atomically
+from masrl.traces import graph
 from masrl.traces.schema import SCHEMA_VERSION
 
 
@@ -219,38 +222,29 @@ class TraceBuilder:
         self.edges.append(edge)
         return True
 
-    def has_edge(self, src: str, dst: str) -> bool:
-        return (src, dst) in self._edge_keys
-
     def raise_times(self) -> int:
         """Raise each event's start to the latest start among its dependencies; return how many
-        events moved. Processes events in a topological order of the edges (Kahn, emission
-        order among ready events); a cycle is an importer bug."""
-        successors: dict[str, list[str]] = {e["id"]: [] for e in self.events}
-        indegree = dict.fromkeys(successors, 0)
-        for edge in self.edges:
-            successors[edge["src"]].append(edge["dst"])
-            indegree[edge["dst"]] += 1
-        ready = deque(i for i, d in indegree.items() if d == 0)
-        latest = {i: self.by_id[i]["t"] for i in successors}
-        moved, seen = 0, 0
-        while ready:
-            current = ready.popleft()
-            seen += 1
-            event = self.by_id[current]
-            if latest[current] > event["t"]:
-                shift = latest[current] - event["t"]
-                event["t"] = latest[current]
+        events moved. Events are visited in a topological order of the edges
+        (:func:`masrl.traces.graph.kahn_order`, emission order among ready events); a cycle is an
+        importer bug."""
+        position = {e["id"]: k for k, e in enumerate(self.events)}
+        src = np.array([position[e["src"]] for e in self.edges], dtype=np.int64)
+        dst = np.array([position[e["dst"]] for e in self.edges], dtype=np.int64)
+        order = graph.kahn_order(len(self.events), src, dst)
+        if order is None:
+            raise AssertionError("importer bug: the edges form a cycle")
+        sources: dict[int, list[int]] = {}
+        for u, v in zip(src.tolist(), dst.tolist()):
+            sources.setdefault(v, []).append(u)
+        moved = 0
+        for node in order.tolist():
+            event = self.events[node]
+            latest = max((self.events[u]["t"] for u in sources.get(node, ())), default=event["t"])
+            if latest > event["t"]:
+                event["t"] = latest
                 if "t_end" in event and event["t_end"] < event["t"]:
                     event["t_end"] = event["t"]
-                moved += shift > 0
-            for nxt in successors[current]:
-                latest[nxt] = max(latest[nxt], event["t"])
-                indegree[nxt] -= 1
-                if indegree[nxt] == 0:
-                    ready.append(nxt)
-        if seen != len(successors):
-            raise AssertionError("importer bug: the edges form a cycle")
+                moved += 1
         return moved
 
     def count(self, type: str) -> int:
@@ -275,13 +269,6 @@ class TraceBuilder:
 def _dropped(value: Any) -> bool:
     return value is None or (isinstance(value, str) and value == "")
 
-
-def seconds(ticks: int, per_second: int) -> float:
-    """Integer ticks (micro- or nanoseconds) as seconds, reproducibly."""
-    return ticks / per_second
-
-
-# ---------------------------------------------------------------------------------- writing
 
 def dumps(document: dict) -> str:
     """The trace as UTF-8 JSON text: one space of indentation, keys in insertion order."""

@@ -3,16 +3,19 @@
 Every importer module has ``sniff(sample) -> str | None``: given a :class:`Sample` of the file
 (its parsed JSON document, or its first JSON Lines records), it returns a short reason when the
 file is in its format (``"OTLP JSON: resourceSpans/scopeSpans"``) and ``None`` otherwise.
-:func:`detect` asks every format in :data:`masrl.traces.importers.FORMATS` order and returns the
-one that recognises the file, with its reason; no format, or more than one, is a
-:class:`SourceError` that lists what was found.
+:func:`detect` asks every format of the registry it is given
+(:data:`masrl.traces.importers.MODULES`), in order, and returns the one that recognises the
+file, with its reason; no format, or more than one, is a :class:`SourceError` that lists what
+was found.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from masrl.traces.importers.common import SourceError, read_text
@@ -90,19 +93,17 @@ def _concatenated(text: str) -> list[dict]:
     return found
 
 
-def detect(path: str | Path) -> tuple[str, str]:
+def detect(path: str | Path, modules: Mapping[str, ModuleType]) -> tuple[str, str]:
     """``(format, reason)`` of the log at ``path``; a :class:`SourceError` when no format or
     several formats recognise it."""
-    from masrl.traces.importers import MODULES
-
     seen = sample(path)
-    found = [(name, reason) for name, module in MODULES.items()
+    found = [(name, reason) for name, module in modules.items()
              if (reason := module.sniff(seen)) is not None]
     if len(found) == 1:
         return found[0]
     if not found:
         raise SourceError(path, None, f"no known log format recognises this file ({_shape(seen)}); "
-                          f"name one of: {', '.join(MODULES)}")
+                          f"name one of: {', '.join(modules)}")
     raise SourceError(path, None, "several formats recognise this file: " + "; ".join(
         f"{name} ({reason})" for name, reason in found) + "; name the format instead of 'auto'")
 
