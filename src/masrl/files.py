@@ -1,22 +1,145 @@
-"""Writing files without ever leaving half of one: the package's one atomic writer.
+"""Reading and writing files safely: the package's one way in and one way out.
 
-Text goes to a temporary file beside the target, is flushed to disk, then renamed over the
-target, so a reader sees the old file or the new one, never a mix; on any failure the temporary
-file is removed and the old target is kept.
+In: :func:`read_input` reads a regular file of bounded size. A missing file, a directory, a
+symbolic-link loop, a FIFO or a device (``/dev/zero``) is refused before anything is read, so
+nothing hangs and nothing fills the memory; the :class:`InputError` names the file and says why.
+
+Out: :func:`write_text_atomically` writes text to a temporary file beside the target, flushes it
+to disk, then renames it over the target, so a reader sees the old file or the new one, never a
+mix; on any failure (a full disk, say) the temporary file is removed and the old target is kept.
+It refuses to overwrite a file the command is reading (``-o`` naming its own input, however the
+path is spelled), and never renames over a device or a FIFO: ``/dev/null`` and ``/dev/stdout``
+are written directly, a FIFO only when a reader is waiting.
 """
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
+MAX_INPUT_BYTES = 8 * 1024**3  # 8 GiB: a corpus file of thousands of traces fits, /dev/zero not
+LIMIT_VARIABLE = "MASRL_MAX_INPUT_BYTES"
 
-def write_text_atomically(path: str | os.PathLike, text: str) -> Path:
-    """Write ``text`` (UTF-8, newlines as given) to ``path`` atomically; return the path."""
+
+class InputError(OSError):
+    """A file that cannot be read as input: ``FILE: reason``."""
+
+    def __init__(self, path: str | os.PathLike, reason: str):
+        self.path, self.reason = str(path), reason
+        super().__init__(f"{self.path}: {reason}")
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+class OutputError(OSError):
+    """A target that cannot (or must not) be written: ``FILE: reason``."""
+
+    def __init__(self, path: str | os.PathLike, reason: str):
+        self.path, self.reason = str(path), reason
+        super().__init__(f"{self.path}: {reason}")
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.reason}"
+
+
+def input_limit() -> int:
+    """The largest input in bytes: ``$MASRL_MAX_INPUT_BYTES`` when set, else 8 GiB."""
+    value = os.environ.get(LIMIT_VARIABLE, "")
+    return int(value) if value.isascii() and value.isdigit() else MAX_INPUT_BYTES
+
+
+def check_input(path: str | os.PathLike, limit: int | None = None) -> os.stat_result:
+    """Raise :class:`InputError` unless ``path`` is a readable regular file of at most
+    ``limit`` bytes (default :func:`input_limit`); return its status."""
+    limit = input_limit() if limit is None else limit
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except OSError as exc:
+        raise InputError(path, _reason(exc)) from None
+    if stat.S_ISDIR(status.st_mode):
+        raise InputError(path, "a directory, not a file")
+    if not stat.S_ISREG(status.st_mode):
+        raise InputError(path, "not a regular file (a FIFO, device or socket); give a file")
+    if status.st_size > limit:
+        raise InputError(path, f"{status.st_size} bytes, more than the limit of {limit} bytes "
+                               f"(set {LIMIT_VARIABLE} to raise it)")
+    return status
+
+
+def read_input(path: str | os.PathLike, limit: int | None = None) -> bytes:
+    """The bytes of a regular file of bounded size (see :func:`check_input`)."""
+    limit = input_limit() if limit is None else limit
+    check_input(path, limit)
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        raise InputError(path, _reason(exc)) from None
+    if len(data) > limit:  # the file grew while we read it
+        raise InputError(path, f"more than the limit of {limit} bytes "
+                               f"(set {LIMIT_VARIABLE} to raise it)")
+    return data
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno == errno.ELOOP:
+        return "a loop of symbolic links"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, IsADirectoryError):
+        return "a directory, not a file"
+    return exc.strerror or str(exc)
+
+
+def same_file(a: str | os.PathLike, b: str | os.PathLike) -> bool:
+    """Whether two paths name one existing file (``./x/../in.json`` and ``in.json``, a link)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def write_text_atomically(path: str | os.PathLike, text: str,
+                          inputs: Iterable[str | os.PathLike] = ()) -> Path:
+    """Write ``text`` (UTF-8, newlines as given) to ``path``; return the path.
+
+    A regular target is replaced atomically (see the module docstring); a device or a FIFO is
+    written directly. :class:`OutputError` when ``path`` is empty, a directory, one of
+    ``inputs``, or cannot be written (its message says why; the old target is kept).
+    """
+    if str(path) == "":
+        raise OutputError("''", "an empty output path; name a file")
     target = Path(path)
-    handle, partial = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.",
-                                       suffix=".partial")
+    for source in inputs:
+        if same_file(target, source):
+            raise OutputError(path, f"is the input {source}; writing it would destroy what is "
+                                    "read; choose another output")
+    try:
+        status = os.stat(target)
+    except FileNotFoundError:
+        status = None
+    except OSError as exc:
+        raise OutputError(path, _reason(exc)) from None
+    if status is not None and stat.S_ISDIR(status.st_mode):
+        raise OutputError(path, "a directory; name a file inside it")
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        _write_directly(target, text)
+        return target
+    folder = target.parent
+    if not folder.is_dir():
+        raise OutputError(path, f"the folder {folder} does not exist")
+    try:
+        handle, partial = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.",
+                                           suffix=".partial")
+    except OSError as exc:
+        raise OutputError(path, f"cannot write in {folder}: {_reason(exc)}") from None
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as out:
             out.write(text)
@@ -24,7 +147,26 @@ def write_text_atomically(path: str | os.PathLike, text: str) -> Path:
             os.fsync(out.fileno())
         os.chmod(partial, 0o644)
         os.replace(partial, target)
+    except OSError as exc:
+        Path(partial).unlink(missing_ok=True)
+        raise OutputError(path, f"not written ({_reason(exc)}); the old file, if any, is kept"
+                          ) from None
     except BaseException:
         Path(partial).unlink(missing_ok=True)
         raise
     return target
+
+
+def _write_directly(target: Path, text: str) -> None:
+    """Write to a device or a FIFO without replacing it (a FIFO needs a reader already)."""
+    try:
+        descriptor = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        reason = "a FIFO with no reader" if exc.errno == errno.ENXIO else _reason(exc)
+        raise OutputError(target, reason) from None
+    try:
+        os.set_blocking(descriptor, True)
+        with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+    except OSError as exc:
+        raise OutputError(target, f"not written ({_reason(exc)})") from None

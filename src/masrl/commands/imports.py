@@ -19,6 +19,7 @@ import json
 import sys
 
 from masrl.commands.common import INVALID, OK, USAGE
+from masrl.files import OutputError
 from masrl.traces.importers import AUTO, FORMATS, SourceError, import_file, write_trace
 from masrl.traces.validate import validate_document
 
@@ -64,8 +65,8 @@ def run_import(args: argparse.Namespace) -> int:
         return INVALID
     try:
         write_trace(result.trace, args.output)
-    except (FileNotFoundError, IsADirectoryError, PermissionError, NotADirectoryError) as exc:
-        print(f"{args.output}: error: cannot write: {exc.strerror}", file=sys.stderr)
+    except OutputError as exc:
+        print(f"{args.output}: error: cannot write: {exc.reason}", file=sys.stderr)
         return USAGE
     print(describe(summary), file=sys.stderr)
     _print_json(summary, args.json)
