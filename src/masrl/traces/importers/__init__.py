@@ -5,7 +5,10 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 
 * ``otel``: OpenTelemetry GenAI spans, any-agent export or OTLP/JSON (:mod:`.otel`);
 * ``claude-code``: a Claude Code session with its sub-agents (:mod:`.claude_code`);
-* ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`).
+* ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`);
+* ``atif``: an ATIF trajectory (Agent Trajectory Interchange Format v1.7/v1.8) with its
+  sub-agent trajectories (:mod:`.atif`);
+* ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -22,10 +25,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from masrl.traces.importers import claude_code, detect, otel, who_and_when
+from masrl.traces.importers import atif, claude_code, codex, detect, otel, who_and_when
 from masrl.traces.importers.common import ImportResult, SourceError, dumps, write_trace
 
-MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when}
+MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when, "atif": atif,
+           "codex": codex}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}
