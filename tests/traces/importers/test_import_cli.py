@@ -14,10 +14,12 @@ from masrl.traces.importers import dumps, import_file, who_and_when
 SESSION = FIXTURES / "claude_code" / "s1.jsonl"
 MAGENTIC = FIXTURES / "who_and_when" / "magentic_one.json"
 OTEL = FIXTURES / "otel" / "any_agent.json"
+ATIF = FIXTURES / "atif" / "delegation.json"
+CODEX = next((FIXTURES / "codex").glob("rollout-*aaaa.jsonl"))
 
 
 @pytest.mark.parametrize("fmt, source", [("claude-code", SESSION), ("who-and-when", MAGENTIC),
-                                         ("otel", OTEL)])
+                                         ("otel", OTEL), ("atif", ATIF), ("codex", CODEX)])
 def test_import_writes_the_trace_and_exits_0(tmp_path, capsys, fmt, source):
     out = tmp_path / "trace.json"
     assert main(["import", fmt, str(source), "-o", str(out)]) == 0
@@ -146,5 +148,5 @@ def test_usage_errors_exit_2(argv, capsys):
     assert "usage: masrl import" in capsys.readouterr().err
 
 
-def test_format_names_are_exactly_the_three():
-    assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when"]
+def test_format_names_are_exact():
+    assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "atif", "codex"]

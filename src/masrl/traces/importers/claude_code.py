@@ -969,7 +969,7 @@ def _place(record: Record) -> tuple[Path, int]:
 def sniff(sample) -> str | None:
     """JSON Lines records with ``sessionId`` and ``uuid`` (see
     :mod:`masrl.traces.importers.detect`)."""
-    records = sample.records or []
+    records = sample.lines
     if any("sessionId" in r and "uuid" in r for r in records):
         return "JSON Lines records with sessionId and uuid"
     return None

@@ -452,7 +452,7 @@ class _Session:
 def sniff(sample) -> str | None:
     """JSON Lines records ``{timestamp, type, payload}`` whose first is ``session_meta`` (see
     :mod:`masrl.traces.importers.detect`)."""
-    records = sample.records or []
+    records = sample.lines
     if records and records[0].get("type") == "session_meta" and isinstance(
             records[0].get("payload"), dict) and all("payload" in r for r in records):
         return "JSON Lines rollout records (type, payload), the first a session_meta"
