@@ -13,9 +13,10 @@ Mapping (one step per event, in the order of ``t`` then of the file):
   every agent that nothing spawns; each spawned agent gets its own trajectory
   (``trajectory_id`` its name), embedded in the trajectory of the agent that first spawned it.
 * **Steps.** An event of a *human* agent (one with an event of ``role`` ``human`` or ``user``, or
-  of type ``human_intervention``) is a ``user`` step; a ``tool_result`` that answers no ``tool_call`` is a ``system`` step; every other event
-  is an ``agent`` step. A ``tool_call`` step has one ``tool_calls`` entry (``tool_call_id`` the
-  event id, ``function_name`` its ``tool``, ``arguments`` ``{}``: the trace holds no arguments);
+  of type ``human_intervention``) is a ``user`` step; a ``tool_result`` that answers no
+  ``tool_call`` is a ``system`` step; every other event is an ``agent`` step. A ``tool_call``
+  step has one ``tool_calls`` entry (``tool_call_id`` the event id, ``function_name`` its
+  ``tool``, ``arguments`` ``{}``: the trace holds no arguments);
   the ``tool_result`` events that depend on it (a ``tool_dependency`` edge) are the results of
   its observation (``source_call_id`` the call). A ``spawn`` step's observation has one result
   that references the spawned agent's trajectory and carries the sub-agent's first ``return``.

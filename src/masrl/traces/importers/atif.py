@@ -121,8 +121,10 @@ def _masrl(extra) -> dict | None:
 
 
 def _restorable(block: dict | None) -> bool:
-    return block is not None and all(isinstance(block.get(k), str) for k in ("id", "type", "agent")) \
-        and isinstance(block.get("t"), (int, float))
+    """Whether an ``extra.masrl`` block holds an event (an id, a type, an agent and a time)."""
+    return (block is not None
+            and all(isinstance(block.get(k), str) for k in ("id", "type", "agent"))
+            and isinstance(block.get("t"), (int, float)))
 
 
 class _Import:
@@ -134,6 +136,8 @@ class _Import:
         self.walked: set[int] = set()
         self.index: dict[str, Trajectory] = {}  # every embedded trajectory by its id
         self.start: int | None = None
+        self.place_of: dict[str, str] = {}  # embedded trajectory id -> its place in the file
+        self._files: dict[str, Trajectory] = {}  # trajectory_path files, read once
 
     # ------------------------------------------------------------------ reading
 
@@ -159,7 +163,6 @@ class _Import:
         return self.result.with_provenance()
 
     def register(self, trajectory: Trajectory, where: str = "") -> None:
-        self.place_of = getattr(self, "place_of", {})
         for i, sub in enumerate(trajectory.subagent_trajectories or []):
             place = f"{where}subagent_trajectories[{i}]"
             self.index.setdefault(sub.trajectory_id, sub)
@@ -181,7 +184,7 @@ class _Import:
             if not file.is_file():
                 raise SourceError(self.path, where, f"trajectory_path {ref.trajectory_path!r} "
                                   "names no file beside the trajectory")
-            files = self.__dict__.setdefault("_files", {})
+            files = self._files
             if str(file) not in files:
                 self.result.files.append(str(file))
                 files[str(file)] = parse(read_json(file), file)

@@ -180,6 +180,10 @@ class Session:
         self.memo: dict[str, tuple] = {}  # uuid -> (anchor events, dangling) (see anchor)
         self.dangling = False  # whether the last anchor() walk ended at an unknown uuid
         self.answers: set[tuple[str, str]] = set()  # (tool_call, its tool_result) event ids
+        self.session_id: str | None = None
+        self.files: dict[str, Path] = {}  # agentId -> its sub-agent log (see sub_agent_files)
+        self.inline: list[Sidechain] = []  # the main file's sidechains (v1.0.x)
+        self._parsed: dict[str, list[Record]] = {}  # agentId -> its file's records, read once
 
     # ------------------------------------------------------------------ reading and discovery
 
@@ -267,10 +271,10 @@ class Session:
 
     def parsed(self, agent_id: str) -> list[Record]:
         """The records of the sub-agent file of ``agent_id``, read once (not yet registered)."""
-        cache = self.__dict__.setdefault("_parsed", {})
-        if agent_id not in cache:
-            cache[agent_id] = self.parse(self.files[agent_id], agent_id, f"agent-{agent_id}")
-        return cache[agent_id]
+        if agent_id not in self._parsed:
+            self._parsed[agent_id] = self.parse(self.files[agent_id], agent_id,
+                                                f"agent-{agent_id}")
+        return self._parsed[agent_id]
 
     def task_children(self, parent: Agent) -> list[Agent]:
         """The sub-agents spawned by ``parent``'s Task calls, with their records."""
