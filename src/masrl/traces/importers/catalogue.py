@@ -14,6 +14,7 @@ what each hand-written fixture gives when imported.
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -22,11 +23,11 @@ from masrl.traces.importers import MODULES, SourceError, detect, import_file
 
 
 def recognises(module) -> str:
-    """The first sentence of ``module.sniff``'s docstring, without the reference to
-    :mod:`detect` (``(see ...)``)."""
+    """``module.sniff``'s docstring as plain text (no double backquotes), without its reference
+    to :mod:`detect` (``(see ...)`` or ``; see ...``)."""
     text = " ".join((inspect.getdoc(module.sniff) or "").split())
-    text = text.split(" (see ")[0]
-    return text.rstrip(".") + "."
+    text = re.split(r"\s*[(;]\s*see :mod:", text)[0]
+    return text.replace("``", "").rstrip(".") + "."
 
 
 def formats_table() -> pd.DataFrame:
