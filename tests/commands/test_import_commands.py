@@ -14,10 +14,12 @@ from masrl.traces.importers import dumps, import_file, who_and_when
 SESSION = FIXTURES / "claude_code" / "s1.jsonl"
 MAGENTIC = FIXTURES / "who_and_when" / "magentic_one.json"
 OTEL = FIXTURES / "otel" / "any_agent.json"
+ATIF = FIXTURES / "atif" / "delegation.json"
+CODEX = next((FIXTURES / "codex").glob("rollout-*aaaa.jsonl"))
 
 
 @pytest.mark.parametrize("fmt, source", [("claude-code", SESSION), ("who-and-when", MAGENTIC),
-                                         ("otel", OTEL)])
+                                         ("otel", OTEL), ("atif", ATIF), ("codex", CODEX)])
 def test_import_writes_the_trace_and_exits_0(tmp_path, capsys, fmt, source):
     out = tmp_path / "trace.json"
     assert main(["import", fmt, str(source), "-o", str(out)]) == 0
@@ -131,7 +133,7 @@ def test_unwritable_output_exits_2(tmp_path, capsys):
     out = tmp_path / "no" / "such" / "dir" / "t.json"
     assert main(["import", "otel", str(OTEL), "-o", str(out)]) == 2
     assert capsys.readouterr().err.splitlines()[-1] == (
-        f"{out}: error: cannot write: No such file or directory")
+        f"{out}: error: cannot write: the folder {out.parent} does not exist")
 
 
 @pytest.mark.parametrize("argv", [
@@ -148,4 +150,4 @@ def test_usage_errors_exit_2(argv, capsys):
 
 def test_format_names_are_exact():
     assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
-                                       "openai-agents"]
+                                       "openai-agents", "atif", "codex"]

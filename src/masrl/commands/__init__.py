@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "masrl.commands.claims",
     "masrl.commands.traces",
     "masrl.commands.imports",
+    "masrl.commands.exports",
 )
 
 

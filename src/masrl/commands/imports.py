@@ -1,7 +1,9 @@
 """``masrl import FORMAT SRC -o OUT``: turn a real multi-agent log into a validated trace.
 
-FORMAT is one of ``otel``, ``claude-code``, ``who-and-when``, ``langfuse``, ``openai-agents``, or
-``auto`` (see :mod:`masrl.traces.importers`). The trace is validated before it is written; OUT is written
+FORMAT is ``auto`` (recognised from the content) or one of the formats of
+:data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
+``openai-agents``, ``atif``, ``codex``; see :mod:`masrl.traces.importers`). The trace is validated
+before it is written; OUT is written
 atomically (a temporary file, then a rename) and only when the trace is valid. A summary goes to
 stderr (events, edges, agents, counted skips and repairs, validation warnings); ``--json`` also
 prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
@@ -29,13 +31,15 @@ def register(subparsers) -> None:
     command = subparsers.add_parser(
         "import", help="import a real multi-agent log as an orchestration trace",
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
-        "sub-agents, a Who&When log, a Langfuse trace or OpenAI Agents SDK spans) as an "
+        "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
+        "trajectory, a Codex CLI rollout) as an "
         "orchestration trace, validate it and write it.")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "
                          + ", ".join(FORMATS))
-    command.add_argument("source", metavar="SRC", help="the log file (for claude-code, the "
-                         "main session file; its sub-agent files are found beside it)")
+    command.add_argument("source", metavar="SRC", help="the log file (for claude-code and "
+                         "codex, the main session file; its sub-agent files are found beside "
+                         "it)")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
                          help="the trace file to write")
     command.add_argument("--json", action="store_true",

@@ -10,6 +10,10 @@ from importer_helpers import FIXTURES
 from masrl.traces.importers import MODULES, detect, import_file
 from masrl.traces.importers.common import SourceError
 
+EVERY_FIXTURE = [(path, fmt) for fmt in MODULES
+                 for path in sorted((FIXTURES / fmt.replace("-", "_")).rglob("*"))
+                 if path.suffix in (".json", ".jsonl", ".log")]
+
 CASES = [
     ("otel/any_agent.json", "otel"),
     ("otel/otlp.json", "otel"),
@@ -35,6 +39,20 @@ def test_each_fixture_is_recognised_by_its_content(fixture, expected, tmp_path):
     found, reason = detect.detect(renamed, MODULES)
     assert found == expected
     assert reason
+
+
+def test_every_format_has_fixtures():
+    assert {fmt for _, fmt in EVERY_FIXTURE} == set(MODULES)
+
+
+@pytest.mark.parametrize("path,expected", EVERY_FIXTURE,
+                         ids=[str(p.relative_to(FIXTURES)) for p, _ in EVERY_FIXTURE])
+def test_every_fixture_is_recognised_as_exactly_its_own_format(path, expected):
+    """Every fixture file of every importer (the layouts of Claude Code, sub-agent logs
+    included) is recognised by its own format's sniffer and by no other."""
+    seen = detect.sample(path)
+    found = [name for name, module in MODULES.items() if module.sniff(seen) is not None]
+    assert found == [expected]
 
 
 def test_auto_import_records_the_choice(tmp_path):

@@ -296,8 +296,7 @@ def first_line(path) -> str:
      '"timestamp":"2026-01-01T10:00:00.000Z","isSidechain":false'),
      ('"uuid":"u1","parentUuid":null,"sessionId":"s1","version":"9.9.9",'
      '"timestamp":"2026-01-01T10:00:00.000Z","isSidechain":true'), 2,
-     ("sidechain record in the main session file (sub-agent records are expected in "
-     "<session>/subagents/agent-<id>.jsonl)")),
+     "sidechain records (a sub-agent, from here on) that no Task tool call of s1.jsonl spawns"),
     ('{"type":"queue-operation","operation":"enqueue"', '[1, 2, {"type":"queue-operation"', 18,
      "not a JSON record (Expecting ',' delimiter at column 115); is the line truncated?"),
     ('"content":"and be quick"}', '"content":"and be quick"}\n[1, 2]', 19,

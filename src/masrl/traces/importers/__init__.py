@@ -9,7 +9,10 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 * ``langfuse``: a Langfuse trace with its observations (:mod:`.langfuse`);
 * ``openai-agents``: OpenAI Agents SDK traces and spans (:mod:`.openai_agents`);
 * ``claude-code``: a Claude Code session with its sub-agents (:mod:`.claude_code`);
-* ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`).
+* ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`);
+* ``atif``: an ATIF trajectory (Agent Trajectory Interchange Format v1.7/v1.8) with its
+  sub-agent trajectories (:mod:`.atif`);
+* ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -27,7 +30,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from masrl.traces.importers import (
+    atif,
     claude_code,
+    codex,
     detect,
     langfuse,
     openai_agents,
@@ -37,7 +42,7 @@ from masrl.traces.importers import (
 from masrl.traces.importers.common import ImportResult, SourceError, dumps, write_trace
 
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
-           "langfuse": langfuse, "openai-agents": openai_agents}
+           "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}

@@ -1,15 +1,27 @@
 """Import a Claude Code session (JSON Lines, with its sub-agents) as an orchestration trace.
 
-Source: the main session file ``<session>.jsonl``; sub-agent logs are read from
-``<session>/subagents/agent-<agentId>.jsonl`` beside it when that folder exists. Every record has
-a ``type``; conversation records carry ``uuid``, ``parentUuid`` (the record they follow) and an
-ISO ``timestamp`` (milliseconds). A model response is streamed as several ``assistant`` records,
-one content block each, that share ``message.id``.
+Source: the main session file ``<session>.jsonl`` (in ``~/.claude/projects/<project>/``). Every
+record has a ``type``; conversation records carry ``uuid``, ``parentUuid`` (the record they
+follow) and an ISO ``timestamp`` (milliseconds). A model response is streamed as several
+``assistant`` records, one content block each, that share ``message.id``. Sub-agent records
+(``isSidechain: true``) lie in one of three layouts, all read:
+
+* current (2.1.x): ``<session>/subagents/agent-<agentId>.jsonl`` beside the session file;
+* v2.0.x: ``agent-<agentId>.jsonl`` in the same folder as the session file; a file belongs to
+  the session when its records' ``sessionId`` is the session's (other sessions' files are left
+  alone);
+* v1.0.x: inline in the main file; the sidechain records that chain (``parentUuid``) to one
+  root record are one sub-agent.
+
+A ``Task`` call finds its sub-agent by the ``agentId`` the log names (``agent_progress``
+records, the call's ``toolUseResult``); without one, by its prompt (the sub-agent's first record
+repeats the call's ``prompt``); an inline sidechain matching no prompt joins the earliest Task
+call before it that has none (a counted repair).
 
 Agents: ``main`` (the session's agent), ``user`` (the human), and one agent per sub-agent:
-``agent-<agentId>`` for a ``Task`` tool call (named ``Agent`` in later versions), whose
-``agentId`` comes from the ``agent_progress`` records of the call or from its result, and
-``agent-acompact-<id>`` for a context-compaction run (role ``compaction``). Tool results are
+``agent-<agentId>`` for a ``Task`` tool call (named ``Agent`` in later versions), or
+``task-<tool_use id>`` when the log names no ``agentId`` (v1.0.x), and ``agent-acompact-<id>``
+for a context-compaction run (role ``compaction``). Tool results are
 events of the agent that called the tool, ``tool`` naming the tool (the schema also allows the
 tool's name as agent; keeping the caller stops tools from counting as agents).
 
@@ -28,10 +40,15 @@ several; ``x_source`` ``FILE:LINE``):
   (its prompt) is carried by the spawn event, not repeated (a counted repair). ``isMeta``
   records (context the harness injects) and the ``isCompactSummary`` record (the summary a
   compaction hands back, carried by its return) are skipped (counted).
-* A compaction run gets a ``spawn`` by the agent whose record its prompt follows (at the prompt's
-  time; id and ``x_source`` of the prompt) and a ``return`` at the main log's
-  ``compact_boundary`` record whose ``logicalParentUuid`` is that same record. Its records before
-  the prompt are ``isMeta`` copies of context and are skipped (counted).
+* A compaction run summarises the context of the agent whose log holds the ``compact_boundary``
+  record whose ``logicalParentUuid`` is the record the compaction's prompt follows; that agent
+  (else the agent of that record, else ``main``) spawns it at the prompt's time (id and
+  ``x_source`` of the prompt), and the boundary record is its ``return``. The record the prompt
+  follows is the nearest one up the prompt's ``parentUuid`` chain that is not one of the
+  compaction's own records (passing its own ``isMeta`` copies is counted; taking the first
+  parent blindly made the compaction its own spawner). A compaction whose chain of spawners
+  would still come back to it is spawned by ``main`` (counted). Its records before the prompt are
+  ``isMeta`` copies of context and are skipped (counted).
 * ``progress`` records of type ``agent_progress`` carry a sub-agent's records: when the
   sub-agent's own file exists they repeat it and are skipped (counted); records missing from the
   file (or every record, when there is no file) are used, chained in order since they carry no
@@ -75,14 +92,19 @@ Run level: ``trace_id`` ``claude-code:<sessionId>``, ``task_id`` the ``sessionId
 What is lost: all text (hashed), thinking blocks, hook and command output, file snapshots, the
 todo list, permission modes and working directories.
 
-Errors (exit 1): a line that is not a JSON object (a truncated line), an unknown record type or
-content block type, a mapped record without a timestamp or with an unreadable one, a sidechain
-record in the main file, a sub-agent file that no ``Task`` call spawns, a compaction file without
-its prompt.
+Errors (exit 1), each naming the file and line: a line that is not a JSON object (a truncated
+line), an unknown record type or content block type, a field of the wrong JSON type (``message``
+and content blocks must be objects, ``message.content`` a string or an array, ids strings, a
+``tool_use`` input an object: the message names the field, e.g. ``message.content[0].id``), a
+mapped record without a timestamp or with an unreadable one, ``parentUuid`` links that form a
+loop (the message lists it; walking it would never end), inline sidechain records or a sub-agent
+file that no ``Task`` call spawns, a compaction file without its prompt, and a sub-agent log
+imported on its own (every record a sidechain record).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -93,6 +115,7 @@ from masrl.traces.importers.common import (
     TraceBuilder,
     content_ref,
     read_jsonl,
+    read_text,
 )
 
 FORMAT = "claude-code"
@@ -134,6 +157,7 @@ class Agent:
     spawn_mode: str | None = None
     task_id: str | None = None  # the tool_use id that spawned it
     prompt_uuid: str | None = None  # the record carried by the spawn event
+    follows: str | None = None  # a compaction: the uuid of the record its prompt follows
 
 
 class Session:
@@ -156,6 +180,10 @@ class Session:
         self.memo: dict[str, tuple] = {}  # uuid -> (anchor events, dangling) (see anchor)
         self.dangling = False  # whether the last anchor() walk ended at an unknown uuid
         self.answers: set[tuple[str, str]] = set()  # (tool_call, its tool_result) event ids
+        self.session_id: str | None = None
+        self.files: dict[str, Path] = {}  # agentId -> its sub-agent log (see sub_agent_files)
+        self.inline: list[Sidechain] = []  # the main file's sidechains (v1.0.x)
+        self._parsed: dict[str, list[Record]] = {}  # agentId -> its file's records, read once
 
     # ------------------------------------------------------------------ reading and discovery
 
@@ -166,6 +194,13 @@ class Session:
             return file.name
 
     def load(self, file: Path, tag: str, agent: str) -> list[Record]:
+        """Read ``file`` (its records checked, see :func:`check_record`), register its uuids and
+        list it among the files read."""
+        records = self.parse(file, tag, agent)
+        self.register(file, records)
+        return records
+
+    def parse(self, file: Path, tag: str, agent: str) -> list[Record]:
         records = []
         name = self.name_of(file)
         for line, data in read_jsonl(file, self.result.skipped):
@@ -173,44 +208,77 @@ class Session:
             if kind not in KNOWN_TYPES:
                 raise SourceError(file, line, f"unknown record type {kind!r} (expected one of "
                                   f"{', '.join(KNOWN_TYPES)})")
-            record = Record(data, file, tag, line, f"{name}:{line}", agent,
-                            parent=data.get("parentUuid") or data.get("logicalParentUuid"))
-            uuid = data.get("uuid")
+            check_record(data, file, line)
+            records.append(Record(data, file, tag, line, f"{name}:{line}", agent,
+                                  parent=data.get("parentUuid") or data.get("logicalParentUuid")))
+        return records
+
+    def register(self, file: Path, records: list[Record]) -> None:
+        if str(file) not in self.result.files:
+            self.result.files.append(str(file))
+        for record in records:
+            uuid = record.data.get("uuid")
             if isinstance(uuid, str):
                 self.by_uuid.setdefault(uuid, record)
-            records.append(record)
-        return records
 
     def discover(self) -> None:
         main = Agent(MAIN, role="main")
-        main.records = self.load(self.path, MAIN, MAIN)
-        for record in main.records:
-            if record.data.get("isSidechain") is True:
-                raise SourceError(record.file, record.line,
-                                  "sidechain record in the main session file (sub-agent records "
-                                  "are expected in <session>/subagents/agent-<id>.jsonl)")
+        records = self.load(self.path, MAIN, MAIN)
+        main.records = [r for r in records if r.data.get("isSidechain") is not True]
+        sidechain = [r for r in records if r.data.get("isSidechain") is True]
+        if sidechain and not any(r.data.get("type") in ("user", "assistant")
+                                 for r in main.records):
+            raise SourceError(self.path, None, "every record is a sidechain record: this is a "
+                              "sub-agent log; import the session file whose Task call spawns it")
         self.agents[MAIN] = main
-        folder = self.path.parent / self.path.stem / "subagents"
-        files = sorted(folder.glob("agent-*.jsonl")) if folder.is_dir() else []
-        by_id = {f.stem[len("agent-"):]: f for f in files}
+        self.session_id = next((r.data["sessionId"] for r in records
+                                if isinstance(r.data.get("sessionId"), str)), None)
+        self.files = self.sub_agent_files()
+        self.inline = inline_sidechains(sidechain)
         claimed: set[str] = set()
         queue = [main]
         while queue:
             parent = queue.pop(0)
-            for child in self.task_children(parent, by_id):
-                claimed.add(child.name[len("agent-"):])
+            for child in self.task_children(parent):
+                claimed.add(child.name)
                 queue.append(child)
-        for agent_id, file in by_id.items():
-            if agent_id in claimed:
+        for group in self.inline:
+            if not group.claimed:
+                raise SourceError(self.path, group.records[0].line,
+                                  f"sidechain records (a sub-agent, from here on) that no Task "
+                                  f"tool call of {self.path.name} spawns")
+        for agent_id, file in self.files.items():
+            if f"agent-{agent_id}" in claimed:
                 continue
             if not agent_id.startswith(COMPACTION_PREFIX):
                 raise SourceError(file, None,
                                   f"no Task tool call of {self.path.name} spawns agent {agent_id}")
             self.compaction(agent_id, file)
+        self.check_loops()
+        self.check_spawners()
 
-    def task_children(self, parent: Agent, files: dict[str, Path]) -> list[Agent]:
+    def sub_agent_files(self) -> dict[str, Path]:
+        """agentId -> sub-agent log: ``<session>/subagents/agent-<id>.jsonl`` when that folder
+        exists (current layout), else the ``agent-<id>.jsonl`` files beside the session whose
+        ``sessionId`` is this session's (v2.0.x layout; other sessions' files are left alone)."""
+        folder = self.path.parent / self.path.stem / "subagents"
+        if folder.is_dir():
+            return {f.stem[len("agent-"):]: f for f in sorted(folder.glob("agent-*.jsonl"))}
+        if self.session_id is None:
+            return {}
+        return {f.stem[len("agent-"):]: f for f in sorted(self.path.parent.glob("agent-*.jsonl"))
+                if f != self.path and _session_of(f) == self.session_id}
+
+    def parsed(self, agent_id: str) -> list[Record]:
+        """The records of the sub-agent file of ``agent_id``, read once (not yet registered)."""
+        if agent_id not in self._parsed:
+            self._parsed[agent_id] = self.parse(self.files[agent_id], agent_id,
+                                                f"agent-{agent_id}")
+        return self._parsed[agent_id]
+
+    def task_children(self, parent: Agent) -> list[Agent]:
         """The sub-agents spawned by ``parent``'s Task calls, with their records."""
-        calls: list[tuple[str, dict]] = []
+        calls: list[tuple[str, dict, Record]] = []
         ids: dict[str, str] = {}
         embedded: dict[str, list[Record]] = {}
         for record in parent.records:
@@ -218,7 +286,7 @@ class Session:
             if data.get("type") == "assistant":
                 for block in _blocks(data):
                     if block.get("type") == "tool_use" and block.get("name") in TASK_TOOLS:
-                        calls.append((block.get("id"), block))
+                        calls.append((block.get("id"), block, record))
             progress = data.get("data") if data.get("type") == "progress" else None
             if isinstance(progress, dict) and progress.get("type") == "agent_progress":
                 tool_id = data.get("parentToolUseID")
@@ -235,17 +303,25 @@ class Session:
                     if block.get("type") == "tool_result":
                         ids.setdefault(block.get("tool_use_id"), str(result["agentId"]))
         children = []
-        for tool_id, block in calls:
-            agent_id = ids.get(tool_id)
-            name = f"agent-{agent_id}" if agent_id else f"task-{tool_id}"
+        for tool_id, block, record in calls:
             params = block.get("input") if isinstance(block.get("input"), dict) else {}
+            agent_id = ids.get(tool_id)
+            source = self.claim(agent_id, params.get("prompt"), self.time(record))
+            if agent_id is None and isinstance(source, str):
+                agent_id = source
+            elif agent_id is None and source is not None:
+                agent_id = source.agent_id
+            name = f"agent-{agent_id}" if agent_id else f"task-{tool_id}"
             child = Agent(name, spawner=parent.name, role=params.get("subagent_type"),
                           task_id=tool_id,
                           spawn_mode="async" if params.get("run_in_background") else "blocking")
-            file = files.get(agent_id) if agent_id else None
-            if file is not None:
-                self.result.files.append(str(file))
-                child.records = self.load(file, agent_id, name)
+            if isinstance(source, str):  # a sub-agent file
+                child.records = self.parsed(source)
+                self.register(self.files[source], child.records)
+            elif source is not None:  # sidechain records of the main file (v1.0.x)
+                child.records = source.records
+            for own in child.records:
+                own.agent = name
             seen = {r.data.get("uuid") for r in child.records}
             previous, same_response = None, {}
             for record in embedded.get(tool_id, []):
@@ -269,19 +345,122 @@ class Session:
             children.append(child)
         return children
 
+    def claim(self, agent_id: str | None, prompt, called: int):
+        """The records of the sub-agent a Task call spawns: the agentId of the file (``str``) or
+        a :class:`Sidechain` of the main file, else ``None`` (its records are then only those
+        of its ``agent_progress`` records). Found by agentId when the log names it; otherwise
+        by the prompt (the sub-agent's first record repeats the Task call's ``prompt``); else
+        the first unclaimed sidechain that starts after the call."""
+        taken = {name[len("agent-"):] for name in self.agents if name.startswith("agent-")}
+        if agent_id is not None:
+            if agent_id in self.files and agent_id not in taken:
+                return agent_id
+            for group in self.inline:
+                if not group.claimed and group.agent_id == agent_id:
+                    group.claimed = True
+                    return group
+            return None
+        for agent in self.files:
+            if agent in taken or agent.startswith(COMPACTION_PREFIX):
+                continue
+            first = next((r for r in self.parsed(agent) if r.data.get("type") == "user"), None)
+            if first is not None and _prompt_text(first.data) == prompt:
+                return agent
+        for group in self.inline:
+            if not group.claimed and _prompt_text(group.records[0].data) == prompt:
+                group.claimed = True
+                return group
+        for group in self.inline:
+            if not group.claimed and self.time(group.records[0]) >= called:
+                self.result.repairs["sidechain joined to the Task call before it (its prompt "
+                                    "does not repeat the call's)"] += 1
+                group.claimed = True
+                return group
+        return None
+
     def compaction(self, agent_id: str, file: Path) -> None:
         name = f"agent-{agent_id}"
-        self.result.files.append(str(file))
         records = self.load(file, agent_id, name)
         prompt = next((r for r in records if r.data.get("type") == "user"
                        and not r.data.get("isMeta")), None)
         if prompt is None:
             raise SourceError(file, None,
                               "compaction run without its prompt (a non-meta user record)")
-        owner = self.by_uuid.get(prompt.parent or "")
-        spawner = owner.agent if owner is not None else MAIN
-        self.agents[name] = Agent(name, spawner=spawner, role="compaction", records=records,
-                                  spawn_mode="blocking", prompt_uuid=prompt.data.get("uuid"))
+        agent = Agent(name, role="compaction", records=records, spawn_mode="blocking",
+                      prompt_uuid=prompt.data.get("uuid"))
+        agent.follows = self.compaction_follows(name, prompt)
+        agent.spawner = self.compaction_spawner(agent.follows)
+        self.agents[name] = agent
+
+    def compaction_follows(self, name: str, prompt: Record) -> str | None:
+        """The uuid of the record a compaction's prompt follows: the nearest record up the
+        prompt's ``parentUuid`` chain that is not one of the compaction's own records (passing
+        its own records is counted)."""
+        current, seen = prompt.parent, set()
+        while isinstance(current, str) and current not in seen:
+            seen.add(current)
+            record = self.by_uuid.get(current)
+            if record is None or record.agent != name:
+                return current
+            self.result.repairs["compaction prompt that follows the compaction's own records "
+                                "(the record they follow is used)"] += 1
+            current = record.parent
+        return None
+
+    def compaction_spawner(self, follows: str | None) -> str:
+        """The agent whose context a compaction run summarises: the agent whose log holds the
+        ``compact_boundary`` record whose ``logicalParentUuid`` is the record the prompt follows
+        (the compaction's return), else the agent of that record, else ``main``."""
+        if follows is None:
+            return MAIN
+        for agent in self.agents.values():
+            if agent.role == "compaction":
+                continue
+            for record in agent.records:
+                data = record.data
+                if (data.get("type") == "system" and data.get("subtype") == "compact_boundary"
+                        and data.get("logicalParentUuid") == follows):
+                    return agent.name
+        record = self.by_uuid.get(follows)
+        return record.agent if record is not None and record.agent in self.agents else MAIN
+
+    def check_spawners(self) -> None:
+        """A compaction run whose chain of spawners comes back to it (it would be spawned by its
+        own descendant) is spawned by ``main`` instead (counted)."""
+        for agent in self.agents.values():
+            chain, current = {agent.name}, agent.spawner
+            while current is not None and current not in chain:
+                chain.add(current)
+                current = self.agents[current].spawner if current in self.agents else None
+            if current == agent.name:
+                if agent.role != "compaction":  # pragma: no cover - Task children are a tree
+                    raise AssertionError(f"importer bug: {agent.name} spawns itself")
+                agent.spawner = MAIN
+                self.result.repairs["compaction run that would be spawned by its own "
+                                    "descendant (spawned by main instead)"] += 1
+
+    def check_loops(self) -> None:
+        """A ``parentUuid`` chain that comes back to a record it passed is an error naming the
+        record where the loop closes (walking the chain would never end)."""
+        done: set[str] = set()
+        for uuid in self.by_uuid:
+            path: list[str] = []
+            on_path: set[str] = set()
+            current = uuid
+            while current is not None and current not in done:
+                if current in on_path:
+                    loop = path[path.index(current):]
+                    record = self.by_uuid[loop[-1]]
+                    raise SourceError(record.file, record.line,
+                                      f"parentUuid chain loops: {' -> '.join([*loop, current])} "
+                                      f"(each record names the next as its parent)")
+                record = self.by_uuid.get(current)
+                if record is None:
+                    break
+                path.append(current)
+                on_path.add(current)
+                current = record.parent if isinstance(record.parent, str) else None
+            done.update(path)
 
     # ------------------------------------------------------------------ events
 
@@ -301,11 +480,8 @@ class Session:
 
     def emit_all(self) -> None:
         """Every agent's events, with ``t`` in absolute microseconds (made relative later)."""
-        compactions = {}
-        for agent in self.agents.values():
-            prompt = self.by_uuid.get(agent.prompt_uuid or "")
-            if prompt is not None and isinstance(prompt.parent, str):
-                compactions[prompt.parent] = agent
+        compactions = {agent.follows: agent for agent in self.agents.values()
+                       if agent.role == "compaction" and agent.follows is not None}
         for agent in self.agents.values():
             self.emit_agent(agent, compactions)
         if not self.build.events:
@@ -374,7 +550,7 @@ class Session:
                                      to=agent.name, role="compaction",
                                      content_ref=content_ref(_content(record.data)))
             agent.spawn_event = event["id"]
-            self.requests.append((event["id"], record.parent, record))
+            self.requests.append((event["id"], agent.follows, record))
         else:
             self.result.repairs["sub-agent prompt record carried by its spawn event"] += 1
         if isinstance(uuid, str) and agent.spawn_event is not None:
@@ -537,7 +713,7 @@ class Session:
         return found[0]
 
     def connect(self) -> None:
-        for dst, parent, record in self.requests:
+        for dst, parent, _record in self.requests:
             if parent is None:
                 continue
             sources = self.anchor(parent)
@@ -588,7 +764,7 @@ class Session:
 
     def attach_tokens(self) -> int:
         last: dict[str, tuple] = {}
-        for key, entry in self.responses.items():
+        for key in self.responses:
             last[key[0]] = key  # responses are noted in record order
         for child, event_id, usage in self.final_usage:
             key = last.get(child)
@@ -651,6 +827,114 @@ class Session:
         return self.result.with_provenance()
 
 
+@dataclass
+class Sidechain:
+    """Sidechain records of the main file that chain to one root: one sub-agent (v1.0.x)."""
+
+    records: list[Record]
+    agent_id: str | None = None
+    claimed: bool = False
+
+
+def inline_sidechains(records: list[Record]) -> list[Sidechain]:
+    """The main file's sidechain records grouped by the root their ``parentUuid`` chain starts
+    from (a record whose parent is not a sidechain record starts a group), in file order."""
+    groups: list[Sidechain] = []
+    group_of: dict[str, Sidechain] = {}
+    for record in records:
+        group = group_of.get(record.parent) if isinstance(record.parent, str) else None
+        if group is None:
+            agent_id = record.data.get("agentId")
+            group = Sidechain([], agent_id if isinstance(agent_id, str) else None)
+            groups.append(group)
+        group.records.append(record)
+        uuid = record.data.get("uuid")
+        if isinstance(uuid, str):
+            group_of[uuid] = group
+    return groups
+
+
+def _session_of(file: Path) -> str | None:
+    """The ``sessionId`` of the first record of ``file`` that has one (lines that are not JSON
+    objects are passed over here; reading the file for the import reports them)."""
+    for line in read_text(file).split("\n"):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and isinstance(data.get("sessionId"), str):
+            return data["sessionId"]
+    return None
+
+
+def _prompt_text(data: dict):
+    """The text of a user record: its string content, or the text of its one text block."""
+    content = _content(data)
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict) \
+            and content[0].get("type") == "text":
+        return content[0].get("text")
+    return content if isinstance(content, str) else None
+
+
+# ---------------------------------------------------------------------------------- shapes
+
+ID_FIELDS = ("uuid", "parentUuid", "logicalParentUuid", "sessionId", "agentId",
+             "parentToolUseID", "timestamp")
+BLOCK_STRINGS = ("id", "tool_use_id", "name", "type")
+
+
+def json_kind(value) -> str:
+    """The JSON name of a parsed value's type (object, array, string, number, boolean, null)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return {dict: "object", list: "array", str: "string"}.get(type(value), "number")
+
+
+def check_record(data: dict, file: Path, line: int, prefix: str = "") -> None:
+    """Every container and id the importer reads has the type it needs; else a
+    :class:`SourceError` naming the file, the line and the field (``message.content[1].id``)."""
+    def fail(field: str, wanted: str, value) -> None:
+        raise SourceError(file, line, f"{prefix}{field} must be {wanted}, not "
+                          f"{json_kind(value)}")
+
+    for key in ID_FIELDS:
+        if data.get(key) is not None and not isinstance(data[key], str):
+            fail(key, "a string", data[key])
+    if data.get("type") in ("user", "assistant") and "message" in data:
+        message = data["message"]
+        if not isinstance(message, dict):
+            fail("message", "an object", message)
+        for key in ("id", "model", "role"):
+            if message.get(key) is not None and not isinstance(message[key], str):
+                fail(f"message.{key}", "a string", message[key])
+        if message.get("usage") is not None and not isinstance(message["usage"], dict):
+            fail("message.usage", "an object", message["usage"])
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            fail("message.content", "a string or an array", content)
+        for k, block in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(block, dict):
+                fail(f"message.content[{k}]", "an object", block)
+            for key in BLOCK_STRINGS:
+                if block.get(key) is not None and not isinstance(block[key], str):
+                    fail(f"message.content[{k}].{key}", "a string", block[key])
+            if block.get("type") == "tool_use" and block.get("input") is not None \
+                    and not isinstance(block["input"], dict):
+                fail(f"message.content[{k}].input", "an object", block["input"])
+    if data.get("type") == "progress" and data.get("data") is not None:
+        progress = data["data"]
+        if not isinstance(progress, dict):
+            fail("data", "an object", progress)
+        if progress.get("agentId") is not None and not isinstance(progress["agentId"], str):
+            fail("data.agentId", "a string", progress["agentId"])
+        if progress.get("type") == "agent_progress" and progress.get("message") is not None:
+            if not isinstance(progress["message"], dict):
+                fail("data.message", "an object", progress["message"])
+            check_record(progress["message"], file, line, f"{prefix}data.message.")
+
+
 def import_file(path: str | Path) -> ImportResult:
     """The trace of one Claude Code session (see the module docstring for the mapping)."""
     return Session(Path(path)).run()
@@ -689,7 +973,7 @@ def _place(record: Record) -> tuple[Path, int]:
 def sniff(sample) -> str | None:
     """JSON Lines records with ``sessionId`` and ``uuid`` (see
     :mod:`masrl.traces.importers.detect`)."""
-    records = sample.records or []
+    records = sample.lines
     if any("sessionId" in r and "uuid" in r for r in records):
         return "JSON Lines records with sessionId and uuid"
     return None

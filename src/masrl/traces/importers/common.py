@@ -275,6 +275,8 @@ def dumps(document: dict) -> str:
     return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_trace(document: dict, out: str | os.PathLike) -> Path:
-    """Write ``document`` to ``out`` atomically (:func:`masrl.files.write_text_atomically`)."""
-    return write_text_atomically(out, dumps(document))
+def write_trace(document: dict, out: str | os.PathLike,
+                inputs: list[str | os.PathLike] | tuple = ()) -> Path:
+    """Write ``document`` to ``out`` atomically, never over one of ``inputs``
+    (:func:`masrl.files.write_text_atomically`)."""
+    return write_text_atomically(out, dumps(document), inputs)

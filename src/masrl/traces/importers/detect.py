@@ -36,6 +36,15 @@ class Sample:
     path: Path
     document: Any = None
     records: list[dict] | None = None
+    one_line: bool = False  # the file holds a single non-blank line
+
+    @property
+    def lines(self) -> list[dict]:
+        """The JSON Lines records; a file of one JSON object on a single line (a one-record
+        log) is also a JSON document, so that object is its one record."""
+        if self.records is not None:
+            return self.records
+        return [self.document] if isinstance(self.document, dict) and self.one_line else []
 
     @property
     def keys(self) -> set[str]:
@@ -49,7 +58,7 @@ def sample(path: str | Path) -> Sample:
     path = Path(path)
     text = read_text(path)
     try:
-        return Sample(path, document=json.loads(text))
+        return Sample(path, document=json.loads(text), one_line=text.strip().count("\n") == 0)
     except json.JSONDecodeError:
         pass
     records = []

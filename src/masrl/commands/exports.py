@@ -1,0 +1,53 @@
+"""``masrl export FORMAT TRACE -o OUT``: write a valid orchestration trace in another format.
+
+FORMAT is one of :data:`masrl.traces.exporters.EXPORTERS` (``atif``; see
+:mod:`masrl.traces.exporters`). TRACE is validated first; OUT is written atomically (a temporary
+file, then a rename) with the trace writer and only when TRACE is valid. Same trace, same bytes.
+
+Exit codes: 0 OUT was written; 1 TRACE is not a valid trace (its problems are printed, one per
+line, as ``masrl validate`` prints them); 2 usage error, a missing TRACE or an unwritable OUT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from masrl.commands.common import INVALID, OK, USAGE
+from masrl.files import OutputError
+from masrl.traces.exporters import EXPORTERS
+from masrl.traces.importers import write_trace
+from masrl.traces.validate import validate_file
+
+
+def register(subparsers) -> None:
+    """Add the ``export`` sub-command to the ``masrl`` parser."""
+    command = subparsers.add_parser(
+        "export", help="write a trace in another format (" + ", ".join(EXPORTERS) + ")",
+        description="Validate an orchestration trace and write it in another trace format.")
+    command.add_argument("format", choices=list(EXPORTERS), metavar="FORMAT",
+                         help="target format: " + ", ".join(EXPORTERS))
+    command.add_argument("trace", metavar="TRACE", help="the trace file (JSON, schema 1.0)")
+    command.add_argument("-o", "--output", required=True, metavar="OUT",
+                         help="the file to write")
+    command.set_defaults(func=run_export)
+
+
+def run_export(args: argparse.Namespace) -> int:
+    report = validate_file(args.trace)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    if not report.readable:
+        return USAGE
+    if not report.valid:
+        print(f"{args.trace}: error: not a valid trace; {args.output} not written",
+              file=sys.stderr)
+        return INVALID
+    document = EXPORTERS[args.format].export(report.trace.document)
+    try:
+        write_trace(document, args.output, inputs=[args.trace])
+    except OutputError as exc:
+        print(f"{args.output}: error: cannot write: {exc.reason}", file=sys.stderr)
+        return USAGE
+    print(f"{args.trace} -> {args.output}: {args.format}", file=sys.stderr)
+    return OK

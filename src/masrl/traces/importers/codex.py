@@ -1,0 +1,459 @@
+"""Import a Codex CLI rollout (JSON Lines, with its sub-agent rollouts) as an orchestration trace.
+
+Source: a rollout file ``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``. Every
+line is ``{timestamp, type, payload}`` with ``type`` one of ``session_meta`` (the first line: the
+thread ``id``, ``cli_version``, ``source``), ``turn_context`` (the model of the turn),
+``response_item`` (model input and output: ``message``, ``reasoning``, ``function_call`` /
+``custom_tool_call`` / ``local_shell_call`` / ``web_search_call`` and their ``*_output``,
+joined by ``call_id``), ``event_msg`` (what the interface showed: ``user_message``,
+``agent_message``, ``token_count``, ...) and ``compacted``. A sub-agent (multi-agent tools
+``spawn_agent``, ``send_input``, ``wait``, ``close_agent``) writes its own rollout, whose
+``session_meta.source`` is ``{"subagent": {"thread_spawn": {"parent_thread_id": ...,
+"agent_role": ...}}}``; the rollouts in the imported file's folder whose parent is the imported
+thread (and, recursively, theirs) are read with it; other sessions' rollouts are left alone.
+
+Agents: ``main`` (the imported thread), ``user`` (the human, role ``human``), and
+``agent-<thread id>`` per sub-agent (role its ``agent_role``). Tool results are events of the
+agent that called the tool.
+
+What becomes an event (id ``main:<line>`` or ``<thread id>:<line>``, ``.k`` appended when one
+record gives several; ``x_source`` ``FILE:LINE``):
+
+* ``event_msg`` ``user_message`` -> ``message`` from ``user`` to ``main`` (the user's own words;
+  the ``response_item`` user messages repeat them among injected context such as
+  ``<environment_context>`` and are skipped, counted). In a sub-agent, its first user message is
+  the task it was spawned with, carried by the spawn event (a counted repair); later ones are
+  carried by its spawner's ``send_input`` message (skipped, counted). A rollout with no
+  ``user_message`` event at all (older versions) uses its ``response_item`` user messages that do
+  not start with ``<``.
+* ``response_item`` ``message`` of the assistant -> ``message`` (to ``user`` for ``main``);
+  developer messages (instructions), ``reasoning`` and the ``event_msg`` copies
+  (``agent_message``, ``agent_reasoning``) are skipped (counted).
+* A tool call -> ``tool_call`` (``tool`` its ``name``; ``local_shell``, ``web_search``,
+  ``tool_search``, ``image_generation`` for the built-in calls; ``content_ref`` of its arguments);
+  its output -> ``tool_result`` (``trusted: false``). The multi-agent tools map to lifecycle
+  events: ``spawn_agent`` -> ``spawn`` of ``agent-<agent_id>`` (the id its output gives; role its
+  ``agent_type``; its output is carried by the spawn); ``send_input`` -> ``message`` to the
+  sub-agent; ``close_agent`` -> ``despawn`` of it; a ``wait`` (or ``wait_agent``) output that
+  reports a sub-agent ``completed`` (or ``errored``, ``x_error``) -> that sub-agent's ``return``
+  to the waiting agent, else a ``tool_result``.
+* ``session_meta``, ``turn_context``, ``compacted``, every other ``event_msg`` (turn boundaries,
+  patch and command ends, collab events, which repeat the tool calls) and unknown
+  ``response_item`` types are skipped (counted by type).
+
+What becomes an edge: in each rollout, an event of the agent depends on the results (tool
+results, returns) and messages it received since its previous event, else on its previous event
+(``causal``; ``message`` from a message, ``return`` from a return); a ``tool_result`` on its
+call (``tool_dependency``, ``blocking``); a sub-agent's first event on its spawn (``spawn``,
+mode ``async``: Codex sub-agents run while their spawner goes on); a sub-agent's event after a
+``send_input`` on that message; a ``return`` on the ``wait`` call it answers and on the
+sub-agent's last event before it.
+
+Times: ``t`` is seconds since the earliest event (from the records' ``timestamp``, milliseconds);
+an event logged before one it depends on is raised to it (counted). Events are instantaneous.
+
+Tokens: each ``token_count`` event's ``info.last_token_usage`` (one model response) goes on the
+last event that response produced: ``tokens`` = ``input_tokens`` + ``output_tokens``
+(``cached_input_tokens`` and ``reasoning_output_tokens`` are parts of them), the breakdown in
+``x_usage``, the turn's model in ``x_model``. A ``token_count`` without ``info``, or with no
+response event since the previous one, is skipped (counted). No money is recorded.
+
+Run level: ``trace_id`` ``codex:<thread id>``, ``task_id`` the thread id, ``system``
+``Codex CLI <cli_version>``, ``topology`` ``harness``, no rewards; ``costs`` total tokens,
+``wall_clock_s`` (the last event's ``t``), ``tool_calls`` and ``messages``.
+
+What is lost: all text (hashed), reasoning (encrypted or summarised), command output beyond its
+hash, sandbox and approval settings, working directories, rate limits, and a forked sub-agent's
+copy of its parent's history (Codex writes it into the sub-agent's rollout; it is imported as the
+sub-agent's).
+
+Errors (exit 1), each naming the file and line: a line that is not a JSON object, a record
+without a ``type``, ``timestamp`` or object ``payload``, an unknown record type, a rollout that
+does not start with ``session_meta``, a sub-agent rollout that no ``spawn_agent`` output names.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from masrl.traces.importers.common import (
+    ImportResult,
+    SourceError,
+    TraceBuilder,
+    content_ref,
+    read_jsonl,
+    read_text,
+)
+
+FORMAT = "codex"
+MAIN = "main"
+HUMAN = "user"
+RECORD_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+CALLS = {"function_call": None, "custom_tool_call": None, "local_shell_call": "local_shell",
+         "web_search_call": "web_search", "tool_search_call": "tool_search",
+         "image_generation_call": "image_generation"}
+OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
+WAIT_TOOLS = ("wait", "wait_agent")
+ENDED = ("completed", "errored")
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass
+class Rollout:
+    """One rollout file: its records and the thread it records."""
+
+    file: Path
+    records: list[tuple[int, dict]]
+    thread: str
+    agent: str
+    tag: str
+    version: str | None = None
+    role: str | None = None
+    spawner: str | None = None
+    events: list[str] = field(default_factory=list)
+
+
+def import_file(path: str | Path) -> ImportResult:
+    """The trace of one Codex rollout and its sub-agents (see the module docstring)."""
+    return _Session(Path(path)).run()
+
+
+def _meta(records: list[tuple[int, dict]], file: Path) -> dict:
+    if not records or records[0][1].get("type") != "session_meta":
+        raise SourceError(file, records[0][0] if records else None,
+                          "a rollout starts with a session_meta record")
+    payload = records[0][1]["payload"]
+    if not isinstance(payload.get("id"), str):
+        raise SourceError(file, records[0][0], "session_meta.payload.id must be a string")
+    return payload
+
+
+def parent_of(meta: dict) -> str | None:
+    """The parent thread a sub-agent rollout names in ``source.subagent.thread_spawn``."""
+    source = meta.get("source")
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    parent = spawn.get("parent_thread_id") if isinstance(spawn, dict) else None
+    return parent if isinstance(parent, str) else None
+
+
+def _peek_parent(file: Path) -> str | None:
+    """The parent thread named in the first line of a rollout (``None`` when it is not one)."""
+    first = read_text(file).split("\n", 1)[0]
+    try:
+        record = json.loads(first)
+    except ValueError:
+        return None
+    payload = record.get("payload") if isinstance(record, dict) else None
+    if record.get("type") != "session_meta" or not isinstance(payload, dict):
+        return None
+    return parent_of(payload)
+
+
+def _arguments(value):
+    """A call's arguments: the JSON they encode when they are a JSON string, else as given."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _text(content) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content if isinstance(content, str) else ""
+
+
+class _Session:
+    def __init__(self, path: Path):
+        self.path = path
+        self.result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
+        self.build = TraceBuilder()
+        self.answers: set[tuple[str, str]] = set()
+        self.spawns: dict[str, str] = {}  # sub-agent name -> its spawn event
+        self.sent: dict[str, list[str]] = {}  # sub-agent name -> send_input messages to it
+        self.returns: list[tuple[str, str]] = []  # (sub-agent, its return event)
+
+    def read(self, file: Path, agent: str, tag: str) -> Rollout:
+        records = read_jsonl(file, self.result.skipped)
+        for line, data in records:
+            if data.get("type") not in RECORD_TYPES:
+                raise SourceError(file, line, f"unknown record type {data.get('type')!r} "
+                                  f"(expected one of {', '.join(RECORD_TYPES)})")
+            if not isinstance(data.get("payload"), dict):
+                raise SourceError(file, line, "payload must be an object")
+            if not isinstance(data.get("timestamp"), str):
+                raise SourceError(file, line, "record has no timestamp")
+        meta = _meta(records, file)
+        version = meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None
+        role = meta.get("agent_role") if isinstance(meta.get("agent_role"), str) else None
+        return Rollout(file, records, meta["id"], agent, tag, version, role)
+
+    def run(self) -> ImportResult:
+        main = self.read(self.path, MAIN, MAIN)
+        children: dict[str, list[Path]] = {}
+        for file in sorted(self.path.parent.glob("rollout-*.jsonl")):
+            if file != self.path:
+                parent = _peek_parent(file)
+                if parent is not None:
+                    children.setdefault(parent, []).append(file)
+        rollouts, queue = [main], deque([main])
+        while queue:
+            parent = queue.popleft()
+            self.emit(parent)
+            for file in children.get(parent.thread, []):
+                self.result.files.append(str(file))
+                child = self.read(file, "", "")
+                child.agent, child.tag = f"agent-{child.thread}", child.thread
+                child.spawner = parent.agent
+                if child.agent not in self.spawns:
+                    raise SourceError(file, None, f"no spawn_agent call of {parent.file.name} "
+                                      f"spawns thread {child.thread}")
+                rollouts.append(child)
+                queue.append(child)
+        for agent in self.spawns:
+            if not any(r.agent == agent for r in rollouts):
+                self.result.skipped["sub-agent whose rollout is not beside the session"] += 1
+        self.link_returns(rollouts)
+        raised = self.build.raise_times()
+        if raised:
+            self.result.repairs["event time raised to the time of an event it depends on"] += \
+                raised
+        if not self.build.events:
+            raise SourceError(self.path, None, "no conversation record to import")
+        start = min(e["t"] for e in self.build.events)
+        for event in self.build.events:
+            event["t"] = (event["t"] - start) / 1_000_000
+        build = self.build
+        self.result.trace = build.document(
+            trace_id=f"codex:{main.thread}", task_id=main.thread,
+            system=f"Codex CLI {main.version}" if main.version else "Codex CLI",
+            topology="harness", rewards={},
+            costs={"tokens": sum(e.get("tokens", 0) for e in build.events),
+                   "wall_clock_s": max(e["t"] for e in build.events),
+                   "tool_calls": build.count("tool_call"), "messages": build.count("message")})
+        return self.result.with_provenance()
+
+    # ------------------------------------------------------------------ one rollout
+
+    def time(self, rollout: Rollout, line: int, stamp: str) -> int:
+        try:
+            moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        except ValueError:
+            raise SourceError(rollout.file, line, f"unreadable timestamp {stamp!r}") from None
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=UTC)
+        return (moment - EPOCH) // timedelta(microseconds=1)
+
+    def emit(self, rollout: Rollout) -> None:
+        name = rollout.file.name
+        skipped = self.result.skipped
+        typed_user = any(d["type"] == "event_msg" and d["payload"].get("type") == "user_message"
+                         for _, d in rollout.records)
+        state = {"previous": None, "pending": [], "unpriced": [], "model": None, "told": 0}
+        calls: dict[str, tuple[str, str]] = {}  # call_id -> (event id, tool name)
+        for line, data in rollout.records:
+            kind, payload = data["type"], data["payload"]
+            t = self.time(rollout, line, data["timestamp"])
+            base = {"id": f"{rollout.tag}:{line}", "t": t, "x_source": f"{name}:{line}"}
+            sub = payload.get("type")
+            if kind == "turn_context":
+                if isinstance(payload.get("model"), str):
+                    state["model"] = payload["model"]
+                skipped["turn_context"] += 1
+            elif kind in ("session_meta", "compacted"):
+                skipped[kind] += 1
+            elif kind == "event_msg" and sub == "user_message":
+                self.user_message(rollout, state, base, payload.get("message", ""))
+            elif kind == "event_msg" and sub == "token_count":
+                self.tokens(state, payload)
+            elif kind == "event_msg":
+                skipped[f"event_msg:{sub}"] += 1
+            elif sub == "message":
+                role = payload.get("role")
+                if role == "assistant":
+                    self.action(rollout, state, self.build.event(
+                        **base, type="message", agent=rollout.agent,
+                        to=HUMAN if rollout.spawner is None else None,
+                        content_ref=content_ref(payload.get("content", ""))))
+                elif role == "user" and not typed_user and not _text(
+                        payload.get("content")).startswith("<"):
+                    self.user_message(rollout, state, base, payload.get("content", ""))
+                else:
+                    skipped[f"response_item:message ({role}: instructions, injected context or "
+                            "a copy of a user_message event)"] += 1
+            elif sub in CALLS:
+                self.call(rollout, state, calls, base, payload, CALLS[sub] or payload.get("name"))
+            elif sub in OUTPUTS:
+                self.output(rollout, state, calls, base, payload)
+            else:
+                skipped[f"response_item:{sub}"] += 1
+
+    def action(self, rollout: Rollout, state: dict, event: dict) -> None:
+        """An event the agent produces: it depends on what arrived since its previous event."""
+        sources = state["pending"] or ([state["previous"]] if state["previous"] else [])
+        if not sources and rollout.spawner is not None:
+            sources = [self.spawns[rollout.agent]]
+        for src in sources:
+            self.link(src, event["id"])
+        state["pending"], state["previous"] = [], event["id"]
+        state["unpriced"].append(event["id"])
+        rollout.events.append(event["id"])
+
+    def user_message(self, rollout: Rollout, state: dict, base: dict, text) -> None:
+        if rollout.spawner is None:
+            event = self.build.event(**base, type="message", agent=HUMAN, role="human",
+                                     to=rollout.agent, content_ref=content_ref(text))
+            if state["previous"]:
+                self.link(state["previous"], event["id"])
+            state["pending"].append(event["id"])
+            return
+        state["told"] += 1
+        if state["told"] == 1:
+            self.result.repairs["sub-agent task (its first user message) carried by its spawn "
+                                "event"] += 1
+            return
+        self.result.skipped["event_msg:user_message of a sub-agent (carried by its spawner's "
+                            "send_input)"] += 1
+        sent = [m for m in self.sent.get(rollout.agent, [])
+                if self.build.by_id[m]["t"] <= base["t"]]
+        if sent:
+            state["pending"].append(sent[-1])
+
+    def tokens(self, state: dict, payload: dict) -> None:
+        info = payload.get("info")
+        usage = info.get("last_token_usage") if isinstance(info, dict) else None
+        if not isinstance(usage, dict):
+            self.result.skipped["event_msg:token_count without usage"] += 1
+            return
+        if not state["unpriced"]:
+            self.result.skipped["event_msg:token_count with no response event since the "
+                                "previous one"] += 1
+            return
+        event = self.build.by_id[state["unpriced"][-1]]
+        parts = {k: usage.get(k, 0) for k in ("input_tokens", "cached_input_tokens",
+                                              "output_tokens", "reasoning_output_tokens")}
+        parts = {k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+                 for k, v in parts.items()}
+        event["tokens"] = parts["input_tokens"] + parts["output_tokens"]
+        event["x_usage"] = {"input": parts["input_tokens"],
+                            "cached_input": parts["cached_input_tokens"],
+                            "output": parts["output_tokens"],
+                            "reasoning_output": parts["reasoning_output_tokens"]}
+        if state["model"]:
+            event["x_model"] = state["model"]
+        state["unpriced"] = []
+
+    def call(self, rollout, state, calls, base, payload, tool) -> None:
+        args = _arguments(payload.get("arguments", payload.get("input", payload.get("action"))))
+        fields = args if isinstance(args, dict) else {}
+        target = fields.get("id")
+        target = f"agent-{target}" if isinstance(target, str) else None
+        if tool == "spawn_agent":
+            role = fields.get("agent_type")
+            event = self.build.event(**base, type="spawn", agent=rollout.agent,
+                                     role=role if isinstance(role, str) else None,
+                                     content_ref=content_ref(fields.get("message", args)))
+        elif tool == "send_input" and target:
+            event = self.build.event(**base, type="message", agent=rollout.agent, to=target,
+                                     content_ref=content_ref(fields.get("message", args)))
+            self.sent.setdefault(target, []).append(event["id"])
+        elif tool == "close_agent" and target:
+            event = self.build.event(**base, type="despawn", agent=rollout.agent, to=target)
+        else:
+            event = self.build.event(**base, type="tool_call", agent=rollout.agent, tool=tool,
+                                     content_ref=content_ref(args if args is not None else ""))
+        call_id = payload.get("call_id")
+        if isinstance(call_id, str):
+            calls[call_id] = (event["id"], tool)
+        self.action(rollout, state, event)
+
+    def output(self, rollout, state, calls, base, payload) -> None:
+        call = calls.get(payload.get("call_id"))
+        event_id, tool = call if call is not None else (None, None)
+        output = payload.get("output", payload.get("tools"))
+        parsed = _arguments(_text(output) if isinstance(output, list) else output)
+        skipped = self.result.skipped
+        if tool == "spawn_agent":
+            agent_id = parsed.get("agent_id") if isinstance(parsed, dict) else None
+            spawn = self.build.by_id[event_id]
+            if isinstance(agent_id, str):
+                spawn["to"] = f"agent-{agent_id}"
+                self.spawns[spawn["to"]] = event_id
+                skipped["function_call_output of spawn_agent (carried by the spawn)"] += 1
+                return
+            spawn["type"], spawn["tool"] = "tool_call", "spawn_agent"  # the spawn failed
+            tool = "spawn_agent"
+        elif tool in ("send_input", "close_agent") and self.build.by_id[event_id]["type"] != \
+                "tool_call":
+            skipped[f"function_call_output of {tool} (carried by its event)"] += 1
+            return
+        if tool in WAIT_TOOLS and isinstance(parsed, dict) and isinstance(parsed.get("status"),
+                                                                          dict):
+            ended = [(thread, status) for thread, status in sorted(parsed["status"].items())
+                     if isinstance(status, dict) and any(k in status for k in ENDED)]
+            for k, (thread, status) in enumerate(ended):
+                ident = base["id"] if len(ended) == 1 else f"{base['id']}.{k}"
+                ret = self.build.event(**{**base, "id": ident}, type="return",
+                                       agent=f"agent-{thread}", to=rollout.agent,
+                                       content_ref=content_ref(status),
+                                       x_error=True if "errored" in status else None)
+                self.link(event_id, ret["id"])
+                self.returns.append((ret["agent"], ret["id"]))
+                state["pending"].append(ret["id"])
+            if ended:
+                return
+        event = self.build.event(**base, type="tool_result", agent=rollout.agent, tool=tool,
+                                 trusted=False, content_ref=content_ref(output if output is not
+                                                                        None else ""))
+        if event_id is None:
+            self.result.repairs["tool output whose call is not in the rollout (joined to the "
+                                "event before it)"] += 1
+            if state["previous"]:
+                self.link(state["previous"], event["id"])
+        else:
+            self.answers.add((event_id, event["id"]))
+            self.link(event_id, event["id"])
+        state["pending"].append(event["id"])
+
+    # ------------------------------------------------------------------ across rollouts
+
+    def link_returns(self, rollouts: list[Rollout]) -> None:
+        events = {r.agent: r.events for r in rollouts}
+        for agent, ret in self.returns:
+            t = self.build.by_id[ret]["t"]
+            before = [e for e in events.get(agent, []) if self.build.by_id[e]["t"] <= t]
+            source = before[-1] if before else events.get(agent, [None])[-1] if events.get(
+                agent) else self.spawns.get(agent)
+            if source is not None:
+                self.link(source, ret)
+
+    def link(self, src: str, dst: str) -> None:
+        a, b = self.build.by_id[src], self.build.by_id[dst]
+        if a["type"] == "spawn" and b["agent"] == a.get("to"):
+            kind, mode = "spawn", "async"
+        elif a["type"] == "return" and b["agent"] == a.get("to"):
+            kind, mode = "return", None
+        elif (src, dst) in self.answers:
+            kind, mode = "tool_dependency", "blocking"
+        elif a["type"] == "message" and a.get("to") == b["agent"]:
+            kind, mode = "message", None
+        else:
+            kind, mode = "causal", None
+        self.build.edge(src, dst, kind, mode)
+
+
+def sniff(sample) -> str | None:
+    """JSON Lines records ``{timestamp, type, payload}`` whose first is ``session_meta`` (see
+    :mod:`masrl.traces.importers.detect`)."""
+    records = sample.lines
+    if records and records[0].get("type") == "session_meta" and isinstance(
+            records[0].get("payload"), dict) and all("payload" in r for r in records):
+        return "JSON Lines rollout records (type, payload), the first a session_meta"
+    return None

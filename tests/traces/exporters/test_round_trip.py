@@ -1,0 +1,41 @@
+"""What a round trip keeps, as the import chapter shows it."""
+
+from __future__ import annotations
+
+import json
+
+from masrl import paths
+from masrl.traces.exporters import round_trip
+
+CENTRALIZED = paths.REPO_ROOT / "data" / "traces" / "examples" / "centralized.json"
+
+
+def document() -> dict:
+    return json.loads(CENTRALIZED.read_text(encoding="utf-8"))
+
+
+def test_atif_round_trip_keeps_all_but_the_edges():
+    table = round_trip.kept(document(), round_trip.round_trip(document(), "atif"))
+    kept = dict(zip(table["quantity"], table["kept"]))
+    assert kept == {"events": True, "identical events": True, "agents": True,
+                    "event types": True, "tokens": True, "cost (USD)": True,
+                    "costs of the run": True, "rewards": True, "edges": False,
+                    "edges in both": False}
+    both = table.set_index("quantity").loc["edges in both"]
+    assert (both["before"], both["after"]) == ("21", "12")
+
+
+def test_native_atif_reading_loses_what_only_extras_carry():
+    back = round_trip.round_trip(document(), "atif", round_trip.without_masrl_extras)
+    table = round_trip.kept(document(), back).set_index("quantity")
+    assert table.loc["identical events", "after"] == "0"
+    assert not table.loc["event types", "kept"]
+    assert table.loc["rewards", "after"] == "{}"
+
+
+def test_kept_flags_a_changed_quantity():
+    before = document()
+    after = json.loads(json.dumps(before))
+    after["events"][0]["tokens"] = after["events"][0].get("tokens", 0) + 1
+    table = round_trip.kept(before, after).set_index("quantity")
+    assert not table.loc["tokens", "kept"] and table.loc["events", "kept"]

@@ -1,0 +1,211 @@
+"""The Codex importer on a hand-written rollout with parallel tool calls, an apply_patch custom
+tool, and a sub-agent (spawn_agent, send_input, wait, close_agent) whose own rollout lies beside
+it next to another session's rollout."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from importer_helpers import FIXTURES, source_file
+
+from masrl.traces import replay, validate_document
+from masrl.traces.importers import SourceError, dumps, import_file
+
+FOLDER = FIXTURES / "codex"
+MAIN_ID = "0190a1b2-0000-7000-8000-00000000aaaa"
+CHILD_ID = "0190a1b2-0000-7000-8000-00000000cccc"
+MAIN = FOLDER / f"rollout-2026-02-03T10-00-00-{MAIN_ID}.jsonl"
+CHILD = FOLDER / f"rollout-2026-02-03T10-00-03-{CHILD_ID}.jsonl"
+CHILD_AGENT = f"agent-{CHILD_ID}"
+
+
+def short(name: str | None) -> str | None:
+    return None if name is None else name.replace(CHILD_ID, "C")
+
+
+def shape(trace: dict) -> list[tuple]:
+    return [(short(e["id"]), e["t"], e["type"], short(e["agent"]),
+             short(e.get("to") or e.get("tool")), e.get("tokens")) for e in trace["events"]]
+
+
+def edges(trace: dict) -> set[tuple]:
+    return {(short(e["src"]), short(e["dst"]), e["type"], e.get("mode")) for e in trace["edges"]}
+
+
+def test_events():
+    assert shape(import_file("codex", MAIN).trace) == [
+        ("main:5", 0.0, "message", "user", "main", None),
+        ("main:8", 1.997, "tool_call", "main", "shell", None),
+        ("main:9", 2.097, "spawn", "main", "agent-C", 1260),
+        ("main:11", 2.997, "tool_result", "main", "shell", None),
+        ("main:14", 4.997, "tool_call", "main", "apply_patch", 1490),
+        ("main:16", 5.497, "tool_result", "main", "apply_patch", None),
+        ("main:18", 5.997, "message", "main", "agent-C", None),  # send_input
+        ("main:20", 6.497, "tool_call", "main", "wait", 1540),
+        ("main:22", 14.997, "return", "agent-C", "main", None),  # the wait's output
+        ("main:23", 15.997, "message", "main", "user", 1730),
+        ("main:26", 16.497, "despawn", "main", "agent-C", None),  # close_agent
+        ("C:5", 3.997, "tool_call", "agent-C", "shell", 520),
+        ("C:7", 4.497, "tool_result", "agent-C", "shell", None),
+        ("C:10", 8.997, "message", "agent-C", None, 715),
+    ]
+
+
+def test_edges():
+    assert edges(import_file("codex", MAIN).trace) == {
+        ("main:5", "main:8", "message", None),
+        ("main:8", "main:9", "causal", None),
+        ("main:8", "main:11", "tool_dependency", "blocking"),
+        ("main:11", "main:14", "causal", None),
+        ("main:14", "main:16", "tool_dependency", "blocking"),
+        ("main:16", "main:18", "causal", None),
+        ("main:18", "main:20", "causal", None),
+        ("main:20", "main:22", "causal", None),
+        ("main:22", "main:23", "return", None),
+        ("main:23", "main:26", "causal", None),
+        ("main:9", "C:5", "spawn", "async"),
+        ("C:5", "C:7", "tool_dependency", "blocking"),
+        ("C:7", "C:10", "causal", None),
+        ("main:18", "C:10", "message", None),  # the send_input reached the sub-agent
+        ("C:10", "main:22", "causal", None),
+    }
+
+
+def test_roles_tokens_run_fields_and_provenance():
+    result = import_file("codex", MAIN)
+    trace = result.trace
+    by_id = {short(e["id"]): e for e in trace["events"]}
+    assert by_id["main:9"]["role"] == "explorer"
+    assert by_id["main:9"]["x_usage"] == {"input": 1200, "cached_input": 800, "output": 60,
+                                          "reasoning_output": 20}
+    assert by_id["main:9"]["x_model"] == "gpt-test-codex"
+    assert by_id["C:5"]["x_model"] == "gpt-test-codex-mini"
+    assert by_id["main:5"]["role"] == "human"
+    assert by_id["main:11"]["trusted"] is False
+    assert (trace["trace_id"], trace["task_id"], trace["system"], trace["topology"]) == (
+        f"codex:{MAIN_ID}", MAIN_ID, "Codex CLI 0.80.0", "harness")
+    assert trace["costs"] == {"tokens": 7255, "wall_clock_s": 16.497, "tool_calls": 4,
+                              "messages": 4}
+    # the other session's rollout in the same folder is not read
+    assert trace["provenance"]["sources"] == [source_file(MAIN, MAIN.name),
+                                              source_file(CHILD, CHILD.name)]
+    assert trace["provenance"]["repaired"] == {
+        "sub-agent task (its first user message) carried by its spawn event": 1}
+    assert trace["provenance"]["skipped"] == {
+        "event_msg:agent_message": 1,
+        "event_msg:collab_agent_spawn_end": 1,
+        "event_msg:patch_apply_end": 1,
+        "event_msg:task_complete": 1,
+        "event_msg:user_message of a sub-agent (carried by its spawner's send_input)": 1,
+        "function_call_output of close_agent (carried by its event)": 1,
+        "function_call_output of send_input (carried by its event)": 1,
+        "function_call_output of spawn_agent (carried by the spawn)": 1,
+        "response_item:message (developer: instructions, injected context or a copy of a "
+        "user_message event)": 1,
+        "response_item:message (user: instructions, injected context or a copy of a "
+        "user_message event)": 4,
+        "response_item:reasoning": 1,
+        "session_meta": 2,
+        "turn_context": 2,
+    }
+
+
+def test_every_line_is_accounted_for():
+    result = import_file("codex", MAIN)
+    texts = [Path(f).read_text(encoding="utf-8") for f in result.files]
+    lines = sum(len(text.splitlines()) for text in texts)
+    sources = {e["x_source"] for e in result.trace["events"]}
+    token_counts = sum(1 for text in texts for line in text.splitlines()
+                       if '"type":"token_count"' in line)
+    assert lines == len(sources) + sum(result.skipped.values()) + token_counts + 1  # + task
+
+
+def test_replays_with_a_sub_agent_running_beside_its_spawner():
+    report = validate_document(import_file("codex", MAIN).trace)
+    assert report.problems == []
+    metrics = replay(report.trace).metrics
+    assert metrics["spawn_depth"] == 1
+    assert metrics["max_concurrency"] == 1
+    # the sub-agent works while main goes on: main acts 5 times between spawn and return
+    trace = import_file("codex", MAIN).trace
+    spawn, ret = (next(e["t"] for e in trace["events"] if e["type"] == kind)
+                  for kind in ("spawn", "return"))
+    assert sum(1 for e in trace["events"] if e["agent"] == "main" and spawn < e["t"] < ret) == 5
+
+
+def test_content_is_hashed_never_copied():
+    text = dumps(import_file("codex", MAIN).trace)
+    for secret in ("failing test", "edge cases", "pytest", "negative numbers", "division",
+                   "def div", "calc.py"):
+        assert secret not in text
+
+
+def test_same_bytes_wherever_the_folder_lies(fixture_copy):
+    copy = fixture_copy("codex")
+    assert dumps(import_file("codex", copy / MAIN.name).trace) == dumps(
+        import_file("codex", MAIN).trace)
+
+
+def test_failed_spawn_is_a_tool_call_with_its_result(fixture_copy, edit_file):
+    folder = fixture_copy("codex")
+    edit_file(folder / MAIN.name, '{\\"agent_id\\": \\"' + CHILD_ID + '\\", \\"nickname\\": '
+              '\\"Ada\\"}', "Agent depth limit reached.")
+    (folder / CHILD.name).unlink()
+    trace = import_file("codex", folder / MAIN.name).trace
+    by_id = {e["id"]: e for e in trace["events"]}
+    assert (by_id["main:9"]["type"], by_id["main:9"]["tool"]) == ("tool_call", "spawn_agent")
+    assert (by_id["main:12"]["type"], by_id["main:12"]["tool"]) == ("tool_result",
+                                                                    "spawn_agent")
+    assert validate_document(trace).valid
+
+
+def test_sub_agent_rollout_that_nothing_spawns(fixture_copy, edit_file):
+    folder = fixture_copy("codex")
+    edit_file(folder / MAIN.name, '"name":"spawn_agent"', '"name":"shell"')
+    with pytest.raises(SourceError) as caught:
+        import_file("codex", folder / MAIN.name)
+    assert str(caught.value) == (f"{folder / CHILD.name}: no spawn_agent call of {MAIN.name} "
+                                 f"spawns thread {CHILD_ID}")
+
+
+def first_lines(n: int) -> str:
+    return "".join(MAIN.read_text(encoding="utf-8").splitlines(keepends=True)[:n])
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ('{"timestamp":"2026-02-03T10:00:00.000Z","type":"event_msg","payload":{"type":'
+     '"user_message","message":"hi"}}\n', 1, "a rollout starts with a session_meta record"),
+    (first_lines(1) + '{"timestamp":"2026-02-03T10:00:00.000Z","type":"hologram",'
+     '"payload":{}}\n', 2, "unknown record type 'hologram' (expected one of session_meta, "
+     "response_item, event_msg, turn_context, compacted)"),
+    (first_lines(1) + '{"timestamp":"2026-02-03T10:00:00.000Z","type":"event_msg",'
+     '"payload":"hi"}\n', 2, "payload must be an object"),
+    (first_lines(1) + '{"type":"event_msg","payload":{"type":"user_message"}}\n', 2,
+     "record has no timestamp"),
+    (first_lines(1) + '{"timestamp":"soon","type":"event_msg","payload":{"type":'
+     '"user_message"}}\n', 2, "unreadable timestamp 'soon'"),
+    (first_lines(1) + '{"timestamp":"2026-02-03T10:00:00.000Z","type":"event_msg",\n', 2,
+     "not a JSON record (Expecting property name enclosed in double quotes at column 60); is "
+     "the line truncated?"),
+])
+def test_bad_rollouts_name_file_and_line(tmp_path, text, where, message):
+    path = tmp_path / "rollout-bad.jsonl"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("codex", path)
+    assert str(caught.value) == f"{path}:{where}: {message}"
+
+
+def test_timed_out_wait_is_a_tool_result(fixture_copy, edit_file):
+    folder = fixture_copy("codex")
+    status = json.dumps(json.dumps({"status": {CHILD_ID: {"completed": "No edge cases "
+                                                                        "missed."}},
+                                    "timed_out": False}))[1:-1]
+    edit_file(folder / MAIN.name, status, json.dumps(json.dumps(
+        {"status": {CHILD_ID: "running"}, "timed_out": True}))[1:-1])
+    trace = import_file("codex", folder / MAIN.name).trace
+    by_id = {e["id"]: e for e in trace["events"]}
+    assert (by_id["main:22"]["type"], by_id["main:22"]["tool"]) == ("tool_result", "wait")
+    assert validate_document(trace).valid
