@@ -299,12 +299,18 @@ def dumps(document: dict) -> str:
 
 def write_trace(document: dict, out: str | os.PathLike) -> Path:
     """Write ``document`` to ``out`` atomically: a temporary file beside it, then a rename."""
+    return write_text(dumps(document), out)
+
+
+def write_text(text: str, out: str | os.PathLike) -> Path:
+    """Write UTF-8 ``text`` to ``out`` atomically (``\\n`` line ends): a temporary file beside
+    it, then a rename, so a failure never leaves a half-written file."""
     target = Path(out)
     handle, partial = tempfile.mkstemp(dir=target.parent or Path("."), prefix=f".{target.name}.",
                                        suffix=".partial")
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
-            stream.write(dumps(document))
+            stream.write(text)
         os.chmod(partial, 0o644)
         os.replace(partial, target)
     except BaseException:
