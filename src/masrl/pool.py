@@ -126,11 +126,13 @@ def load_spotcheck(data_dir: PathLike = None) -> pd.DataFrame:
 def check_data(data_dir: PathLike = None) -> list[Problem]:
     """Validate every data file; return all problems (an empty list when the data is clean)."""
     from masrl import audit, bib, claims, envelopes, taxonomy  # these checks need the pool
+    from masrl.traces.attribution import published as who_and_when
 
     problems: list[Problem] = []
     loaders = (load_pool, load_excluded, load_spotcheck, bib.load_bibliography,
                taxonomy.load_taxonomy, audit.load_audit, audit.load_near_misses,
-               audit.load_benchmark_coverage, envelopes.load_envelopes, claims.load_claims)
+               audit.load_benchmark_coverage, envelopes.load_envelopes, claims.load_claims,
+               who_and_when.load_published)
     for loader in loaders:
         try:
             loader(data_dir)
