@@ -4,7 +4,9 @@ All are scored like any method (:mod:`.scoring`); none looks at the gold labels 
 text (the rules read the trace's structure: who acts at each step, the orchestrator's
 decisions, the exit codes of code executions).
 
-**Random** (definitions quoted by the book). A method that names one candidate agent and one
+The definitions below are quoted by the book.
+
+**Random.** A method that names one candidate agent and one
 step of a run uniformly at random is right on the agent with probability 1/|C| when the gold
 agent is among the candidates C (0 otherwise) and on the step with probability 1/n for a run of
 n steps; its expected accuracy on a subset is the mean of these probabilities over the subset's
@@ -20,7 +22,7 @@ runs, computed exactly here (no draw). Two candidate sets are computed:
 
 The step-level figure is the same for both (1/n per run).
 
-**Deterministic rules**, each a prediction (agent, step) per run:
+**Deterministic rules.** Each gives a prediction (agent, step) per run:
 
 * ``first-agent``: the first step not taken by the human who gives the task, and its agent.
 * ``first-non-orchestrator``: the first step taken by an agent that is neither the human nor an

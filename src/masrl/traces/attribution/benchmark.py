@@ -15,6 +15,7 @@ never message text. Definitions (quoted by the book), per run of *n* steps label
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import altair as alt
@@ -24,6 +25,20 @@ from masrl import charts
 from masrl.traces.attribution.gold import SUBSET_LABELS, SUBSETS, Run, by_subset
 from masrl.traces.attribution.published import LEVELS, Published, percent
 from masrl.traces.attribution.scoring import Score
+
+
+ROLE = re.compile(r":(?:mod|func|class|data|meth|attr):`~?\.?([^`]+)`")
+
+
+def quote(doc: str, start: str | None = None, stop: str | None = None) -> str:
+    """A docstring (or its part from the line holding ``start`` up to the line holding
+    ``stop``) as Markdown for the book: Sphinx roles become code, ``::`` a colon."""
+    lines = doc.strip("\n").splitlines()
+    first = next(i for i, line in enumerate(lines) if start in line) if start else 0
+    last = next((i for i, line in enumerate(lines) if i > first and stop in line),
+                len(lines)) if stop else len(lines)
+    text = "\n".join(lines[first:last]).strip()
+    return ROLE.sub(lambda m: f"``{m.group(1)}``", text).replace("::\n", ":\n")
 
 
 def _range(values: list[float]) -> str:

@@ -9,7 +9,7 @@ in its trace) and must carry both labels, ``mistake_agent`` and ``mistake_step``
 Definitions (quoted by the book):
 
 * **Log id**: ``<subset>/<file stem>``, e.g. ``hand-crafted/12``. Not the ``question_ID``: in
-  the published benchmark 45 questions have a log in both subsets.
+  the published benchmark some questions have a log in both subsets.
 * **Step**: one record of the log's ``history``, numbered from 0 in file order; it is the trace
   event ``h<k>``. A log of *n* records has steps 0 to *n* - 1, and the gold ``mistake_step`` is
   one of them (the labelled step).

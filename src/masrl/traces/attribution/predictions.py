@@ -1,6 +1,7 @@
 """A method's predictions: one JSON Lines file, one line per log, checked against the gold logs.
+The format and its errors are quoted by the book.
 
-Format (quoted by the book)::
+Format::
 
     {"id": "hand-crafted/12", "agent": "WebSurfer", "step": 4}
     {"id": "algorithm-generated/3", "agent": "Verification_Expert", "step": 1}

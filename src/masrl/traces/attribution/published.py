@@ -5,7 +5,7 @@ Two checks need nothing but the published numbers and the logs (definitions quot
 book):
 
 * **The Random row, recomputed**: :func:`random_comparison` sets each published Random figure
-  beside the expected accuracy computed exactly from the 184 logs
+  beside the expected accuracy computed exactly from the logs
   (:mod:`.baselines`, both candidate sets), and names any other cell of the published row that
   our value equals (a sign of two cells exchanged).
 * **Whole numbers of logs**: an accuracy over the N logs of a subset is k/N for a whole number k
