@@ -313,7 +313,7 @@ def _times(path: Path, history: list) -> list[float]:
     return [seconds((s - earliest) // MICROSECOND, 1_000_000) for s in stamps]
 
 
-# ---------------------------------------------------------------------------------- run-level fields
+# ------------------------------------------------------------------------------ run-level fields
 
 def _check_fields(path: Path, document: dict) -> None:
     """The run-level fields the importer reads have the right types (module docstring)."""
