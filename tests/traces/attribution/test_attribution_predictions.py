@@ -91,5 +91,8 @@ def test_only_the_chosen_subsets_need_predictions(gold_dir, write_predictions):
     path = write_predictions(answers(GOLD_ANSWERS)[2:])
     assert list(read_predictions(path, runs)) == IDS[2:]
     other = write_predictions(answers(GOLD_ANSWERS), "all.jsonl")
-    with pytest.raises(SourceError, match="unknown id 'algorithm-generated/1'"):
+    with pytest.raises(SourceError) as caught:
         read_predictions(other, runs)
+    assert str(caught.value) == fails(other, 1, "'algorithm-generated/1' is not in the subsets "
+                                      "scored (hand-crafted); leave its line out or score its "
+                                      "subset too")

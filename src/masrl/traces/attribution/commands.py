@@ -163,12 +163,12 @@ def _described(args) -> str:
 def table_lines(results: dict) -> list[str]:
     """``method subset logs agent-level step-level`` rows: accuracy in percent, the (expected)
     number of correct logs, and the interval."""
-    lines = [f"{'method':<24} {'subset':<20} {'logs':>4}  {'agent-level':<28} step-level"]
-    for method, scores in results.items():
-        for subset, sc in scores.items():
-            lines.append(f"{method:<24} {subset:<20} {sc.logs:>4}  {_cell(sc.agent):<28} "
-                         f"{_cell(sc.step)}")
-    return lines
+    rows = [(method, subset, str(sc.logs), _cell(sc.agent), _cell(sc.step))
+            for method, scores in results.items() for subset, sc in scores.items()]
+    head = ("method", "subset", "logs", "agent-level", "step-level")
+    widths = [max(len(r[i]) for r in [head, *rows]) for i in range(4)]
+    return [f"{r[0]:<{widths[0]}}  {r[1]:<{widths[1]}}  {r[2]:>{widths[2]}}  "
+            f"{r[3]:<{widths[3]}}  {r[4]}".rstrip() for r in [head, *rows]]
 
 
 def _cell(level) -> str:

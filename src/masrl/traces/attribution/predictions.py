@@ -17,7 +17,7 @@ Format::
 
 Errors (each a :class:`~masrl.traces.importers.SourceError` naming the file and the line): a line
 that is not a JSON object; a missing or unknown key; an ``id`` that is not a string, that names
-no log of the gold directory, or that occurs twice; an ``agent`` that is not a string or null; a
+no log of the gold directory (or a log of a subset left out of the scoring), or that occurs twice; an ``agent`` that is not a string or null; a
 ``step`` that is not an integer or null (``2.5``, ``"2"`` and ``true`` are errors) or that lies
 outside the log's steps; and, for the whole file, gold logs that have no prediction (all of them
 are listed, up to ten by id). Blank lines are allowed.
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.attribution.gold import Run
+from masrl.traces.attribution.gold import SUBSETS, Run
 from masrl.traces.importers import SourceError
 from masrl.traces.importers.common import read_jsonl
 from masrl.traces.importers.who_and_when import found
@@ -53,9 +53,10 @@ def read_predictions(path: str | Path, runs: list[Run]) -> dict[str, Prediction]
     """The predictions in ``path``, one for every run of ``runs`` (module docstring)."""
     path = Path(path)
     known = {r.id: r for r in runs}
+    scored = sorted({r.subset for r in runs})
     predictions: dict[str, Prediction] = {}
     for line, record in read_jsonl(path, Counter()):
-        prediction = _prediction(path, line, record, known)
+        prediction = _prediction(path, line, record, known, scored)
         if prediction.id in predictions:
             raise SourceError(path, line, f"a second prediction for {prediction.id!r} (the first "
                               f"is on line {predictions[prediction.id].line})")
@@ -68,7 +69,8 @@ def read_predictions(path: str | Path, runs: list[Run]) -> dict[str, Prediction]
     return predictions
 
 
-def _prediction(path: Path, line: int, record: dict, known: dict[str, Run]) -> Prediction:
+def _prediction(path: Path, line: int, record: dict, known: dict[str, Run],
+                scored: list[str]) -> Prediction:
     for key in KEYS:
         if key not in record:
             raise SourceError(path, line, f"no {key!r} key (a prediction has {', '.join(KEYS)})")
@@ -80,6 +82,9 @@ def _prediction(path: Path, line: int, record: dict, known: dict[str, Run]) -> P
     if not isinstance(log_id, str):
         raise SourceError(path, line, f"'id' must be a string, found {found(log_id)}")
     run = known.get(log_id)
+    if run is None and log_id.split("/")[0] in SUBSETS and log_id.split("/")[0] not in scored:
+        raise SourceError(path, line, f"{log_id!r} is not in the subsets scored "
+                          f"({', '.join(scored)}); leave its line out or score its subset too")
     if run is None:
         raise SourceError(path, line, f"unknown id {log_id!r}: no such log in the gold directory "
                           "(ids are SUBSET/STEM, e.g. 'hand-crafted/12')")
