@@ -10,10 +10,12 @@ NOTEBOOKS := $(CHAPTERS:.md=.ipynb)
 PACKAGE   := $(shell find src -name '*.py') pyproject.toml
 DATA      := $(shell find data -type f)
 SUDO      := $(if $(filter 0,$(shell id -u)),,sudo)
-# Without the public logs in ../shared/traces (a fresh clone elsewhere), the real-runs chapter
-# is rendered from its committed outputs instead of being executed again.
+# Without the public logs in ../shared/traces (a fresh clone elsewhere), the chapters listed in
+# notebooks/needs_real_logs.txt are rendered from their committed outputs instead of being
+# executed again.
+REAL_LOG_CHAPTERS := $(addprefix notebooks/,$(shell grep -v '^\#' notebooks/needs_real_logs.txt))
 ifeq ($(wildcard ../shared/traces),)
-NOTEBOOKS := $(filter-out notebooks/23_real_runs.ipynb,$(NOTEBOOKS))
+NOTEBOOKS := $(filter-out $(REAL_LOG_CHAPTERS),$(NOTEBOOKS))
 endif
 BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md) $(NOTEBOOKS) $(DATA)
 

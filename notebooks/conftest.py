@@ -1,9 +1,10 @@
 """pytest hooks for the executed chapters (nbval runs every notebooks/*.ipynb).
 
-The chapter on real runs (23_real_runs) is computed from public logs that are not part of this
-project: they are read from ../shared/traces beside the repository. On a fresh clone that folder
-is absent, the book is rendered from the committed outputs, and re-executing the chapter cannot
-reproduce them, so its nbval cells are skipped with a reason.
+Some chapters (listed in notebooks/needs_real_logs.txt, which the Makefile reads too) are
+computed from public logs that are not part of this project: they are read from ../shared/traces
+beside the repository. On a fresh clone that folder is absent, the book is rendered from the
+committed outputs, and re-executing those chapters cannot reproduce them, so their nbval cells
+are skipped with a reason.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import pytest
 
 from masrl import paths
 
-NEEDS_REAL_LOGS = {"23_real_runs.ipynb"}
+LIST = Path(__file__).with_name("needs_real_logs.txt")
+NEEDS_REAL_LOGS = {line.strip() for line in LIST.read_text(encoding="utf-8").splitlines()
+                   if line.strip() and not line.startswith("#")}
 REASON = "real logs in ../shared/traces are absent"
 
 

@@ -27,6 +27,7 @@ BENCHMARK_COVERAGE = "benchmark_coverage.csv"
 ENVELOPES = "envelopes.csv"
 CLAIMS = "claims.yaml"
 LOG_SOURCES = "log_sources.csv"
+WHO_AND_WHEN_PUBLISHED = "who_and_when_published.yaml"
 
 # --- the trace toolkit's files ---------------------------------------------------------------
 TRACE_SCHEMA = "schema/trace.schema.json"

@@ -43,3 +43,16 @@ def test_parameters_cell_and_complete_execution(chapter):
         for output in cell.outputs:
             assert output.output_type != "error", f"a cell failed: {output.get('ename')}"
     assert "papermill" not in stored.metadata, "volatile papermill metadata must be stripped"
+
+
+def test_chapters_that_read_the_public_logs_are_listed_for_a_fresh_clone():
+    """A chapter computed from ../shared/traces must be in notebooks/needs_real_logs.txt, which
+    the Makefile (render from committed outputs) and notebooks/conftest.py (skip nbval) read."""
+    listed = {line.strip() for line in (NOTEBOOKS / "needs_real_logs.txt").read_text(
+        encoding="utf-8").splitlines() if line.strip() and not line.startswith("#")}
+    readers = ("paths.public_logs_dir()", "real_runs.import_all(")  # the ways to reach the logs
+    reading = {c.with_suffix(".ipynb").name for c in CHAPTERS
+               if any(reader in c.read_text(encoding="utf-8") for reader in readers)}
+    assert reading == listed
+    assert "notebooks/needs_real_logs.txt" in (paths.REPO_ROOT / "Makefile").read_text(
+        encoding="utf-8")

@@ -86,8 +86,8 @@ def test_bad_input_exits_1_and_writes_nothing(tmp_path, capsys):
     source.write_text('{"history": []}', encoding="utf-8")
     out = tmp_path / "trace.json"
     assert main(["import", "who-and-when", str(source), "-o", str(out)]) == 1
-    assert capsys.readouterr().err == (f"{source}:history: expected a non-empty list of chat "
-                                       "records\n")
+    assert capsys.readouterr().err == (f"{source}:history: must be a non-empty list of chat "
+                                       "records, found an empty list\n")
     assert not out.exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["log.json"]
 

@@ -10,6 +10,7 @@ from replay_examples import EXAMPLES, HOSTILE, NAMES, example, hostile_replay
 from trace_helpers import FIXTURES
 
 from masrl import paths
+from masrl.presentation import docstrings
 from masrl.presentation import trace_views as views
 from masrl.traces import credit, metrics, validate_file
 
@@ -246,10 +247,10 @@ def test_shown_formats_every_cell(examples):
 
 
 def test_docstrings_become_markdown():
-    text = views.docstring_markdown(metrics, after="Definitions")
+    text = docstrings.docstring_markdown(metrics, after="Definitions")
     assert text.startswith("* ``events``, ``edges``")
     assert ":func:" not in text and ":mod:" not in text
-    whole = views.docstring_markdown("masrl.traces.credit")
+    whole = docstrings.docstring_markdown("masrl.traces.credit")
     assert "`replay`" in whole and ":mod:" not in whole
     assert whole.startswith("How the team reward of a run splits")
 

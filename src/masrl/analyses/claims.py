@@ -5,14 +5,21 @@
 its value with the expected one (PASS or FAIL). A finding recorded with a claim is reported
 beside it, it is not a failure. The dataset loads each file once, on first use, so a broken file
 fails only the claims that read it (its problems become the claim's message).
+
+A computation that needs data this machine does not have (the public logs in
+``../shared/traces``, absent on a fresh clone) raises :class:`Unavailable`, and its claim is
+reported as SKIP with the reason: neither a pass nor a failure, so ``masrl claims`` still exits 0
+when nothing fails.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from masrl import paths
@@ -22,7 +29,29 @@ from masrl.data.claims import Claim
 from masrl.data.dataset import Dataset
 from masrl.data.problems import DataError, DataProblem
 
-PASS, FAIL = "PASS", "FAIL"
+PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+SCOPES = ("all", "survey", "external")
+
+
+class Unavailable(Exception):
+    """A computation's data is not on this machine (the claim is skipped, with this reason)."""
+
+
+@functools.cache
+def _who_and_when(folder: Path) -> tuple:
+    from masrl.traces.attribution.gold import load_gold
+
+    return tuple(load_gold(folder))
+
+
+def gold_logs() -> list:
+    """The labelled Who&When logs from ``../shared/traces/who-and-when`` (not ours, so not in
+    ``data/``), read once per process; :class:`Unavailable` when that folder is absent."""
+    folder = paths.public_logs_dir() / "who-and-when"
+    if not folder.is_dir():
+        raise Unavailable(f"the Who&When logs are not at {folder} (a fresh clone has no "
+                          "../shared/traces)")
+    return list(_who_and_when(folder))
 
 
 # --- the computations ----------------------------------------------------------------------------
@@ -160,6 +189,37 @@ def scale_gap_orders(data: Dataset, statistic: str = "max") -> dict[str, float]:
     return {"width": float(table[column].iloc[0]), "horizon": float(table[column].iloc[1])}
 
 
+@computation
+def who_and_when_logs(data: Dataset) -> dict[str, int]:
+    """Labelled logs per Who&When subset."""
+    from masrl.traces.attribution.gold import by_subset
+    return {subset: len(runs) for subset, runs in by_subset(gold_logs()).items()}
+
+
+@computation
+def who_and_when_random(data: Dataset, level: str, subset: str,
+                        candidates: str = "random") -> float:
+    """Expected accuracy (percent, two decimals) of the Random baseline on one subset, counted as
+    the paper counts (``random``) or over the run's agents (``random-agents``)."""
+    from masrl.traces.attribution.published import random_ours
+    return random_ours(gold_logs())[(candidates, level, subset)]
+
+
+@computation
+def who_and_when_fractions_off(data: Dataset, subset: str) -> list[str]:
+    """Published method figures of one subset that are no whole number of its logs."""
+    from masrl.traces.attribution.published import fractions_off
+    return fractions_off(data.who_and_when_published, subset)
+
+
+@computation
+def who_and_when_labels_outside_runs(data: Dataset) -> dict[str, list[str]]:
+    """Per subset, the logs whose labelled agent (spelled exactly) is none of the run's agents."""
+    from masrl.traces.attribution.gold import by_subset
+    return {subset: [r.id for r in runs if r.gold_agent not in r.agents]
+            for subset, runs in by_subset(gold_logs()).items()}
+
+
 # --- evaluation -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -174,10 +234,14 @@ class Result:
         return self.status == PASS
 
     @property
+    def failed(self) -> bool:
+        return self.status == FAIL
+
+    @property
     def finding_holds(self) -> bool | None:
         """For an entry with a finding: whether our computed value still differs from what the
         artifact states (the contradiction stands); ``None`` for entries without a finding."""
-        if self.claim.finding is None:
+        if self.claim.finding is None or self.status == SKIP:
             return None
         return self.computed != normalise(self.claim.finding.artifact_states)
 
@@ -187,7 +251,8 @@ class Result:
                 "args": c.args, "expected": c.expected, "computed": self.computed,
                 "status": self.status, "message": self.message, "boundary": c.boundary,
                 "finding": None if c.finding is None else
-                {**c.finding.model_dump(), "holds": self.finding_holds}}
+                {**c.finding.model_dump(), "holds": self.finding_holds},
+                "external": None if c.external is None else c.external.model_dump()}
 
 
 def normalise(value: Any) -> Any:
@@ -206,6 +271,8 @@ def _plain(value: Any) -> Any:
 def evaluate_claim(claim: Claim, data: Dataset) -> Result:
     try:
         computed = normalise(COMPUTATIONS[claim.computation](data, **claim.args))
+    except Unavailable as exc:
+        return Result(claim, None, SKIP, f"skipped: {exc}")
     except DataError as exc:
         lines = "; ".join(str(p) for p in exc.problems)
         return Result(claim, None, FAIL, f"the data does not load: {lines}")
@@ -216,14 +283,22 @@ def evaluate_claim(claim: Claim, data: Dataset) -> Result:
     return Result(claim, computed, FAIL, "computed value differs from the expected one")
 
 
-def evaluate(data: Dataset, claims: list[Claim] | None = None) -> list[Result]:
-    """Evaluate every claim of the ledger (``data.claims`` unless given); raise
-    :class:`DataError` when the ledger itself is invalid."""
+def in_scope(claim: Claim, scope: str) -> bool:
+    """``all`` claims, the ``survey``'s own, or the ``external`` ones (of other papers)."""
+    if scope not in SCOPES:
+        raise ValueError(f"unknown scope {scope!r}; expected one of {', '.join(SCOPES)}")
+    return scope == "all" or (claim.external is None) == (scope == "survey")
+
+
+def evaluate(data: Dataset, claims: list[Claim] | None = None,
+             scope: str = "all") -> list[Result]:
+    """Evaluate the claims of the ledger (``data.claims`` unless given) in ``scope`` (``all``,
+    ``survey`` or ``external``); raise :class:`DataError` when the ledger itself is invalid."""
     claims = data.claims if claims is None else claims
     problems = ledger_problems(claims)
     if problems:
         raise DataError(problems)
-    return [evaluate_claim(claim, data) for claim in claims]
+    return [evaluate_claim(claim, data) for claim in claims if in_scope(claim, scope)]
 
 
 def ledger_problems(claims: list[Claim]) -> list[DataProblem]:
@@ -246,5 +321,6 @@ def ledger_problems(claims: list[Claim]) -> list[DataProblem]:
 
 def summary(results: list[Result]) -> dict[str, int]:
     return {"claims": len(results), "passed": sum(r.passed for r in results),
-            "failed": sum(not r.passed for r in results),
+            "failed": sum(r.failed for r in results),
+            "skipped": sum(r.status == SKIP for r in results),
             "findings": sum(r.claim.finding is not None for r in results)}

@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "masrl.commands.traces",
     "masrl.commands.imports",
     "masrl.commands.exports",
+    "masrl.commands.attribution",
 )
 
 

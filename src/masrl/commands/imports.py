@@ -3,11 +3,11 @@
 FORMAT is ``auto`` (recognised from the content) or one of the formats of
 :data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
 ``openai-agents``, ``atif``, ``codex``; see :mod:`masrl.traces.importers`). The trace is validated
-before it is written; OUT is written
-atomically (a temporary file, then a rename) and only when the trace is valid. A summary goes to
-stderr (events, edges, agents, counted skips and repairs, validation warnings); ``--json`` also
-prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
-file read, in its ``provenance``, so they are not lost with the terminal output.
+before it is written; OUT is written atomically (a temporary file, then a rename) and only when
+the trace is valid. A summary goes to stderr (events, edges, agents, how a Who&When log was
+recognised, counted skips and repairs, validation warnings); ``--json`` also prints it as JSON on
+stdout. The trace keeps the same counts, with the name and SHA-256 of every file read, in its
+``provenance``, so they are not lost with the terminal output.
 
 Exit codes: 0 the trace was written; 1 the input is unreadable or unexpected (the message names
 the file and line) or the trace it gives is invalid; 2 usage error, a missing SRC or an
@@ -84,6 +84,10 @@ def describe(summary: dict) -> str:
     if summary.get("detected"):
         lines.append(f"  format {summary['format']}, recognised from the content: "
                      f"{summary['detected']}")
+    if summary.get("recognised"):
+        recognised = summary["recognised"]
+        lines.append(f"  recognised as {recognised['system']} ({recognised['shape']} shape): "
+                     f"{recognised['evidence']}")
     if len(summary["files"]) > 1:
         lines.append(f"  read {len(summary['files'])} files (the source and "
                      f"{len(summary['files']) - 1} sub-agent logs)")

@@ -3,7 +3,9 @@ checked by a named computation over our data (:mod:`masrl.analyses.claims` evalu
 
 Each entry has an id, a statement in our words, the computation's name with its arguments, the
 expected value and the boundary of the claim; it may record a *finding*: a value the survey's
-artifact states that our data does not reproduce, with the reason. This loader checks the
+artifact states that our data does not reproduce, with the reason. *External* claims (an
+``external`` block: the reference and where it states the claim) are claims of other papers
+that our data can check, such as the Who&When paper's published accuracies. This loader checks the
 structure and that ids are unique; that every computation exists and accepts its arguments is
 checked against the registry by :func:`masrl.analyses.claims.ledger_problems`.
 """
@@ -27,6 +29,14 @@ class Finding(BaseModel):
     explanation: str
 
 
+class External(BaseModel):
+    """Where another paper makes the claim."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    reference: str
+    where: str
+
+
 class Claim(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
@@ -36,6 +46,7 @@ class Claim(BaseModel):
     expected: Any
     boundary: str
     finding: Finding | None = None
+    external: External | None = None
 
 
 class Ledger(BaseModel):

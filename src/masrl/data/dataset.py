@@ -36,6 +36,7 @@ from masrl.data import (
     published,
     taxonomy,
     vocabulary,
+    who_and_when_published,
 )
 from masrl.data.problems import DataError, DataProblem, sort_problems
 
@@ -65,7 +66,7 @@ class Dataset:
 
     FILES = ("vocabulary", "papers", "excluded", "spotcheck", "bibliography", "taxonomy",
              "published", "audit", "near_misses", "benchmark_coverage", "envelopes", "claims",
-             "log_sources")
+             "log_sources", "who_and_when_published")
 
     def __init__(self, data_dir: str | os.PathLike | None = None):
         self.directory: Path = paths.data_dir(data_dir)
@@ -139,6 +140,10 @@ class Dataset:
     @_validated
     def log_sources(self) -> pd.DataFrame:
         return log_sources.load_log_sources(self.directory)
+
+    @_validated
+    def who_and_when_published(self) -> who_and_when_published.Published:
+        return who_and_when_published.load_who_and_when_published(self.directory)
 
     def _vocabulary_for(self, file: str) -> vocabulary.Vocabulary:
         """The vocabulary, which every tagged file needs: when it is invalid, ``file`` cannot be

@@ -7,7 +7,7 @@ from typing import Any
 
 import pandas as pd
 
-from masrl.analyses.claims import Result, summary
+from masrl.analyses.claims import SKIP, Result, summary
 
 
 def compact(value: Any) -> str:
@@ -40,11 +40,15 @@ def results_table(results: list[Result]) -> pd.DataFrame:
 
 
 def status_line(results: list[Result]) -> str:
-    """One line saying whether the ledger holds: every claim passes, or which fail."""
+    """One line saying whether the ledger holds: every claim passes, or which fail (skipped
+    claims, whose data is absent, are counted apart)."""
     s = summary(results)
+    if not s["failed"] and s["skipped"]:
+        return (f"PASS: all {s['passed']} claims that could be checked hold; {s['skipped']} "
+                "skipped (their data is absent).")
     if not s["failed"]:
         return f"PASS: all {s['claims']} claims hold."
-    failed = ", ".join(r.claim.id for r in results if not r.passed)
+    failed = ", ".join(r.claim.id for r in results if r.failed)
     return f"FAIL: {s['failed']} of {s['claims']} claims fail: {failed}"
 
 
@@ -57,7 +61,7 @@ def text_lines(results: list) -> list[str]:
         head = f"{r.status} {r.claim.id:<{width}}"
         if r.passed:
             line = f"{head}  {compact(r.computed)}"
-        elif r.computed is None:
+        elif r.status == SKIP or r.computed is None:
             line = f"{head}  {r.message}"
         else:
             line = (f"{head}  expected {compact(r.claim.expected)}, "
@@ -67,6 +71,9 @@ def text_lines(results: list) -> list[str]:
             line += f"  [finding: {f.where} states {compact(f.artifact_states)}]"
         lines.append(line)
     s = summary(results)
-    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail; "
-                 f"{s['findings']} finding(s) about the survey's artifact")
+    skipped = f", {s['skipped']} skipped (data absent)" if s["skipped"] else ""
+    external = sum(r.claim.external is not None for r in results)
+    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
+                 f"{s['findings']} finding(s) about the survey's artifact or another paper; "
+                 f"{external} external claim(s)")
     return lines

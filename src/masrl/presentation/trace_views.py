@@ -10,10 +10,7 @@ their cells, and :class:`Preformatted` escapes its lines itself.
 from __future__ import annotations
 
 import html
-import importlib
-import inspect
 import math
-import re
 from collections.abc import Mapping
 from itertools import combinations
 from pathlib import Path
@@ -323,23 +320,6 @@ def skipped(reason: str = "the trace is invalid (see the validation above)") -> 
 
 
 # ---------------------------------------------------------------------------------- definitions
-
-_ROLE = re.compile(r":(?:mod|func|class|data|meth|attr):`~?([^`]+)`")
-
-
-def docstring_markdown(obj, after: str | None = None) -> str:
-    """The docstring of ``obj`` (an object or a module's dotted name) as Markdown: Sphinx roles
-    become code spans; with ``after``, only what follows the first line containing that text
-    (e.g. ``"Definitions"``)."""
-    if isinstance(obj, str):
-        obj = importlib.import_module(obj)
-    text = inspect.getdoc(obj) or ""
-    if after is not None:
-        lines = text.splitlines()
-        start = next(k for k, line in enumerate(lines) if after in line)
-        text = "\n".join(lines[start + 1:]).strip()
-    return _ROLE.sub(lambda m: f"`{m.group(1).lstrip('.')}`", text)
-
 
 def _or_nan(value) -> float:
     return math.nan if value is None else value

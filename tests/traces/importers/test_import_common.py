@@ -120,9 +120,11 @@ def test_provenance_holds_the_summary_counts_and_no_absolute_path(fmt, name, mon
     absolute = import_file(fmt, FIXTURES / name)
     summary, provenance = absolute.summary(), absolute.trace["provenance"]
     assert list(absolute.trace)[-1] == "provenance"
-    assert list(provenance) == ["format", "repaired", "skipped", "sources"]
+    recognised = ["recognised"] if fmt == "who-and-when" else []
+    assert list(provenance) == ["format", *recognised, "repaired", "skipped", "sources"]
     assert (provenance["format"], provenance["skipped"], provenance["repaired"]) == (
         fmt, summary["skipped"], summary["repairs"])
+    assert provenance.get("recognised") == summary["recognised"]
     assert [s["name"] for s in provenance["sources"]] == [
         os.path.relpath(f, (FIXTURES / name).parent).replace(os.sep, "/") for f in summary["files"]]
     assert not any(s["name"].startswith("/") or str(FIXTURES) in s["name"]

@@ -110,7 +110,9 @@ def test_fixtures_give_traces_without_any_problem(name):
 
 @pytest.mark.parametrize("name", ["magentic_one.json", "captain_agent.json"])
 def test_provenance_names_the_log_and_nothing_is_skipped_or_repaired(name):
-    assert import_file("who-and-when", FOLDER / name).trace["provenance"] == {
+    provenance = import_file("who-and-when", FOLDER / name).trace["provenance"]
+    assert provenance.pop("recognised")["system"] == name.removesuffix(".json").replace("_", "-")
+    assert provenance == {
         "format": "who-and-when",
         "repaired": {},
         "skipped": {},
@@ -128,11 +130,13 @@ THOUGHT = {"role": "Orchestrator (thought)", "content": "x"}
 
 @pytest.mark.parametrize("text, where, message", [
     ('{"history": [', "1:14", "not JSON: Expecting value"),
-    ("[]", None, "expected a JSON object with a 'history' list"),
-    (json.dumps({"history": []}), "history", "expected a non-empty list of chat records"),
-    (json.dumps(magentic([THOUGHT, "hello"])), "history[1]", "a chat record must be a JSON object"),
-    (json.dumps(magentic([THOUGHT, {"role": "WebSurfer"}])), "history[1]",
-     "'content' must be a string"),
+    ("[]", None, "expected a JSON object with a 'history' list, found an array"),
+    (json.dumps({"history": []}), "history",
+     "must be a non-empty list of chat records, found an empty list"),
+    (json.dumps(magentic([THOUGHT, "hello"])), "history[1]",
+     "a chat record must be a JSON object, found 'hello' (a string)"),
+    (json.dumps(magentic([THOUGHT, {"role": "WebSurfer"}])), "history[1].content",
+     "must be a string, found nothing (the key is missing)"),
     (json.dumps(magentic([THOUGHT, {"role": "Orchestrator (musing)", "content": "x"}])),
      "history[1]", ("unknown record type: role 'Orchestrator (musing)' (expected 'X', "
      "'X (thought)', 'X (-> Y)' or 'X (termination condition)')")),
@@ -142,9 +146,10 @@ THOUGHT = {"role": "Orchestrator (thought)", "content": "x"}
     (json.dumps(magentic([THOUGHT], mistake_step="9")), "mistake_step",
      "9 is outside the history (0..0)"),
     (json.dumps(magentic([THOUGHT], mistake_step="early")), "mistake_step",
-     "'early' is not an integer"),
-    (json.dumps({"history": [{"role": "user", "name": 3, "content": "x"}]}), "history[0]",
-     "'name' must be a string"),
+     "must be a step index (an integer, or a string of the digits 0-9), found 'early' (a "
+     "string)"),
+    (json.dumps({"history": [{"role": "user", "name": 3, "content": "x"}]}), "history[0].name",
+     "must be a non-empty string, found 3 (a number)"),
     ('{"history": [{"role": "human", "content": NaN}]}', None,
      "not JSON: NaN is not a JSON number"),
 ])
@@ -159,3 +164,123 @@ def test_a_run_without_labels_or_verdict_imports(tmp_path):
     assert trace["rewards"] == {}
     assert trace["task_id"] == "plain"
     assert not any(key.startswith("x_mistake") for key in trace["events"][0])
+
+
+# --- issue 9: wrong types are errors, never silent labels or rewards ------------------------------
+
+def captain(history: list, **fields) -> dict:
+    return {"question_ID": "q", "mistake_agent": "A", "mistake_step": "0", "history": history,
+            **fields}
+
+
+SAID = {"role": "assistant", "name": "A", "content": "x"}
+
+
+@pytest.mark.parametrize("verdict", ['"False"', '"true"', "0", "1", "null", '["x"]'])
+@pytest.mark.parametrize("key", ["is_correct", "is_corrected"])
+def test_a_verdict_that_is_not_a_boolean_is_an_error(tmp_path, key, verdict):
+    text = json.dumps(magentic([THOUGHT])).replace('"history"', f'"{key}": {verdict}, "history"')
+    found = json.loads(verdict)
+    assert_source_error("who-and-when", tmp_path / "log.json", text, key,
+                        f"must be true or false, found {describe(found)}")
+
+
+def describe(value) -> str:
+    """What the importer's messages say it found (the value itself only for short scalars)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a boolean)"
+    if isinstance(value, (int, float)):
+        return f"{value!r} (a number)"
+    if isinstance(value, str):
+        return f"{value!r} (a string)"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+@pytest.mark.parametrize("verdict, reward", [("true", 1.0), ("false", 0.0)])
+def test_a_boolean_verdict_gives_the_team_reward(tmp_path, verdict, reward):
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(magentic([THOUGHT])).replace(
+        '"history"', f'"is_corrected": {verdict}, "history"'), encoding="utf-8")
+    assert import_file("who-and-when", path).trace["rewards"] == {"team": reward}
+
+
+def test_two_verdicts_that_disagree_are_an_error(tmp_path):
+    text = json.dumps(magentic([THOUGHT], is_correct=True, is_corrected=False))
+    assert_source_error("who-and-when", tmp_path / "log.json", text, "is_corrected",
+                        "disagrees with 'is_correct' (false against true)")
+
+
+@pytest.mark.parametrize("step", [2.5, "2.5", "\u0663", True, False, -1, "-1", " 2", "2 ", "",
+                                  "+2", "\u00b2", None, [2], {"k": 2}])
+def test_a_mistake_step_that_is_not_a_step_index_is_an_error(tmp_path, step):
+    history = [THOUGHT, THOUGHT, THOUGHT]
+    text = json.dumps(magentic(history, mistake_step=step), ensure_ascii=False)
+    assert_source_error("who-and-when", tmp_path / "log.json", text, "mistake_step",
+                        f"must be a step index (an integer, or a string of the digits 0-9), "
+                        f"found {describe(step)}")
+
+
+@pytest.mark.parametrize("step", [2, "2", "02"])
+def test_a_mistake_step_may_be_an_integer_or_a_digit_string(tmp_path, step):
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(magentic([THOUGHT, THOUGHT, THOUGHT], mistake_step=step)),
+                    encoding="utf-8")
+    events = import_file("who-and-when", path).trace["events"]
+    assert [e["id"] for e in events if e.get("x_mistake_step")] == ["h2"]
+
+
+@pytest.mark.parametrize("fields, where, message", [
+    ({"history": {"0": THOUGHT}}, "history", "must be a non-empty list of chat records, found an "
+     "object"),
+    ({"history": "text"}, "history", "must be a non-empty list of chat records, found 'text' (a "
+     "string)"),
+    ({"history": []}, "history", "must be a non-empty list of chat records, found an empty list"),
+    ({"history": [THOUGHT, 7]}, "history[1]", "a chat record must be a JSON object, found 7 (a "
+     "number)"),
+    ({"history": [THOUGHT, {"role": "WebSurfer", "content": ["x"]}]}, "history[1].content",
+     "must be a string, found an array"),
+    ({"history": [THOUGHT, {"role": "WebSurfer"}]}, "history[1].content",
+     "must be a string, found nothing (the key is missing)"),
+    ({"history": [THOUGHT, {"role": "", "content": "x"}]}, "history[1].role",
+     "must be a non-empty string, found '' (a string)"),
+    ({"history": [THOUGHT, {"role": None, "content": "x"}]}, "history[1].role",
+     "must be a non-empty string, found null"),
+    ({"mistake_agent": 3}, "mistake_agent", "must be a string, found 3 (a number)"),
+    ({"mistake_reason": ["x"]}, "mistake_reason", "must be a string, found an array"),
+    ({"question_ID": 7}, "question_ID", "must be a string, found 7 (a number)"),
+])
+def test_wrong_types_anywhere_are_errors_naming_the_place(tmp_path, fields, where, message):
+    document = {**magentic([THOUGHT]), **fields}
+    assert_source_error("who-and-when", tmp_path / "log.json", json.dumps(document), where,
+                        message)
+
+
+def test_a_group_chat_with_a_system_prompt_that_is_not_an_object_is_an_error(tmp_path):
+    text = json.dumps(captain([SAID], system_prompt=["You add."]))
+    assert_source_error("who-and-when", tmp_path / "log.json", text, "system_prompt",
+                        "must be an object (agent name -> prompt), found an array")
+
+
+def test_a_file_without_history_says_what_it_has(tmp_path):
+    text = json.dumps({"question": "q", "messages": []})
+    assert_source_error("who-and-when", tmp_path / "log.json", text, None,
+                        "no 'history' key: a Who&When log holds its chat records in 'history' "
+                        "(this file has keys: messages, question)")
+
+
+def test_a_document_that_is_not_an_object_says_what_it_is(tmp_path):
+    assert_source_error("who-and-when", tmp_path / "log.json", "[1, 2]", None,
+                        "expected a JSON object with a 'history' list, found an array")
+
+
+def test_every_record_becomes_one_event(tmp_path):
+    history = [THOUGHT, {"role": "WebSurfer", "content": ""}, {"role": "human", "content": " "},
+               {"role": "Orchestrator (-> WebSurfer)", "content": "x"}, THOUGHT]
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(magentic(history)), encoding="utf-8")
+    result = import_file("who-and-when", path)
+    assert [e["x_source"] for e in result.trace["events"]] == [
+        f"history[{k}]" for k in range(len(history))]
+    assert (result.skipped, result.repairs) == ({}, {})

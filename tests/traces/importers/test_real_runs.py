@@ -56,7 +56,7 @@ def test_account_and_failures(traces_dir):
     assert failed.to_dict("records") == [{
         "source": CA, "log": "broken.json",
         "reason": f"{traces_dir}/who-and-when/algorithm-generated/broken.json:history: "
-                  "expected a non-empty list of chat records"}]
+                  "must be a non-empty list of chat records, found an empty list"}]
     reasons = real_runs.reasons(items)
     row = reasons[(reasons["source"] == OT)].to_dict("records")
     assert row == [{"source": OT, "what": "skipped", "reason": "span: no GenAI operation attribute",

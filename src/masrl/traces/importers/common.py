@@ -23,8 +23,10 @@ Conventions (quoted by the book):
 * **Provenance travels with the trace.** Every imported trace ends with a ``provenance`` object
   (keys sorted): ``format``; ``sources``, every file read, the imported one first, each as
   ``{name, sha256}`` (the name relative to the imported file's folder, ``/`` between folders, so
-  never an absolute path; the SHA-256 of its bytes); and the counts ``skipped`` and
-  ``repaired``, by reason (sorted; empty objects when there are none). They are the counts of
+  never an absolute path; the SHA-256 of its bytes); the counts ``skipped`` and
+  ``repaired``, by reason (sorted; empty objects when there are none); and, when one format
+  holds logs of several systems (Who&When), ``recognised``: the ``system``, its ``shape`` and
+  the ``evidence`` it was recognised by, so the choice is never silent. They are the counts of
   the summary, so they are known without the importer's output.
 * **Determinism.** Ids come from positions in the source (line numbers, history indices, span
   ids), never from the clock or a random generator; the output is written with a fixed key order
@@ -72,6 +74,7 @@ class ImportResult:
     skipped: Counter = field(default_factory=Counter)  # reason -> records left out
     repairs: Counter = field(default_factory=Counter)  # reason -> events kept but changed
     detected: str | None = None  # with ``import auto``: why the format was chosen
+    recognised: dict | None = None  # which system (and shape) wrote the log, and the evidence
 
     def summary(self) -> dict:
         """JSON-ready account: sizes, files read, skips and repairs (sorted by reason)."""
@@ -87,18 +90,24 @@ class ImportResult:
             "skipped": dict(sorted(self.skipped.items())),
             "repairs": dict(sorted(self.repairs.items())),
             "detected": self.detected,
+            "recognised": self.recognised,
         }
 
     def provenance(self) -> dict:
         """The trace's ``provenance``: format, files read (relative name and SHA-256 of the
-        bytes), skips and repairs by reason; keys sorted, no times, no absolute paths."""
+        bytes), skips and repairs by reason, and (for importers that tell several systems apart)
+        ``recognised``: the system the log was recognised as and the evidence; keys sorted, no
+        times, no absolute paths."""
         folder = Path(self.source).parent
-        return {
+        provenance = {
             "format": self.format,
             "repaired": dict(sorted(self.repairs.items())),
             "skipped": dict(sorted(self.skipped.items())),
             "sources": [source_file(Path(name), folder) for name in self.files],
         }
+        if self.recognised is not None:
+            provenance["recognised"] = dict(sorted(self.recognised.items()))
+        return dict(sorted(provenance.items()))
 
     def with_provenance(self) -> ImportResult:
         """Write :meth:`provenance` into the trace, as its last key; call it once the counts are
