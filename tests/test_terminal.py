@@ -1,0 +1,24 @@
+"""Text from input files cannot forge a line or drive the terminal when it is printed."""
+
+from __future__ import annotations
+
+import pytest
+
+from masrl.terminal import printable
+
+
+@pytest.mark.parametrize("raw, shown", [
+    ("e1\x1b[2K\rx.json: valid", "e1\\x1b[2K\\rx.json: valid"),
+    ("two\nlines", "two\\nlines"),
+    ("nul\x00", "nul\\x00"),
+    ("c1\x9b", "c1\\x9b"),
+    ("sep\u2028", "sep\\u2028"),
+])
+def test_control_characters_are_escaped(raw, shown):
+    assert printable(raw) == shown
+    assert "\n" not in printable(raw) and "\x1b" not in printable(raw)
+
+
+def test_ordinary_text_is_unchanged():
+    assert printable("Agent «Ω» 日本 tab-free, 42") == "Agent «Ω» 日本 tab-free, 42"
+    assert printable(3.5) == "3.5"
