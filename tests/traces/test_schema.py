@@ -90,3 +90,12 @@ def test_published_vocabularies_are_kept(reference_dir):
                 == ours["$defs"][definition]["properties"]["type"]["enum"])
         assert set(published["$defs"][definition]["properties"]) <= set(
             ours["$defs"][definition]["properties"])
+
+
+def test_topologies_are_the_vocabularys_orchestration_forms():
+    """The schema's topology enum is the vocabulary's orchestration forms (``NA`` aside) plus
+    the two values a trace may need and a paper never does: ``mixed`` and ``unknown``."""
+    from masrl.data.dataset import Dataset
+
+    forms = [v for v in Dataset().vocabulary.values("orchestration_form") if v != "NA"]
+    assert load_schema()["properties"]["topology"]["enum"] == [*forms, "mixed", "unknown"]
