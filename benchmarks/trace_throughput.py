@@ -1,7 +1,8 @@
 """Throughput of ``masrl replay`` on a synthetic one-million-event trace.
 
-Generates a swarm-like trace (one orchestrator, 300 sub-agents spawned in parallel, each making
-about 1,660 tool calls, every call answered by a tool_result) into a temporary file, then runs two
+Generates a swarm trace (one orchestrator, 300 sub-agents spawned in parallel, each making
+1,665 tool calls, every call answered by a tool_result; :mod:`masrl.traces.synthetic`) into a
+temporary file, then runs two
 child processes on it, one after the other:
 
 * ``python -c "json.load(...)"``: plain parsing with the standard library;
@@ -27,64 +28,17 @@ import sys
 import tempfile
 from pathlib import Path
 
+from masrl.traces.synthetic import swarm_trace
+
 RESULTS = Path(__file__).resolve().parent / "results" / "trace_throughput.json"
-ROOT = "orchestrator"
-TOOLS = ("search", "read_file", "run_tests", "edit_file")
-
-
-def _hash(n: int) -> str:
-    return f"sha256:{(n * 2654435761) % (1 << 64):016x}"
-
-
-def _agent_events(k: int, calls: int, t0: float):
-    """Events and edges of sub-agent ``k``: spawned at ``t0``, then ``calls`` call/result pairs."""
-    name = f"worker_{k:03d}"
-    events = [{"id": f"s{k}", "t": t0, "type": "spawn", "agent": ROOT, "to": name,
-               "role": "worker", "tokens": 40}]
-    edges = [{"src": "d0", "dst": f"s{k}", "type": "spawn", "mode": "async"}]
-    previous, t = f"s{k}", t0
-    for c in range(calls):
-        tool = TOOLS[(k + c) % len(TOOLS)]
-        call, result = f"c{k}_{c}", f"r{k}_{c}"
-        events.append({"id": call, "t": round(t + 0.01, 3), "t_end": round(t + 0.02, 3),
-                       "type": "tool_call", "agent": name, "role": "worker", "tool": tool,
-                       "tokens": 120 + c % 50, "content_ref": _hash(2 * c + k)})
-        events.append({"id": result, "t": round(t + 0.02, 3), "type": "tool_result",
-                       "agent": tool, "tool": tool, "trusted": False,
-                       "content_ref": _hash(2 * c + k + 1)})
-        edges.append({"src": previous, "dst": call, "type": "causal"})
-        edges.append({"src": call, "dst": result, "type": "tool_dependency", "mode": "blocking"})
-        previous, t = result, t + 0.02
-    events.append({"id": f"ret{k}", "t": round(t + 0.01, 3), "type": "return", "agent": name,
-                   "to": ROOT, "tokens": 200, "reward": 0.001})
-    edges.append({"src": previous, "dst": f"ret{k}", "type": "causal"})
-    edges.append({"src": f"ret{k}", "dst": "agg", "type": "return"})
-    return events, edges, t + 0.01
 
 
 def synthetic_trace(agents: int, calls: int) -> dict:
-    """A valid swarm trace with ``agents`` sub-agents of ``calls`` tool calls each."""
-    events = [{"id": "d0", "t": 0.0, "type": "orchestrator_decision", "agent": ROOT,
-               "decision": "spawn", "tokens": 500}]
-    edges, end = [], 0.0
-    for k in range(agents):
-        ev, ed, finish = _agent_events(k, calls, t0=0.1 + 0.001 * k)
-        events += ev
-        edges += ed
-        end = max(end, finish)
-    events.append({"id": "agg", "t": round(end + 1, 3), "type": "aggregate", "agent": ROOT,
-                   "tokens": 800})
-    events.append({"id": "stop", "t": round(end + 2, 3), "type": "orchestrator_decision",
-                   "agent": ROOT, "decision": "stop"})
-    edges.append({"src": "agg", "dst": "stop", "type": "causal"})
-    return {
-        "schema_version": "1.0", "trace_id": "synthetic", "task_id": "throughput",
-        "topology": "swarm", "events": events, "edges": edges,
-        "rewards": {"team": 1.0},
-        "costs": {"tokens": sum(e.get("tokens", 0) for e in events),
-                  "wall_clock_s": round(end + 2, 3), "tool_calls": agents * calls,
-                  "messages": 0},
-    }
+    """A valid swarm trace with ``agents`` sub-agents of ``calls`` tool calls each: the toolkit's
+    generator (:func:`masrl.traces.synthetic.swarm_trace`) with every optional field a replay
+    reads recorded (call durations, tokens, a process reward on each return)."""
+    return swarm_trace([calls] * agents, call_seconds=0.25, tokens_per_call=120,
+                       return_reward=0.001, trace_id="synthetic", task_id="throughput")
 
 
 MEASURE = """
