@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "masrl.claims_commands",
     "masrl.traces.commands",
     "masrl.traces.import_commands",
+    "masrl.traces.corpus.commands",
 )
 
 

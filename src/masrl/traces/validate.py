@@ -161,15 +161,23 @@ def validate_file(path: str | Path, keep_document: bool = True) -> ValidationRep
     decoded instead of being copied (0.1 s less on a 230 MiB trace). The file must then not be
     truncated while it is read: the process would be killed (SIGBUS).
     """
-    with _contents(path, mapped=not keep_document) as data, collector_paused():
-        trace = fast_trace(data, source=str(path))
+    with _contents(path, mapped=not keep_document) as data:
+        return validate_bytes(data, str(path), keep_document)
+
+
+def validate_bytes(data: bytes | mmap.mmap, source: str = "<memory>",
+                   keep_document: bool = True) -> ValidationReport:
+    """Validate a trace held in memory as the bytes of its JSON text (a file's contents, one
+    line of a JSON Lines file): the fast path first, else the full path, as for a file."""
+    with collector_paused():
+        trace = fast_trace(data, source=source)
         if trace is not None:
             trace._data = bytes(data) if keep_document else None
             return checked(trace)
         document, problems = parse(bytes(data))
         if problems:
-            return ValidationReport(str(path), problems)
-        return validate_document(document, source=str(path))
+            return ValidationReport(source, problems)
+        return validate_document(document, source=source)
 
 
 @contextmanager

@@ -1,0 +1,153 @@
+"""``masrl corpus``: validate and replay every trace of a training run into Parquet tables.
+
+Exit codes: 0 every trace valid (warnings allowed); 1 some trace invalid or unreadable (each is
+still a row of ``traces`` and its problems are in ``problems``); 2 usage error (a SRC that does
+not exist, an output folder holding other tables, a field that cannot group), or no trace found.
+Errors of invalid traces go to stderr, one line each (``SOURCE: where: error: message``); the
+summary goes to stdout (as JSON with ``--json``); a progress bar goes to stderr when it is a
+terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from masrl.traces.commands import INVALID, OK, USAGE, _exit
+from masrl.traces.corpus import engine, sources, summary
+from masrl.traces.corpus.tables import TABLE_NAMES
+from masrl.traces.corpus.writer import CorpusWriter, OutputConflict
+
+DEFAULT_SHARD_SIZE = 256
+
+
+def register(subparsers) -> None:
+    """Add the ``corpus`` sub-command to the ``masrl`` parser."""
+    parser = subparsers.add_parser(
+        "corpus", help="validate and replay many traces into Parquet tables",
+        description="Validate and replay every trace of SRC (trace files, folders of them, "
+        "JSON Lines files with one trace per line) and write the tables traces, agents, "
+        "events, credit and problems as Parquet into OUT_DIR. A run that stops can be "
+        "resumed by running the same command again.")
+    parser.add_argument("sources", nargs="+", metavar="SRC",
+                        help="trace file, folder, or JSON Lines file (.jsonl, .ndjson)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT_DIR",
+                        help="folder for the Parquet tables (created if needed)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local processes (default) or Ray Data")
+    parser.add_argument("--workers", type=_positive, default=None, metavar="N",
+                        help="processes (local) or CPUs of a local Ray (default: every core)")
+    parser.add_argument("--group-by", metavar="FIELD", default=None,
+                        help="summarise per value of FIELD: a traces column (file, task_id, "
+                        "topology...) or rewards.NAME, costs.NAME, metrics.NAME")
+    parser.add_argument("--shard-size", type=_positive, default=DEFAULT_SHARD_SIZE,
+                        metavar="N", help="traces per output file (default: %(default)s)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                        help="Ray cluster to use (default: $RAY_ADDRESS, else a local Ray)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(func=run_corpus)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def run_corpus(args: argparse.Namespace) -> int:
+    if args.group_by and (reason := summary.check_group_field(args.group_by)):
+        print(f"masrl corpus: error: {reason}", file=sys.stderr)
+        return USAGE
+    try:
+        found = sources.trace_sources(sources.find_files(args.sources))
+    except sources.SourceMissing as exc:
+        print(f"masrl corpus: error: {exc}", file=sys.stderr)
+        return USAGE
+    if not found:
+        print("masrl corpus: error: no trace files (*.json, *.jsonl, *.ndjson) in "
+              + ", ".join(args.sources), file=sys.stderr)
+        return USAGE
+    plan = sources.shards(found, args.shard_size)
+    writer = CorpusWriter(args.output, sources.fingerprint(found, args.shard_size), len(plan),
+                          args.shard_size, len(found))
+    try:
+        writer.open()
+    except (OutputConflict, OSError) as exc:
+        print(f"masrl corpus: error: {exc}", file=sys.stderr)
+        return USAGE
+    todo = [shard for shard in plan if not writer.done(shard.index)]
+    workers = args.workers or engine.default_workers()
+    started = time.perf_counter()
+    progress = _progress(len(found), sum(len(s.sources) for s in plan) - sum(
+        len(s.sources) for s in todo))
+
+    def on_output(output: engine.ShardOutput) -> None:
+        writer.write(output.index, output.files)
+        progress.update(output.traces)
+
+    try:
+        if args.engine == "ray":
+            from masrl.traces.corpus.ray_engine import run_ray
+            run_ray(todo, on_output, workers, args.ray_address)
+        else:
+            engine.run_local(todo, on_output, workers)
+    finally:
+        progress.close()
+    elapsed = time.perf_counter() - started
+    result = summary.summarise(args.output, args.group_by)
+    for line in summary.error_lines(args.output):
+        print(line, file=sys.stderr)
+    result.update({"output": str(args.output), "shards": len(plan),
+                   "shards_resumed": len(plan) - len(todo), "engine": args.engine,
+                   "workers": workers, "seconds": round(elapsed, 3)})
+    if args.json:
+        print(json.dumps(result, indent=2, sort_keys=True, allow_nan=False))
+    else:
+        print(report(result))
+    if result["valid"] == 0 and result["traces"] == result["unreadable"]:
+        return _exit(USAGE)  # nothing could be read
+    return _exit(OK if result["invalid"] == 0 else INVALID)
+
+
+def _progress(total: int, initial: int):
+    """A tqdm bar on stderr when stderr is a terminal; otherwise one that shows nothing."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="trace", file=sys.stderr,
+                disable=not sys.stderr.isatty(), dynamic_ncols=True, desc="masrl corpus")
+
+
+def report(result: dict) -> str:
+    """The summary as a few lines of text."""
+    lines = [
+        f"{result['traces']:,} traces: {result['valid']:,} valid, {result['invalid']:,} invalid "
+        f"({result['unreadable']:,} unreadable); {result['events']:,} events in the valid ones; "
+        f"{result['warnings']:,} warnings",
+        f"tables {', '.join(TABLE_NAMES)} written to {result['output']} "
+        f"({result['shards']} shards, {result['shards_resumed']} already done; "
+        f"{result['engine']} engine, {result['workers']} workers, {result['seconds']:.1f} s)",
+    ]
+    if "groups" in result:
+        lines.append(f"by {result['group_by']}:")
+        lines.append(f"  {'group':<28} {'traces':>8} {'invalid':>8} {'events':>10} "
+                     f"{'reward':>7} {'parallel':>8} {'speedup':>8}")
+        for g in result["groups"]:
+            lines.append(f"  {_cell(g['group']):<28} {g['traces']:>8,} {g['invalid']:>8,} "
+                         f"{g['events']:>10,} {_number(g['mean_team_reward']):>7} "
+                         f"{_number(g['mean_parallelism']):>8} {_number(g['mean_speedup']):>8}")
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    text = "(none)" if value is None else str(value)
+    return text if len(text) <= 28 else text[:27] + "~"
+
+
+def _number(value) -> str:
+    return "-" if value is None else f"{value:.3g}"
