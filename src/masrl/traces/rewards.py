@@ -66,8 +66,7 @@ def outcome(result: Replay) -> float | None:
 
 
 def _recorded_sum(result: Replay, mask: np.ndarray | None = None) -> float | None:
-    trace = result.run.trace
-    values = trace.event_records.numbers("reward")  # NaN where absent
+    values = result.run.trace.recorded("reward")  # NaN where absent
     if mask is not None:
         values = values[mask]
     present = ~np.isnan(values)
@@ -98,7 +97,7 @@ def critical_steps_ratio(result: Replay) -> float:
 
 def _total(result: Replay, field: str, recorded: str) -> float | None:
     trace = result.run.trace
-    values = trace.event_records.numbers(field)
+    values = trace.recorded(field)
     present = ~np.isnan(values)
     if present.any():
         return float(values[present].sum())

@@ -103,8 +103,15 @@ class Trace:
     def numeric(self, key: str) -> np.ndarray:
         """An optional numeric event field (``tokens``, ``reward``...) as floats, 0 if absent."""
         if key not in self._numeric:
-            self._numeric[key] = self.event_records.numbers(key, 0.0)
+            self._numeric[key] = np.nan_to_num(self.recorded(key), nan=0.0)
         return self._numeric[key]
+
+    def recorded(self, key: str) -> np.ndarray:
+        """An optional numeric event field as floats, NaN where absent (read once, cached)."""
+        cached = f"{key} as recorded"
+        if cached not in self._numeric:
+            self._numeric[cached] = self.event_records.numbers(key)
+        return self._numeric[cached]
 
 
 @dataclass

@@ -192,7 +192,7 @@ class ShardBuilder:
         columns.add("t", events.start)
         columns.add("end", events.end)
         for key in ("tokens", "cost_usd", "reward"):
-            columns.add(key, records.numbers(key))  # NaN where absent: null in the table
+            columns.add(key, trace.recorded(key))  # NaN where absent: null in the table
         critical = np.zeros(n, dtype=bool)
         critical[events.index.positions(measured["critical_path"])] = True
         columns.add("critical", critical)
@@ -248,8 +248,7 @@ class ShardBuilder:
             **{key: pa.array(_joined(chunks[key]), type=pa.string())
                for key in ("role", "tool", "decision")},
             "t": pa.array(_concat(chunks["t"])), "end": pa.array(_concat(chunks["end"])),
-            **{key: pa.array(_concat(chunks[key]), from_pandas=True)
-               for key in ("tokens", "cost_usd", "reward")},
+            **{key: _nullable(_concat(chunks[key])) for key in ("tokens", "cost_usd", "reward")},
             "critical": pa.array(_concat(chunks["critical"])),
         }
         return pa.table(arrays, schema=tables.SCHEMAS["events"])
@@ -262,7 +261,7 @@ class ShardBuilder:
             "source": _decoded(_concat(chunks["source"]), sources),
             "unit": _decoded(_concat(chunks["unit"]), pa.array(credit.UNITS, type=pa.string())),
             "item": pa.array(_joined(chunks["item"]), type=pa.string()),
-            **{key: pa.array(_concat(chunks[key]), from_pandas=True)
+            **{key: _nullable(_concat(chunks[key]))
                for key in ("equal", "recorded", "leave_one_out", "shapley")},
         }
         return pa.table(arrays, schema=tables.SCHEMAS["credit"])
@@ -288,6 +287,11 @@ def _concat(chunks: list[np.ndarray]) -> np.ndarray:
 
 def _joined(chunks: list[list]) -> list:
     return chunks[0] if len(chunks) == 1 else [value for chunk in chunks for value in chunk]
+
+
+def _nullable(values: np.ndarray) -> pa.Array:
+    """Floats with NaN as null (JSON has no NaN, so NaN only ever means absent)."""
+    return pa.array(values, mask=np.isnan(values), type=pa.float64())
 
 
 def _decoded(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:
