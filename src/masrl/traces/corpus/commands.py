@@ -16,11 +16,15 @@ import sys
 import time
 
 from masrl.traces.commands import INVALID, OK, USAGE, _exit
-from masrl.traces.corpus import engine, sources, summary
+from masrl.traces.corpus import (
+    DEFAULT_SHARD_SIZE,
+    NoTraces,
+    OutputConflict,
+    SourceMissing,
+    build,
+    summary,
+)
 from masrl.traces.corpus.tables import TABLE_NAMES
-from masrl.traces.corpus.writer import CorpusWriter, OutputConflict
-
-DEFAULT_SHARD_SIZE = 256
 
 
 def register(subparsers) -> None:
@@ -64,48 +68,33 @@ def run_corpus(args: argparse.Namespace) -> int:
     if args.group_by and (reason := summary.check_group_field(args.group_by)):
         print(f"masrl corpus: error: {reason}", file=sys.stderr)
         return USAGE
-    try:
-        found = sources.trace_sources(sources.find_files(args.sources))
-    except sources.SourceMissing as exc:
-        print(f"masrl corpus: error: {exc}", file=sys.stderr)
-        return USAGE
-    if not found:
-        print("masrl corpus: error: no trace files (*.json, *.jsonl, *.ndjson) in "
-              + ", ".join(args.sources), file=sys.stderr)
-        return USAGE
-    plan = sources.shards(found, args.shard_size)
-    writer = CorpusWriter(args.output, sources.fingerprint(found, args.shard_size), len(plan),
-                          args.shard_size, len(found))
-    try:
-        writer.open()
-    except (OutputConflict, OSError) as exc:
-        print(f"masrl corpus: error: {exc}", file=sys.stderr)
-        return USAGE
-    todo = [shard for shard in plan if not writer.done(shard.index)]
-    workers = args.workers or engine.default_workers()
+    bar = None
+
+    def on_plan(total: int, done: int) -> None:
+        nonlocal bar
+        bar = _progress(total, done)
+
     started = time.perf_counter()
-    progress = _progress(len(found), sum(len(s.sources) for s in plan) - sum(
-        len(s.sources) for s in todo))
-
-    def on_output(output: engine.ShardOutput) -> None:
-        writer.write(output.index, output.files)
-        progress.update(output.traces)
-
     try:
-        if args.engine == "ray":
-            from masrl.traces.corpus.ray_engine import run_ray
-            run_ray(todo, on_output, workers, args.ray_address)
-        else:
-            engine.run_local(todo, on_output, workers)
+        built = build(args.sources, args.output, engine_name=args.engine, workers=args.workers,
+                      shard_size=args.shard_size, ray_address=args.ray_address,
+                      on_plan=on_plan, on_progress=lambda n: bar.update(n))
+    except (SourceMissing, NoTraces, OutputConflict) as exc:
+        print(f"masrl corpus: error: {exc}", file=sys.stderr)
+        return USAGE
+    except OSError as exc:  # the output folder cannot be created or written
+        print(f"masrl corpus: error: {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE
     finally:
-        progress.close()
+        if bar is not None:
+            bar.close()
     elapsed = time.perf_counter() - started
     result = summary.summarise(args.output, args.group_by)
     for line in summary.error_lines(args.output):
         print(line, file=sys.stderr)
-    result.update({"output": str(args.output), "shards": len(plan),
-                   "shards_resumed": len(plan) - len(todo), "engine": args.engine,
-                   "workers": workers, "seconds": round(elapsed, 3)})
+    result.update({"output": str(args.output), "shards": built.shards,
+                   "shards_resumed": built.resumed, "engine": args.engine,
+                   "workers": built.workers, "seconds": round(elapsed, 3)})
     if args.json:
         print(json.dumps(result, indent=2, sort_keys=True, allow_nan=False))
     else:
