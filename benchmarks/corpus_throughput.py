@@ -10,7 +10,9 @@ credit unit and reward term has something to compute. Then runs, each in its own
   and the five Parquet tables), with W = ``--workers`` (default 2).
 
 For each: wall time (process start included; best of ``--repeat`` runs, as other work on a
-shared machine only ever adds time) and peak resident memory of the largest single process
+shared machine only ever adds time), CPU time (user + system of every process, summed; on a
+busy machine the fairer comparison, since a 2-worker run needs two free cores to show its wall
+time) and peak resident memory of the largest single process
 (``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh wrapper: the corpus's worker processes are
 counted one at a time, not summed). Target: the corpus, validation included, faster than
 ``json.load`` of the same files with 2 workers on a 2-core machine.
@@ -80,20 +82,24 @@ def main() -> None:
         loader = ("import json, pathlib, sys\n"
                   "for p in sorted(pathlib.Path(sys.argv[1]).glob('*.json')):\n"
                   "    with open(p, encoding='utf-8') as f: json.load(f)\n")
-        load_s, load_mb = measure([sys.executable, "-c", loader, str(corpus)], args.repeat)
+        load_s, load_mb, load_cpu = measure([sys.executable, "-c", loader, str(corpus)],
+                                            args.repeat)
         runs = []
         for _ in range(args.repeat):
             shutil.rmtree(out, ignore_errors=True)
             runs.append(measure([masrl, "corpus", str(corpus), "-o", str(out),
                                  "--workers", str(args.workers)], 1))
-        corpus_s, corpus_mb = min(s for s, _ in runs), max(m for _, m in runs)
+        corpus_s, corpus_mb = min(r[0] for r in runs), max(r[1] for r in runs)
+        corpus_cpu = min(r[2] for r in runs)
         out_bytes = {table.name: sum(f.stat().st_size for f in table.glob("*.parquet"))
                      for table in sorted(out.iterdir()) if table.is_dir()}
-    print(f"json.load of every file:        {load_s:7.2f} s  {load_mb:7.0f} MiB peak")
-    print(f"masrl corpus --workers {args.workers}:       {corpus_s:7.2f} s  {corpus_mb:7.0f} MiB "
-          "peak (largest process)")
-    print(f"ratio: {corpus_s / load_s:.2f} x time (target < 1); "
-          f"{events / corpus_s:,.0f} events/s, {args.traces / corpus_s:,.0f} traces/s")
+    print(f"json.load of every file:  {load_s:7.2f} s wall {load_cpu:7.2f} s CPU "
+          f"{load_mb:7.0f} MiB peak")
+    print(f"masrl corpus --workers {args.workers}: {corpus_s:7.2f} s wall {corpus_cpu:7.2f} s CPU "
+          f"{corpus_mb:7.0f} MiB peak (largest process)")
+    print(f"ratio: {corpus_s / load_s:.2f} x wall time (target < 1), "
+          f"{corpus_cpu / load_cpu:.2f} x CPU time; {events / corpus_s:,.0f} events/s, "
+          f"{args.traces / corpus_s:,.0f} traces/s; load average {load_1m:.2f} at the start")
     write_results({
         "traces": args.traces, "events": events, "corpus_bytes": size,
         "events_per_trace_target": args.events, "workers": args.workers,
@@ -101,6 +107,8 @@ def main() -> None:
         "ratio": round(corpus_s / load_s, 3),
         "events_per_s": round(events / corpus_s), "traces_per_s": round(args.traces / corpus_s, 1),
         "json_load_peak_mib": round(load_mb, 1), "corpus_peak_mib": round(corpus_mb, 1),
+        "json_load_cpu_s": round(load_cpu, 3), "corpus_cpu_s": round(corpus_cpu, 3),
+        "cpu_ratio": round(corpus_cpu / load_cpu, 3),
         "parquet_bytes": out_bytes, "cores": os.cpu_count(), "load_1m_at_start": round(load_1m, 2),
         "repeat": args.repeat,
     }, args.output)

@@ -9,7 +9,8 @@ child processes on it, one after the other:
 * ``masrl replay FILE --json``: parsing, schema validation, graph checks, replay, metrics, credit.
 
 For each it prints the wall time (process start included; the best of ``--repeat`` runs, since
-other work on a shared machine only ever adds time) and the peak resident memory of the child
+other work on a shared machine only ever adds time), its CPU time (user + system) and the peak
+resident memory of the child
 (``ru_maxrss`` of ``resource.getrusage(RUSAGE_CHILDREN)`` read in a fresh wrapper process, so
 runs do not share a maximum). Targets: replay within 1.5x the time and 2x the memory of
 ``json.load``. Run with ``python benchmarks/trace_throughput.py [--agents N --calls N]``.
@@ -46,24 +47,27 @@ import resource, subprocess, sys, time
 start = time.perf_counter()
 code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode
 elapsed = time.perf_counter() - start
-print(elapsed, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, code)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(elapsed, usage.ru_maxrss, code, usage.ru_utime + usage.ru_stime)
 """
 
 
-def measure_once(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MiB) of ``command`` run in a fresh wrapper process."""
+def measure_once(command: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, float]:
+    """Wall seconds, peak RSS (MiB) and CPU seconds (user + system, every child process
+    summed) of ``command`` run in a fresh wrapper process; an exit code outside ``ok`` stops."""
     out = subprocess.run([sys.executable, "-c", MEASURE, *command], capture_output=True,
                          text=True, check=True).stdout.split()
-    seconds, kib, code = float(out[0]), int(out[1]), int(out[2])
-    if code != 0:
+    seconds, kib, code, cpu = float(out[0]), int(out[1]), int(out[2]), float(out[3])
+    if code not in ok:
         raise SystemExit(f"{command[0]} exited {code}")
-    return seconds, kib / 1024
+    return seconds, kib / 1024, cpu
 
 
-def measure(command: list[str], repeat: int) -> tuple[float, float]:
-    """Best wall time and largest peak memory over ``repeat`` runs."""
+def measure(command: list[str], repeat: int) -> tuple[float, float, float]:
+    """Best wall time, largest peak memory and least CPU time over ``repeat`` runs."""
     runs = [measure_once(command) for _ in range(repeat)]
-    return min(s for s, _ in runs), max(m for _, m in runs)
+    return (min(s for s, _, _ in runs), max(m for _, m, _ in runs),
+            min(c for _, _, c in runs))
 
 
 def write_results(figures: dict, path: Path = RESULTS) -> None:
@@ -85,6 +89,7 @@ def main() -> None:
                         help="where to write the figures as JSON (default: %(default)s)")
     args = parser.parse_args()
     masrl = str(Path(sys.executable).with_name("masrl"))
+    load_1m = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "synthetic.json"
         trace = synthetic_trace(args.agents, args.calls)
@@ -93,9 +98,10 @@ def main() -> None:
         del trace
         file_bytes = os.path.getsize(path)
         print(f"trace: {n_events:,} events, {n_edges:,} edges, {file_bytes / 2**20:.0f} MiB")
-        load_s, load_mb = measure([sys.executable, "-c",
-                                   f"import json; json.load(open({str(path)!r}))"], args.repeat)
-        replay_s, replay_mb = measure([masrl, "replay", str(path), "--json"], args.repeat)
+        load_s, load_mb, load_cpu = measure(
+            [sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"], args.repeat)
+        replay_s, replay_mb, replay_cpu = measure([masrl, "replay", str(path), "--json"],
+                                                  args.repeat)
     print(f"json.load:           {load_s:6.2f} s  {load_mb:7.0f} MiB peak")
     print(f"masrl replay --json: {replay_s:6.2f} s  {replay_mb:7.0f} MiB peak")
     print(f"ratio:               {replay_s / load_s:6.2f} x  {replay_mb / load_mb:7.2f} x "
@@ -105,6 +111,8 @@ def main() -> None:
         "ratio": round(replay_s / load_s, 3),
         "json_load_peak_mib": round(load_mb, 1), "replay_peak_mib": round(replay_mb, 1),
         "memory_ratio": round(replay_mb / load_mb, 3),
+        "json_load_cpu_s": round(load_cpu, 3), "replay_cpu_s": round(replay_cpu, 3),
+        "load_1m_at_start": round(load_1m, 2),
         "events": n_events, "file_bytes": file_bytes, "agents": args.agents,
         "tool_calls": args.agents * args.calls,
     }, args.output)

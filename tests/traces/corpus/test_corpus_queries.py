@@ -57,3 +57,17 @@ def test_recorded_benchmark_figures_are_read_and_checked(tmp_path):
     partial.write_text(json.dumps({"traces": 1}), encoding="utf-8")
     with pytest.raises(ValueError, match="partial.json: missing corpus_bytes"):
         estimate.corpus_results(partial)
+
+
+def test_the_per_step_chart_has_one_panel_per_metric_and_a_text_alternative():
+    import pandas as pd
+
+    from masrl.traces.corpus import charts
+
+    frame = pd.DataFrame({"step": [0, 1], "success_rate": [0.25, 0.5], "sub_agents": [1.0, 2.0],
+                          "parallelism": [1.0, 1.5], "tokens": [100.0, 250.0]})
+    spec = charts.per_step(frame, title="run").to_dict()
+    assert spec["facet"]["field"] == "metric" and spec["columns"] == 2
+    assert spec["description"].startswith("success rate (mean team reward): 0.25, 0.5;")
+    assert spec["description"].endswith("(steps 0, 1)")
+    assert sorted(spec["data"]["values"][0]) == ["metric", "step", "value"]
