@@ -70,4 +70,5 @@ def test_the_per_step_chart_has_one_panel_per_metric_and_a_text_alternative():
     assert spec["facet"]["field"] == "metric" and spec["columns"] == 2
     assert spec["description"].startswith("success rate (mean team reward): 0.25, 0.5;")
     assert spec["description"].endswith("(steps 0, 1)")
-    assert sorted(spec["data"]["values"][0]) == ["metric", "step", "value"]
+    (rows,) = spec["datasets"].values()
+    assert len(rows) == 8 and sorted(rows[0]) == ["metric", "step", "value"]
