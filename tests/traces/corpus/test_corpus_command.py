@@ -97,3 +97,21 @@ def test_the_text_summary_and_the_command_line(corpus, tmp_path):
     assert lines[2] == "by topology:"
     assert [line.split()[0] for line in lines[4:]] == sorted(
         ["centralized", "debate", "harness", "hierarchical", "planner_executor_critic", "swarm"])
+
+
+def test_the_ray_engine_without_ray_is_a_usage_error(corpus, tmp_path, capsys, monkeypatch):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_ray(name, *args, **kwargs):
+        if name == "ray" or name.startswith("ray."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name="ray")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_ray)
+    code = main(["corpus", str(corpus / "small.json"), "-o", str(tmp_path / "out"),
+                 "--engine", "ray"])
+    assert code == 2
+    assert "--engine ray needs Ray" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

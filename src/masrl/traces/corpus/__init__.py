@@ -45,10 +45,15 @@ def build(arguments: Sequence[str | os.PathLike], out: str | os.PathLike, *,
     """Validate and replay every trace of ``arguments`` into the tables of the folder ``out``.
 
     Resumes a run over the same inputs that stopped (shards already written are kept). Raises
-    :class:`SourceMissing`, :class:`NoTraces` or :class:`OutputConflict` before any work.
+    :class:`SourceMissing`, :class:`NoTraces`, :class:`OutputConflict` or, for the Ray engine
+    without Ray, ``ModuleNotFoundError`` before any work.
     ``on_plan(total traces, traces already done)`` is called once the work is known and
     ``on_progress(traces)`` after each shard is written.
     """
+    if engine_name not in ("local", "ray"):
+        raise ValueError(f"unknown engine {engine_name!r}: local or ray")
+    if engine_name == "ray":
+        import ray  # noqa: F401 - fail before anything is written when Ray is missing
     found = sources.trace_sources(sources.find_files(arguments))
     if not found:
         raise NoTraces("no trace files (*.json, *.jsonl, *.ndjson) in "
@@ -70,10 +75,8 @@ def build(arguments: Sequence[str | os.PathLike], out: str | os.PathLike, *,
     if engine_name == "ray":
         from masrl.traces.corpus.ray_engine import run_ray
         run_ray(todo, on_output, workers, ray_address)
-    elif engine_name == "local":
-        engine.run_local(todo, on_output, workers)
     else:
-        raise ValueError(f"unknown engine {engine_name!r}: local or ray")
+        engine.run_local(todo, on_output, workers)
     return Built(len(found), len(plan), len(plan) - len(todo), workers)
 
 

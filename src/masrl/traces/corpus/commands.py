@@ -82,6 +82,12 @@ def run_corpus(args: argparse.Namespace) -> int:
     except (SourceMissing, NoTraces, OutputConflict) as exc:
         print(f"masrl corpus: error: {exc}", file=sys.stderr)
         return USAGE
+    except ModuleNotFoundError as exc:
+        if exc.name != "ray":
+            raise
+        print("masrl corpus: error: --engine ray needs Ray: pip install 'ray[data]'",
+              file=sys.stderr)
+        return USAGE
     except OSError as exc:  # the output folder cannot be created or written
         print(f"masrl corpus: error: {args.output}: {exc.strerror or exc}", file=sys.stderr)
         return USAGE

@@ -277,7 +277,8 @@ class ShardBuilder:
 def _with_players(names: list[str], equal: np.ndarray, recorded: np.ndarray, spec: dict):
     """Add the counterfactual credit of the players to a unit's items (players that are no
     item of the unit get rows of their own, with null equal and recorded shares)."""
-    extra = [p for p in spec["players"] if p not in set(names)]
+    known = set(names)
+    extra = [p for p in spec["players"] if p not in known]
     names = [*names, *extra]
     pad = np.full(len(extra), np.nan)
     equal, recorded = np.concatenate([equal, pad]), np.concatenate([recorded, pad])
