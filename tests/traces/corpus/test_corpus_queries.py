@@ -34,7 +34,7 @@ def test_connect_reads_a_folder_whose_name_has_a_quote(tmp_path):
 
 
 def test_analysis_cost_by_hand(tmp_path):
-    figures = {"events_per_s": 200_000, "workers": 2, "corpus_bytes": 2_000, "events": 10,
+    figures = {"corpus_cpu_s": 1e-4, "corpus_bytes": 2_000, "events": 10,
                "parquet_bytes": {"traces": 5, "events": 15}}
     cost = estimate.analysis_cost(figures, events_per_trace=1_000, traces_per_step=3_600,
                                   steps=10, cores=4)
@@ -55,7 +55,7 @@ def test_recorded_benchmark_figures_are_read_and_checked(tmp_path):
     assert estimate.corpus_results(tmp_path / "none.json") is None
     partial = tmp_path / "partial.json"
     partial.write_text(json.dumps({"traces": 1}), encoding="utf-8")
-    with pytest.raises(ValueError, match="partial.json: missing corpus_bytes"):
+    with pytest.raises(ValueError, match="partial.json: missing corpus_bytes, corpus_cpu_s"):
         estimate.corpus_results(partial)
 
 

@@ -4,9 +4,10 @@ The figures come from the last run of ``benchmarks/corpus_throughput.py``
 (``benchmarks/results/corpus_throughput.json``): events replayed per second with a number of
 worker processes, and the bytes of the input and of the tables per event. From them:
 
-* *events per core-second*: the benchmark's ``events_per_s`` / ``workers``; assumes the work
-  spreads evenly over cores, which holds for many traces (each shard is independent) but not
-  for one huge trace;
+* *events per core-second*: the benchmark's events over its CPU time (user + system time of
+  every process of the run, summed): what one core replays per second when it is not shared,
+  whatever else ran on the machine meanwhile. Assumes the work spreads evenly over cores, which
+  holds for many traces (each shard is independent) but not for one huge trace;
 * *core-hours per step*: events per step (traces per step x events per trace) over events per
   core-second, / 3,600; *per run*: times the steps;
 * *hours on N cores* (per run) and *seconds on N cores* (per step): the core-hours / N;
@@ -23,8 +24,10 @@ from pathlib import Path
 from masrl import paths
 
 RESULTS_FILE = "corpus_throughput.json"
-KEYS = ("corpus_bytes", "corpus_peak_mib", "corpus_s", "events", "events_per_s",
-        "json_load_s", "parquet_bytes", "ratio", "traces", "workers")
+KEYS = ("corpus_bytes", "corpus_cpu_s", "corpus_peak_mib", "corpus_s", "events",
+        "events_per_s", "json_load_cpu_s", "json_load_s", "load_1m_at_start", "parquet_bytes",
+        "ratio", "traces",
+        "workers")
 
 
 def corpus_results(path: str | os.PathLike | None = None) -> dict | None:
@@ -43,7 +46,7 @@ def corpus_results(path: str | os.PathLike | None = None) -> dict | None:
 def analysis_cost(figures: dict, events_per_trace: float, traces_per_step: int, steps: int,
                   cores: int) -> dict[str, float]:
     """The cost of running ``masrl corpus`` over a training run (see the module docstring)."""
-    per_core = figures["events_per_s"] / figures["workers"]
+    per_core = figures["events"] / figures["corpus_cpu_s"]
     step_events = events_per_trace * traces_per_step
     core_hours_step = step_events / per_core / 3600
     input_per_event = figures["corpus_bytes"] / figures["events"]
