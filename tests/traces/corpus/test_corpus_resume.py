@@ -79,3 +79,18 @@ def test_a_folder_holding_something_else_is_refused(corpus, tmp_path, capsys):
     assert run(corpus, out) == 2
     assert "not empty (mine.txt)" in capsys.readouterr().err
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
+
+
+def test_ctrl_c_says_how_to_resume_and_keeps_what_was_written(corpus, tmp_path, monkeypatch,
+                                                              capsys):
+    out = tmp_path / "out"
+    real_write = writer_module.CorpusWriter.write
+
+    def interrupted_after_one(self, index, files):
+        real_write(self, index, files)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(writer_module.CorpusWriter, "write", interrupted_after_one)
+    assert run(corpus, out) == 130
+    assert "run the same command again to resume" in capsys.readouterr().err
+    assert len(read_table(out, "traces")) == 3

@@ -2,7 +2,8 @@
 
 Exit codes: 0 every trace valid (warnings allowed); 1 some trace invalid or unreadable (each is
 still a row of ``traces`` and its problems are in ``problems``); 2 usage error (a SRC that does
-not exist, an output folder holding other tables, a field that cannot group), or no trace found.
+not exist, an output folder holding other tables, a field that cannot group), or no trace found;
+130 interrupted (Ctrl-C; the shards written are kept, and the same command resumes).
 Errors of invalid traces go to stderr, one line each (``SOURCE: where: error: message``); the
 summary goes to stdout (as JSON with ``--json``); a progress bar goes to stderr when it is a
 terminal.
@@ -25,6 +26,8 @@ from masrl.traces.corpus import (
     summary,
 )
 from masrl.traces.corpus.tables import TABLE_NAMES
+
+INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C
 
 
 def register(subparsers) -> None:
@@ -82,6 +85,10 @@ def run_corpus(args: argparse.Namespace) -> int:
     except (SourceMissing, NoTraces, OutputConflict) as exc:
         print(f"masrl corpus: error: {exc}", file=sys.stderr)
         return USAGE
+    except KeyboardInterrupt:
+        print(f"masrl corpus: interrupted; the shards written so far are kept in {args.output}: "
+              "run the same command again to resume", file=sys.stderr)
+        return INTERRUPTED
     except ModuleNotFoundError as exc:
         if exc.name != "ray":
             raise

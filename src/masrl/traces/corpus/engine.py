@@ -354,12 +354,17 @@ def build_shard(shard: Shard) -> ShardBuilder:
 
 
 def encode_shard(shard: Shard) -> ShardOutput:
-    """The shard's tables as Parquet bytes, and its counts: a pure function of the shard."""
-    builder = build_shard(shard)
+    """The shard's tables as Parquet bytes, and its counts: a pure function of the shard.
+
+    The collector stays paused until the rows are dropped (re-enabled in between, its first
+    pass would walk every row of the shard once more)."""
     with collector_paused():
+        builder = build_shard(shard)
         files = {name: tables.parquet_bytes(table) for name, table in builder.tables().items()}
-    return ShardOutput(shard.index, files, len(builder.sources), builder.invalid,
-                       builder.event_count)
+        output = ShardOutput(shard.index, files, len(builder.sources), builder.invalid,
+                             builder.event_count)
+        del builder
+    return output
 
 
 def default_workers() -> int:
