@@ -115,3 +115,20 @@ def test_the_ray_engine_without_ray_is_a_usage_error(corpus, tmp_path, capsys, m
     assert code == 2
     assert "--engine ray needs Ray" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_tables_writes_only_the_chosen_ones_with_the_same_bytes(corpus, tmp_path, capsys):
+    full, part = tmp_path / "full", tmp_path / "part"
+    assert main(["corpus", str(corpus), "-o", str(full), "--workers", "1"]) == 1
+    assert main(["corpus", str(corpus), "-o", str(part), "--workers", "1",
+                 "--tables", "agents"]) == 1
+    assert sorted(p.name for p in part.iterdir()) == ["agents", "corpus.json", "problems",
+                                                      "traces"]
+    for table in ("traces", "agents", "problems"):
+        assert [p.read_bytes() for p in sorted((part / table).iterdir())] == [
+            p.read_bytes() for p in sorted((full / table).iterdir())], table
+    capsys.readouterr()
+    assert main(["corpus", str(corpus), "-o", str(part), "--tables", "agents,events"]) == 2
+    assert "other tables" in capsys.readouterr().err
+    assert main(["corpus", str(corpus), "-o", str(tmp_path / "x"), "--tables", "event"]) == 2
+    assert "unknown tables event: choose among traces" in capsys.readouterr().err

@@ -23,6 +23,7 @@ from masrl.traces.corpus import (
     OutputConflict,
     SourceMissing,
     build,
+    selection,
     summary,
 )
 from masrl.traces.corpus.tables import TABLE_NAMES
@@ -49,6 +50,9 @@ def register(subparsers) -> None:
     parser.add_argument("--group-by", metavar="FIELD", default=None,
                         help="summarise per value of FIELD: a traces column (file, task_id, "
                         "topology...) or rewards.NAME, costs.NAME, metrics.NAME")
+    parser.add_argument("--tables", default=",".join(TABLE_NAMES), metavar="LIST",
+                        help="comma-separated tables to write (default: all; traces and problems "
+                        "always): e.g. traces,agents,problems skips the per-event tables")
     parser.add_argument("--shard-size", type=_positive, default=DEFAULT_SHARD_SIZE,
                         metavar="N", help="traces per output file (default: %(default)s)")
     parser.add_argument("--ray-address", default=None, metavar="ADDRESS",
@@ -71,6 +75,11 @@ def run_corpus(args: argparse.Namespace) -> int:
     if args.group_by and (reason := summary.check_group_field(args.group_by)):
         print(f"masrl corpus: error: {reason}", file=sys.stderr)
         return USAGE
+    try:
+        chosen = selection([name.strip() for name in args.tables.split(",") if name.strip()])
+    except ValueError as exc:
+        print(f"masrl corpus: error: {exc}", file=sys.stderr)
+        return USAGE
     bar = None
 
     def on_plan(total: int, done: int) -> None:
@@ -81,7 +90,7 @@ def run_corpus(args: argparse.Namespace) -> int:
     try:
         built = build(args.sources, args.output, engine_name=args.engine, workers=args.workers,
                       shard_size=args.shard_size, ray_address=args.ray_address,
-                      on_plan=on_plan, on_progress=lambda n: bar.update(n))
+                      on_plan=on_plan, on_progress=lambda n: bar.update(n), tables=chosen)
     except (SourceMissing, NoTraces, OutputConflict) as exc:
         print(f"masrl corpus: error: {exc}", file=sys.stderr)
         return USAGE
@@ -105,7 +114,7 @@ def run_corpus(args: argparse.Namespace) -> int:
     result = summary.summarise(args.output, args.group_by)
     for line in summary.error_lines(args.output):
         print(line, file=sys.stderr)
-    result.update({"output": str(args.output), "shards": built.shards,
+    result.update({"output": str(args.output), "shards": built.shards, "tables": list(chosen),
                    "shards_resumed": built.resumed, "engine": args.engine,
                    "workers": built.workers, "seconds": round(elapsed, 3)})
     if args.json:
@@ -131,7 +140,7 @@ def report(result: dict) -> str:
         f"{result['traces']:,} traces: {result['valid']:,} valid, {result['invalid']:,} invalid "
         f"({result['unreadable']:,} unreadable); {result['events']:,} events in the valid ones; "
         f"{result['warnings']:,} warnings",
-        f"tables {', '.join(TABLE_NAMES)} written to {result['output']} "
+        f"tables {', '.join(result['tables'])} written to {result['output']} "
         f"({result['shards']} shards, {result['shards_resumed']} already done; "
         f"{result['engine']} engine, {result['workers']} workers, {result['seconds']:.1f} s)",
     ]

@@ -70,7 +70,8 @@ class _Columns:
 class ShardBuilder:
     """Gathers the rows of every table for the traces of one shard, in source order."""
 
-    def __init__(self) -> None:
+    def __init__(self, selected: tuple[str, ...] = tables.TABLE_NAMES) -> None:
+        self.selected = selected  # the tables to gather; traces and problems always are
         self.sources: list[str] = []
         self.trace_rows: list[dict] = []
         self.agent_rows: list[dict] = []
@@ -157,9 +158,14 @@ class ShardBuilder:
             **{f"reward_{name}": term(result) for name, term in TERMS.items()},
         }
         self._trace_row(source, size, report, head=head, values=values)
-        self._agents(source.source, run, measured, acting)
-        self._events(source.source, trace, measured)
-        self._credit(source.source, run)
+        if "agents" in self.selected:
+            self._agents(source.source, run, measured, acting)
+        if "events" in self.selected:
+            self._events(source.source, trace, measured)
+        else:
+            self.event_count += trace.events.count
+        if "credit" in self.selected:
+            self._credit(source.source, run)
 
     # ------------------------------------------------------------------ agents
     def _agents(self, source: str, run, measured: dict, acting: np.ndarray) -> None:
@@ -231,15 +237,16 @@ class ShardBuilder:
 
     # ------------------------------------------------------------------ tables
     def tables(self) -> dict[str, pa.Table]:
-        """The five tables of the shard, with the schemas of :mod:`.tables`."""
+        """The selected tables of the shard, with the schemas of :mod:`.tables`."""
         sources = pa.array(self.sources, type=pa.string())
-        return {
-            "traces": _from_rows("traces", self.trace_rows),
-            "agents": _from_rows("agents", self.agent_rows),
-            "events": self._event_table(sources),
-            "credit": self._credit_table(sources),
-            "problems": _from_rows("problems", self.problem_rows),
+        build = {
+            "traces": lambda: _from_rows("traces", self.trace_rows),
+            "agents": lambda: _from_rows("agents", self.agent_rows),
+            "events": lambda: self._event_table(sources),
+            "credit": lambda: self._credit_table(sources),
+            "problems": lambda: _from_rows("problems", self.problem_rows),
         }
+        return {name: build[name]() for name in self.selected}
 
     def _event_table(self, sources: pa.Array) -> pa.Table:
         chunks = self.events.chunks
@@ -339,27 +346,27 @@ def _from_rows(name: str, rows: list[dict]) -> pa.Table:
 
 # ---------------------------------------------------------------------------------- shards
 
-def build_shard(shard: Shard) -> ShardBuilder:
+def build_shard(shard: Shard, selected: tuple[str, ...] = tables.TABLE_NAMES) -> ShardBuilder:
     """The rows of every trace of one shard.
 
     The cyclic garbage collector is paused meanwhile: a shard keeps hundreds of thousands of
     strings and arrays alive until its tables are written, and each collection would walk all
     of them again (it doubled the time per trace). Reference counting still frees everything.
     """
-    builder = ShardBuilder()
+    builder = ShardBuilder(selected)
     with collector_paused():
         for source, data in read_shard(shard):
             builder.add(source, data)
     return builder
 
 
-def encode_shard(shard: Shard) -> ShardOutput:
+def encode_shard(shard: Shard, selected: tuple[str, ...] = tables.TABLE_NAMES) -> ShardOutput:
     """The shard's tables as Parquet bytes, and its counts: a pure function of the shard.
 
     The collector stays paused until the rows are dropped (re-enabled in between, its first
     pass would walk every row of the shard once more)."""
     with collector_paused():
-        builder = build_shard(shard)
+        builder = build_shard(shard, selected)
         files = {name: tables.parquet_bytes(table) for name, table in builder.tables().items()}
         output = ShardOutput(shard.index, files, len(builder.sources), builder.invalid,
                              builder.event_count)
@@ -376,19 +383,19 @@ def default_workers() -> int:
 
 
 def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
-              workers: int) -> None:
+              workers: int, selected: tuple[str, ...] = tables.TABLE_NAMES) -> None:
     """Encode every shard on ``workers`` processes (in this one when ``workers`` is 1) and hand
     each output to ``on_output`` in this process, as it completes. At most two shards per
     worker are in flight, so memory stays bounded however long the corpus."""
     pending = iter(shards)
     if workers <= 1:
         for shard in pending:
-            on_output(encode_shard(shard))
+            on_output(encode_shard(shard, selected))
         return
     with ProcessPoolExecutor(max_workers=workers) as pool:
         running = set()
         for shard in pending:
-            running.add(pool.submit(encode_shard, shard))
+            running.add(pool.submit(encode_shard, shard, selected))
             if len(running) >= 2 * workers:
                 done, running = wait(running, return_when=FIRST_COMPLETED)
                 for future in done:

@@ -23,15 +23,16 @@ from collections.abc import Callable, Sequence
 
 from masrl.traces.corpus.engine import ShardOutput, encode_shard
 from masrl.traces.corpus.sources import Shard
+from masrl.traces.corpus.tables import TABLE_NAMES
 
 
 def _encode_row(row: dict) -> dict:
-    output = encode_shard(pickle.loads(row["shard"]))
+    output = encode_shard(*pickle.loads(row["shard"]))
     return {"output": pickle.dumps(output, protocol=pickle.HIGHEST_PROTOCOL)}
 
 
 def run_ray(shards: Sequence[Shard], on_output: Callable[[ShardOutput], None], workers: int,
-            address: str | None = None) -> None:
+            address: str | None = None, selected: tuple[str, ...] = TABLE_NAMES) -> None:
     """Encode every shard with Ray Data and hand each output to ``on_output`` in the driver.
 
     Connects to the cluster at ``address`` (else ``RAY_ADDRESS``); without either, starts a
@@ -53,7 +54,7 @@ def run_ray(shards: Sequence[Shard], on_output: Callable[[ShardOutput], None], w
         logging.getLogger("ray.data").setLevel(logging.ERROR)  # the summary says what happened
         context = ray.data.DataContext.get_current()
         context.enable_progress_bars = False
-        rows = [{"shard": pickle.dumps(shard, protocol=pickle.HIGHEST_PROTOCOL)}
+        rows = [{"shard": pickle.dumps((shard, selected), protocol=pickle.HIGHEST_PROTOCOL)}
                 for shard in shards]
         dataset = ray.data.from_items(rows, override_num_blocks=len(rows))
         for row in dataset.map(_encode_row, num_cpus=1).iter_rows():

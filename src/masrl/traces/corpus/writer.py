@@ -9,12 +9,14 @@ Rules (quoted by the book):
 
 * Every file is written to a hidden temporary name in its folder and renamed into place, so a
   reader (or a crash) never leaves half a file under a real name.
-* A shard is *done* when its five files exist; ``traces`` is written last. A run that stops
+* A shard is *done* when its files exist, one per table written (all five unless ``--tables``
+  chose fewer); ``traces`` is written last. A run that stops
   (killed, crashed, interrupted) keeps every done shard; run the same command again and it
   computes only the shards not done, rewriting any of their files that exist, so nothing is lost
   and nothing is counted twice.
 * ``corpus.json`` records a fingerprint of the inputs (every trace id and size, and the shard
-  size). A folder written for other inputs is refused rather than mixed.
+  size) and the tables written. A folder written for other inputs or tables is refused rather
+  than mixed.
 """
 
 from __future__ import annotations
@@ -56,11 +58,12 @@ class CorpusWriter:
     """Writes the shards of one corpus into ``out``."""
 
     def __init__(self, out: str | os.PathLike, fingerprint: str, shards: int, shard_size: int,
-                 traces: int):
+                 traces: int, selected: tuple[str, ...] = TABLE_NAMES):
         self.out = Path(out)
+        self.selected = selected
         self.manifest = {"corpus_schema": CORPUS_SCHEMA_VERSION, "fingerprint": fingerprint,
                          "shard_size": shard_size, "shards": shards, "traces": traces,
-                         "tables": list(TABLE_NAMES)}
+                         "tables": list(selected)}
 
     def open(self) -> None:
         """Create the folder (or check that it holds a run over the same inputs), remove
@@ -74,14 +77,14 @@ class CorpusWriter:
                 recorded = None
             if recorded != self.manifest:
                 raise OutputConflict(
-                    f"{self.out}: holds the tables of other inputs (or another shard size); "
-                    "write to another folder or remove this one")
+                    f"{self.out}: holds the tables of other inputs (or another shard size, or "
+                    "other tables); write to another folder or remove this one")
         else:
             strangers = sorted(p.name for p in self.out.iterdir() if p.name not in TABLE_NAMES)
             if strangers:
                 raise OutputConflict(f"{self.out}: not empty ({', '.join(strangers[:3])}); "
                                      "write to a new folder")
-        for name in TABLE_NAMES:
+        for name in self.selected:
             folder = self.out / name
             folder.mkdir(exist_ok=True)
             for partial in folder.glob(".*.partial"):
@@ -93,10 +96,11 @@ class CorpusWriter:
     def done(self, index: int) -> bool:
         """Whether every file of shard ``index`` is in place."""
         name = part_name(index)
-        return all((self.out / table / name).exists() for table in TABLE_NAMES)
+        return all((self.out / table / name).exists() for table in self.selected)
 
     def write(self, index: int, files: dict[str, bytes]) -> None:
         """Write the files of shard ``index`` (each atomically; ``traces`` last)."""
         name = part_name(index)
         for table in WRITE_ORDER:
-            atomic_write(self.out / table / name, files[table])
+            if table in self.selected:
+                atomic_write(self.out / table / name, files[table])
