@@ -7,7 +7,9 @@ credit unit and reward term has something to compute. Then runs, each in its own
 
 * ``json.load`` of every file, one after the other (plain parsing with the standard library);
 * ``masrl corpus FOLDER -o OUT --workers W`` (validation, replay, metrics, credit, reward terms
-  and the five Parquet tables), with W = ``--workers`` (default 2).
+  and the five Parquet tables), with W = ``--workers`` (default 2);
+* the same with ``--tables traces,agents,problems`` (every metric and reward term per trace and
+  agent, without the per-event ``events`` and ``credit`` tables).
 
 For each: wall time (process start included; best of ``--repeat`` runs, as other work on a
 shared machine only ever adds time), CPU time (user + system of every process, summed; on a
@@ -33,7 +35,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from trace_throughput import measure, write_results
+from trace_throughput import measure, measure_once, write_results
 
 from masrl.traces.synthetic import spread, swarm_trace
 
@@ -64,6 +66,16 @@ def write_corpus(folder: Path, traces: int, events: int) -> tuple[int, int]:
     return total_events, total_bytes
 
 
+def fresh_runs(command: list[str], out: Path, repeat: int) -> tuple[float, float, float]:
+    """``measure`` of a corpus command, its output folder removed before each run (a folder
+    left by the previous run would be resumed, not recomputed)."""
+    runs = []
+    for _ in range(repeat):
+        shutil.rmtree(out, ignore_errors=True)
+        runs.append(measure_once(command, ok=(0, 1)))
+    return min(r[0] for r in runs), max(r[1] for r in runs), min(r[2] for r in runs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=int, default=10_000)
@@ -84,19 +96,19 @@ def main() -> None:
                   "    with open(p, encoding='utf-8') as f: json.load(f)\n")
         load_s, load_mb, load_cpu = measure([sys.executable, "-c", loader, str(corpus)],
                                             args.repeat)
-        runs = []
-        for _ in range(args.repeat):
-            shutil.rmtree(out, ignore_errors=True)
-            runs.append(measure([masrl, "corpus", str(corpus), "-o", str(out),
-                                 "--workers", str(args.workers)], 1))
-        corpus_s, corpus_mb = min(r[0] for r in runs), max(r[1] for r in runs)
-        corpus_cpu = min(r[2] for r in runs)
+        command = [masrl, "corpus", str(corpus), "-o", str(out), "--workers", str(args.workers)]
+        corpus_s, corpus_mb, corpus_cpu = fresh_runs(command, out, args.repeat)
         out_bytes = {table.name: sum(f.stat().st_size for f in table.glob("*.parquet"))
                      for table in sorted(out.iterdir()) if table.is_dir()}
+        metrics_s, metrics_mb, metrics_cpu = fresh_runs(
+            [*command, "--tables", "traces,agents,problems"], out, args.repeat)
     print(f"json.load of every file:  {load_s:7.2f} s wall {load_cpu:7.2f} s CPU "
           f"{load_mb:7.0f} MiB peak")
     print(f"masrl corpus --workers {args.workers}: {corpus_s:7.2f} s wall {corpus_cpu:7.2f} s CPU "
           f"{corpus_mb:7.0f} MiB peak (largest process)")
+    print(f"  --tables traces,agents,problems: {metrics_s:7.2f} s wall {metrics_cpu:7.2f} s CPU "
+          f"{metrics_mb:7.0f} MiB peak; {metrics_s / load_s:.2f} x wall, "
+          f"{metrics_cpu / load_cpu:.2f} x CPU")
     print(f"ratio: {corpus_s / load_s:.2f} x wall time (target < 1), "
           f"{corpus_cpu / load_cpu:.2f} x CPU time; {events / corpus_s:,.0f} events/s, "
           f"{args.traces / corpus_s:,.0f} traces/s; load average {load_1m:.2f} at the start")
@@ -109,6 +121,9 @@ def main() -> None:
         "json_load_peak_mib": round(load_mb, 1), "corpus_peak_mib": round(corpus_mb, 1),
         "json_load_cpu_s": round(load_cpu, 3), "corpus_cpu_s": round(corpus_cpu, 3),
         "cpu_ratio": round(corpus_cpu / load_cpu, 3),
+        "metrics_only_s": round(metrics_s, 3), "metrics_only_cpu_s": round(metrics_cpu, 3),
+        "metrics_only_peak_mib": round(metrics_mb, 1),
+        "metrics_only_ratio": round(metrics_s / load_s, 3),
         "parquet_bytes": out_bytes, "cores": os.cpu_count(), "load_1m_at_start": round(load_1m, 2),
         "repeat": args.repeat,
     }, args.output)

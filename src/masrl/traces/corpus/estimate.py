@@ -25,9 +25,8 @@ from masrl import paths
 
 RESULTS_FILE = "corpus_throughput.json"
 KEYS = ("corpus_bytes", "corpus_cpu_s", "corpus_peak_mib", "corpus_s", "events",
-        "events_per_s", "json_load_cpu_s", "json_load_s", "load_1m_at_start", "parquet_bytes",
-        "ratio", "traces",
-        "workers")
+        "events_per_s", "json_load_cpu_s", "json_load_s", "load_1m_at_start",
+        "metrics_only_ratio", "metrics_only_s", "parquet_bytes", "ratio", "traces", "workers")
 
 
 def corpus_results(path: str | os.PathLike | None = None) -> dict | None:
