@@ -85,7 +85,7 @@ def test_plotted_and_unplotted_partition_the_rows():
 
 @pytest.mark.parametrize("agents, calls", [(1, 1), (3, 10), (7, 3)])
 def test_synthetic_trace_counts(agents, calls):
-    trace = synthetic.swarm_trace(agents, calls)
+    trace = synthetic.swarm_trace(synthetic.spread(calls, agents))
     assert len(trace["events"]) == 2 * calls + 2 * agents + 3
     assert sum(e["type"] == "tool_call" for e in trace["events"]) == calls
     assert len({e["id"] for e in trace["events"]}) == len(trace["events"])

@@ -3,24 +3,37 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from masrl.traces import graph
 
 
-def test_id_index_finds_first_occurrences_and_unknown_names():
+@pytest.fixture(params=["dictionary", "hashes"])
+def index_mode(request, monkeypatch):
+    """Both ways of the index: a dictionary (small traces) and sorted hashes (big ones)."""
+    if request.param == "hashes":
+        monkeypatch.setattr(graph.IdIndex, "DICT_SIZE", 0)
+    return request.param
+
+
+def test_id_index_modes(index_mode):
+    assert graph.IdIndex(["a", "b"]).small is (index_mode == "dictionary")
+
+
+def test_id_index_finds_first_occurrences_and_unknown_names(index_mode):
     index = graph.IdIndex(["a", "b", "a", "c"])
     assert index.positions(["c", "a", "zz", "b"]).tolist() == [3, 0, -1, 1]
     assert index.duplicates() == [(2, 0)]
 
 
-def test_id_index_is_exact_even_when_every_hash_collides(monkeypatch):
+def test_id_index_is_exact_even_when_every_hash_collides(monkeypatch, index_mode):
     monkeypatch.setattr(graph, "hash", lambda _: 7, raising=False)
     index = graph.IdIndex(["a", "b", "a", "c"])
     assert index.positions(["c", "a", "zz", "b"]).tolist() == [3, 0, -1, 1]
     assert index.duplicates() == [(2, 0)]
 
 
-def test_empty_index():
+def test_empty_index(index_mode):
     assert graph.IdIndex([]).positions(["x"]).tolist() == [-1]
 
 

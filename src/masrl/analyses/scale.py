@@ -18,7 +18,7 @@ import math
 import pandas as pd
 
 from masrl import traces
-from masrl.traces.synthetic import swarm_trace
+from masrl.traces.synthetic import spread, swarm_trace
 
 # Horizon units compared in the scale gap: per-task tool calls of deployments against the
 # interaction length of training setups. Sessions (a whole project) compare with neither.
@@ -76,8 +76,9 @@ def unplotted(envelopes: pd.DataFrame) -> pd.DataFrame:
 # --- how much a trace of that size would weigh ------------------------------------------------
 
 def trace_estimate(agents: int, tool_calls: int) -> dict[str, int | float]:
-    """Events, edges and bytes (compact JSON, UTF-8) of :func:`synthetic_trace`."""
-    trace = swarm_trace(agents, tool_calls)
+    """Events, edges and bytes (compact JSON, UTF-8) of the swarm trace of ``agents`` sub-agents
+    sharing ``tool_calls`` calls evenly (:func:`masrl.traces.synthetic.swarm_trace`)."""
+    trace = swarm_trace(spread(tool_calls, agents))
     size = len(json.dumps(trace, separators=(",", ":")).encode("utf-8"))
     return {"agents": agents, "tool_calls": tool_calls, "events": len(trace["events"]),
             "edges": len(trace["edges"]), "bytes": size,
@@ -85,9 +86,9 @@ def trace_estimate(agents: int, tool_calls: int) -> dict[str, int | float]:
 
 
 def replay_check(agents: int, tool_calls: int) -> dict[str, int | float | bool]:
-    """Validate and replay :func:`synthetic_trace` with the trace toolkit (``masrl.traces``):
+    """Validate and replay that swarm trace with the trace toolkit (``masrl.traces``):
     whether it is valid, and what replay reconstructs (agents running at once, critical steps)."""
-    report = traces.validate_document(swarm_trace(agents, tool_calls))
+    report = traces.validate_document(swarm_trace(spread(tool_calls, agents)))
     if not report.valid:
         return {"valid": False}
     result = traces.replay(report.trace).to_dict()

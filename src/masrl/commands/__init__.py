@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "masrl.commands.imports",
     "masrl.commands.exports",
     "masrl.commands.attribution",
+    "masrl.commands.corpus",
 )
 
 

@@ -16,6 +16,11 @@ Public API:
   the object that ``masrl replay --json`` prints.
 * :data:`SCHEMA_PATH`, :data:`SCHEMA_VERSION`, :func:`load_schema`: our trace schema.
 
+Many traces at once (a training run's rollouts) go through :mod:`masrl.traces.corpus`
+(``masrl corpus``: Parquet tables, local or Ray); :mod:`masrl.traces.rewards` computes the
+survey's orchestration rewards from a replayed trace and builds a trainer's reward function;
+:mod:`masrl.traces.synthetic` generates deterministic traces and training runs.
+
 The definitions behind every metric and credit rule are in the docstrings of
 :mod:`masrl.traces.metrics`, :mod:`masrl.traces.credit`, :mod:`masrl.traces.run` and
 :mod:`masrl.traces.lifecycle`; the rules of validation in :mod:`masrl.traces.validate`.

@@ -207,6 +207,12 @@ class TurnNames(Sequence):
         first = int(self.ends[agent - 1]) if agent else 0
         return f"{self.agents[agent]}#{k - first + 1}"
 
+    def __iter__(self):
+        """All names in order, without a search per name (a big trace has very many)."""
+        counts = np.diff(self.ends, prepend=0).tolist()
+        for agent, count in zip(self.agents, counts):
+            yield from (f"{agent}#{j}" for j in range(1, count + 1))
+
 
 def equal_shares(reward: float, weight: np.ndarray) -> np.ndarray:
     """R divided in proportion to the items' weights (zeros when nothing to divide by)."""

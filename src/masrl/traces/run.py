@@ -16,6 +16,8 @@ Definitions (quoted by the book):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import is_not
 
 import numpy as np
 
@@ -91,8 +93,7 @@ def _roles(trace: Trace, timeline: np.ndarray) -> dict[str, str]:
     """Agent -> role: from its spawn event, else from the first of its events that has one."""
     events = trace.events
     stated = trace.event_records.optional("role")
-    has_role = np.zeros(events.count, dtype=bool)
-    has_role[[i for i, role in enumerate(stated) if role is not None]] = True
+    has_role = np.fromiter(map(is_not, stated, repeat(None)), dtype=bool, count=events.count)
     has_role[events.of_type("spawn")] = False  # a spawn's role is the spawned agent's
     candidates = timeline[has_role[timeline]]
     codes, first = np.unique(events.agent_codes[candidates], return_index=True)

@@ -104,8 +104,15 @@ class Trace:
     def numeric(self, key: str) -> np.ndarray:
         """An optional numeric event field (``tokens``, ``reward``...) as floats, 0 if absent."""
         if key not in self._numeric:
-            self._numeric[key] = self.event_records.numbers(key, 0.0)
+            self._numeric[key] = np.nan_to_num(self.recorded(key), nan=0.0)
         return self._numeric[key]
+
+    def recorded(self, key: str) -> np.ndarray:
+        """An optional numeric event field as floats, NaN where absent (read once, cached)."""
+        cached = f"{key} as recorded"
+        if cached not in self._numeric:
+            self._numeric[cached] = self.event_records.numbers(key)
+        return self._numeric[cached]
 
 
 @dataclass
@@ -172,24 +179,27 @@ def validate_file(path: str | Path, keep_document: bool = True,
     """
     source = str(path) if source is None else source
     try:
-        with _contents(path, mapped=not keep_document) as data, collector_paused():
-            return _validate_bytes(data, source, keep_document)
+        with _contents(path, mapped=not keep_document) as data:
+            return validate_bytes(data, source, keep_document)
     except OSError as exc:
         reason = exc.strerror or str(exc)
         return ValidationReport(source, [TraceProblem(ERROR, UNREADABLE, "file", "",
                                                       f"cannot read: {reason}")])
 
 
-def _validate_bytes(data: bytes | mmap.mmap, path: str, keep_document: bool) -> ValidationReport:
-    """The fast path when the typed records accept the bytes, else the full path."""
-    trace = fast_trace(data, source=path)
-    if trace is not None:
-        trace._data = bytes(data) if keep_document else None
-        return checked(trace)
-    document, problems = parse(bytes(data))
-    if problems:
-        return ValidationReport(path, problems)
-    return validate_document(document, source=path)
+def validate_bytes(data: bytes | mmap.mmap, source: str = "<memory>",
+                   keep_document: bool = True) -> ValidationReport:
+    """Validate a trace held in memory as the bytes of its JSON text (a file's contents, one
+    line of a JSON Lines file): the fast path first, else the full path, as for a file."""
+    with collector_paused():
+        trace = fast_trace(data, source=source)
+        if trace is not None:
+            trace._data = bytes(data) if keep_document else None
+            return checked(trace)
+        document, problems = parse(bytes(data))
+        if problems:
+            return ValidationReport(source, problems)
+        return validate_document(document, source=source)
 
 
 @contextmanager

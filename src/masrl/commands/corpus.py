@@ -1,0 +1,164 @@
+"""``masrl corpus``: validate and replay every trace of a training run into Parquet tables.
+
+Exit codes: 0 every trace valid (warnings allowed); 1 some trace invalid or unreadable (each is
+still a row of ``traces`` and its problems are in ``problems``); 2 usage error (a SRC that does
+not exist, an output folder holding other tables, a field that cannot group), or no trace found;
+130 interrupted (Ctrl-C; the shards written are kept, and the same command resumes).
+Errors of invalid traces go to stderr, one line each (``SOURCE: where: error: message``); the
+summary goes to stdout (as JSON with ``--json``); a progress bar goes to stderr when it is a
+terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from masrl.commands.common import INVALID, OK, USAGE, finish
+from masrl.traces.corpus import (
+    DEFAULT_SHARD_SIZE,
+    NoTraces,
+    OutputConflict,
+    SourceMissing,
+    build,
+    selection,
+    summary,
+)
+from masrl.traces.corpus.tables import TABLE_NAMES
+
+INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C
+
+
+def register(subparsers) -> None:
+    """Add the ``corpus`` sub-command to the ``masrl`` parser."""
+    parser = subparsers.add_parser(
+        "corpus", help="validate and replay many traces into Parquet tables",
+        description="Validate and replay every trace of SRC (trace files, folders of them, "
+        "JSON Lines files with one trace per line) and write the tables traces, agents, "
+        "events, credit and problems as Parquet into OUT_DIR. A run that stops can be "
+        "resumed by running the same command again.")
+    parser.add_argument("sources", nargs="+", metavar="SRC",
+                        help="trace file, folder, or JSON Lines file (.jsonl, .ndjson)")
+    parser.add_argument("-o", "--output", required=True, metavar="OUT_DIR",
+                        help="folder for the Parquet tables (created if needed)")
+    parser.add_argument("--engine", choices=("local", "ray"), default="local",
+                        help="local processes (default) or Ray Data")
+    parser.add_argument("--workers", type=_positive, default=None, metavar="N",
+                        help="processes (local) or CPUs of a local Ray (default: every core)")
+    parser.add_argument("--group-by", metavar="FIELD", default=None,
+                        help="summarise per value of FIELD: a traces column (file, task_id, "
+                        "topology...) or rewards.NAME, costs.NAME, metrics.NAME")
+    parser.add_argument("--tables", default=",".join(TABLE_NAMES), metavar="LIST",
+                        help="comma-separated tables to write (default: all; traces and problems "
+                        "always): e.g. traces,agents,problems skips the per-event tables")
+    parser.add_argument("--shard-size", type=_positive, default=DEFAULT_SHARD_SIZE,
+                        metavar="N", help="traces per output file (default: %(default)s)")
+    parser.add_argument("--ray-address", default=None, metavar="ADDRESS",
+                        help="Ray cluster to use (default: $RAY_ADDRESS, else a local Ray)")
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.set_defaults(func=run_corpus)
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {value}")
+    return value
+
+
+def run_corpus(args: argparse.Namespace) -> int:
+    if args.group_by and (reason := summary.check_group_field(args.group_by)):
+        print(f"masrl corpus: error: {reason}", file=sys.stderr)
+        return USAGE
+    try:
+        chosen = selection([name.strip() for name in args.tables.split(",") if name.strip()])
+    except ValueError as exc:
+        print(f"masrl corpus: error: {exc}", file=sys.stderr)
+        return USAGE
+    bar = None
+
+    def on_plan(total: int, done: int) -> None:
+        nonlocal bar
+        bar = _progress(total, done)
+
+    started = time.perf_counter()
+    try:
+        built = build(args.sources, args.output, engine_name=args.engine, workers=args.workers,
+                      shard_size=args.shard_size, ray_address=args.ray_address,
+                      on_plan=on_plan, on_progress=lambda n: bar.update(n), tables=chosen)
+    except (SourceMissing, NoTraces, OutputConflict) as exc:
+        print(f"masrl corpus: error: {exc}", file=sys.stderr)
+        return USAGE
+    except KeyboardInterrupt:
+        print(f"masrl corpus: interrupted; the shards written so far are kept in {args.output}: "
+              "run the same command again to resume", file=sys.stderr)
+        return INTERRUPTED
+    except ModuleNotFoundError as exc:
+        if exc.name != "ray":
+            raise
+        print("masrl corpus: error: --engine ray needs Ray: pip install 'ray[data]'",
+              file=sys.stderr)
+        return USAGE
+    except OSError as exc:  # the output folder cannot be created or written
+        print(f"masrl corpus: error: {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return USAGE
+    finally:
+        if bar is not None:
+            bar.close()
+    elapsed = time.perf_counter() - started
+    result = summary.summarise(args.output, args.group_by)
+    for line in summary.error_lines(args.output):
+        print(line, file=sys.stderr)
+    result.update({"output": str(args.output), "shards": built.shards, "tables": list(chosen),
+                   "shards_resumed": built.resumed, "engine": args.engine,
+                   "workers": built.workers, "seconds": round(elapsed, 3)})
+    if args.json:
+        print(json.dumps(result, indent=2, sort_keys=True, allow_nan=False))
+    else:
+        print(report(result))
+    if result["valid"] == 0 and result["traces"] == result["unreadable"]:
+        return finish(USAGE)  # nothing could be read
+    return finish(OK if result["invalid"] == 0 else INVALID)
+
+
+def _progress(total: int, initial: int):
+    """A tqdm bar on stderr when stderr is a terminal; otherwise one that shows nothing."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit="trace", file=sys.stderr,
+                disable=not sys.stderr.isatty(), dynamic_ncols=True, desc="masrl corpus")
+
+
+def report(result: dict) -> str:
+    """The summary as a few lines of text."""
+    lines = [
+        f"{result['traces']:,} traces: {result['valid']:,} valid, {result['invalid']:,} invalid "
+        f"({result['unreadable']:,} unreadable); {result['events']:,} events in the valid ones; "
+        f"{result['warnings']:,} warnings",
+        f"tables {', '.join(result['tables'])} written to {result['output']} "
+        f"({result['shards']} shards, {result['shards_resumed']} already done; "
+        f"{result['engine']} engine, {result['workers']} workers, {result['seconds']:.1f} s)",
+    ]
+    if "groups" in result:
+        lines.append(f"by {result['group_by']}:")
+        lines.append(f"  {'group':<28} {'traces':>8} {'invalid':>8} {'events':>10} "
+                     f"{'reward':>7} {'parallel':>8} {'speedup':>8}")
+        for g in result["groups"]:
+            lines.append(f"  {_cell(g['group']):<28} {g['traces']:>8,} {g['invalid']:>8,} "
+                         f"{g['events']:>10,} {_number(g['mean_team_reward']):>7} "
+                         f"{_number(g['mean_parallelism']):>8} {_number(g['mean_speedup']):>8}")
+    return "\n".join(lines)
+
+
+def _cell(value) -> str:
+    text = "(none)" if value is None else str(value)
+    return text if len(text) <= 28 else text[:27] + "~"
+
+
+def _number(value) -> str:
+    return "-" if value is None else f"{value:.3g}"

@@ -1,0 +1,123 @@
+"""Both engines, any number of workers, any run: the same bytes; and what the tables hold."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import pyarrow.parquet as pq
+import pytest
+from corpus_helpers import tree_bytes
+
+from masrl.commands import main
+from masrl.traces import replay
+from masrl.traces.corpus.summary import read_table
+from masrl.traces.validate import validate_file
+
+HAS_RAY = importlib.util.find_spec("ray") is not None
+
+
+def run(corpus, out, *options) -> int:
+    return main(["corpus", str(corpus), "-o", str(out), "--shard-size", "4", *options])
+
+
+@pytest.fixture
+def local_tables(corpus, tmp_path):
+    out = tmp_path / "local-1"
+    assert run(corpus, out, "--workers", "1") == 1  # invalid and unreadable traces: exit 1
+    return out
+
+
+def test_worker_counts_and_repeated_runs_give_the_same_bytes(corpus, tmp_path, local_tables):
+    expected = tree_bytes(local_tables)
+    assert len(expected) == 1 + 5 * 4  # corpus.json and five tables of four shards
+    again = tmp_path / "local-2"
+    assert run(corpus, again, "--workers", "2") == 1
+    assert tree_bytes(again) == expected
+    third = tmp_path / "local-3"
+    assert run(corpus, third, "--workers", "1") == 1
+    assert tree_bytes(third) == expected
+
+
+@pytest.mark.skipif(not HAS_RAY, reason="ray is not installed")
+def test_the_ray_engine_writes_the_same_bytes(corpus, tmp_path, local_tables):
+    out = tmp_path / "ray"
+    assert run(corpus, out, "--engine", "ray", "--workers", "2") == 1
+    assert tree_bytes(out) == tree_bytes(local_tables)
+
+
+def test_every_trace_is_one_row_invalid_ones_included(local_tables):
+    traces = read_table(local_tables, "traces").to_pylist()
+    by_source = {row["source"]: row for row in traces}
+    assert list(by_source) == sorted(by_source, key=list(by_source).index)  # no duplicates
+    assert len(traces) == 13
+    invalid = {s for s, row in by_source.items() if not row["valid"]}
+    assert invalid == {"corpus/bad_line.jsonl:3", "corpus/bad_line.jsonl:4",
+                       "corpus/gone.json", "corpus/not_json.json"}
+    broken = by_source["corpus/bad_line.jsonl:3"]
+    assert broken["trace_id"] == "step0001-task002-sample01"  # identity kept when readable
+    assert broken["events"] is None and broken["line"] == 3
+    assert by_source["corpus/gone.json"]["bytes"] is None
+
+
+def test_problems_list_every_invalid_trace_with_its_errors(local_tables):
+    problems = read_table(local_tables, "problems").to_pylist()
+    errors = {(p["source"], p["code"]) for p in problems if p["severity"] == "error"}
+    assert errors == {("corpus/bad_line.jsonl:3", "time-order"),
+                      ("corpus/bad_line.jsonl:4", "not-json"),
+                      ("corpus/gone.json", "unreadable"),
+                      ("corpus/not_json.json", "not-json")}
+    time_order = next(p for p in problems if p["code"] == "time-order")
+    assert time_order["pointer"].startswith("/edges/") and "starts before" in time_order["message"]
+
+
+def test_rows_agree_with_masrl_replay(corpus, local_tables):
+    expected = replay(validate_file(corpus / "small.json").trace).to_dict()
+    row = next(r for r in read_table(local_tables, "traces").to_pylist()
+               if r["source"] == "corpus/small.json")
+    for key in ("events", "edges", "critical_steps", "parallelism", "spawn_depth",
+                "max_concurrency", "wall_clock", "speedup", "event_types", "edge_types",
+                "edge_modes"):
+        assert row[key] == expected[key], key
+    assert row["decisions"] == {**expected["decisions"], "unspecified": 0}  # every field
+    assert row["tokens"] == expected["tokens"]["total"] == 250
+    assert row["busy_time"] == sum(expected["busy_time"].values()) == 7
+    assert row["rewards"] == [("process", 0.6), ("team", 1.0)]
+    assert row["reward_critical_steps_ratio"] == 1.5 and row["reward_token_penalty"] == -0.25
+
+    events = [r for r in read_table(local_tables, "events").to_pylist()
+              if r["source"] == "corpus/small.json"]
+    assert [e["id"] for e in events if e["critical"]] == expected["critical_path"]
+    assert [e["position"] for e in events] == list(range(9))
+    assert events[3] == {"source": "corpus/small.json", "position": 3, "id": "e4",
+                         "type": "tool_call", "agent": "a", "role": None, "tool": "search",
+                         "decision": None, "t": 2.0, "end": 4.0, "tokens": 50.0,
+                         "cost_usd": 0.5, "reward": None, "critical": True}
+
+    agents = {r["agent"]: r for r in read_table(local_tables, "agents").to_pylist()
+              if r["source"] == "corpus/small.json"}
+    assert agents["root"]["subtree_tokens"] == 250 and agents["root"]["children"] == 2
+    assert agents["a"]["parent"] == "root" and agents["a"]["busy_time"] == 2
+    assert agents["search"]["acting"] is False
+
+
+def test_credit_rows_hold_every_unit_and_method(corpus, local_tables):
+    expected = replay(validate_file(corpus / "small.json").trace).to_dict()["credit"]
+    rows = [r for r in read_table(local_tables, "credit").to_pylist()
+            if r["source"] == "corpus/small.json"]
+    for method in ("equal", "recorded"):
+        for unit, summary in expected[method].items():
+            shares = {r["item"]: r[method] for r in rows if r["unit"] == unit}
+            assert shares == pytest.approx(summary["shares"]), (method, unit)
+    loo = {r["item"]: r["leave_one_out"] for r in rows
+           if r["unit"] == "agent" and r["leave_one_out"] is not None}
+    assert loo == pytest.approx(expected["counterfactual"]["leave_one_out"])
+    shapley = {r["item"]: r["shapley"] for r in rows if r["shapley"] is not None}
+    assert shapley == pytest.approx(expected["counterfactual"]["shapley"])
+
+
+def test_files_carry_no_time_and_a_fixed_writer(local_tables):
+    for path in sorted(local_tables.rglob("*.parquet")):
+        meta = pq.read_metadata(path)
+        assert meta.created_by.startswith("parquet-cpp-arrow version ")
+        assert set(meta.metadata) == {b"ARROW:schema", b"masrl.table", b"masrl.corpus_schema"}
+        assert meta.metadata[b"masrl.table"].decode() == path.parent.name
