@@ -20,33 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 import pytest
-import yaml
 from markdown_it import MarkdownIt
 
 from masrl import paths
+from masrl.data.book_toc import reading_order
 
 ROOT = paths.REPO_ROOT
 EXEMPT = {"book/bibliography"}
 OVERVIEW, PREREQUISITES = "**Overview.**", "**Prerequisites.**"
 SUMMARY, NEXT = "Summary", "What's next"
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-
-
-def reading_order(toc_path: Path = ROOT / "_toc.yml") -> list[str]:
-    """The book's documents in reading order, as paths without suffix (``notebooks/01_method``)."""
-    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
-    order = [toc["root"]]
-
-    def walk(entries):
-        for entry in entries:
-            if "file" in entry:
-                order.append(entry["file"])
-            walk(entry.get("sections", []))
-
-    for part in toc.get("parts", []):
-        walk(part["chapters"])
-    walk(toc.get("chapters", []))
-    return order
 
 
 def source_of(document: str) -> Path:
