@@ -9,7 +9,6 @@ from __future__ import annotations
 import html
 
 import pandas as pd
-from itables import JavascriptFunction
 
 BIBTEX = "BibTeX"  # the hidden column that holds each paper's entry, for the copy button
 
@@ -73,7 +72,10 @@ def explorer_options(frame: pd.DataFrame) -> dict:
     """The itables options that make the pool table an explorer: a row is selected by a click;
     a button copies the selected paper's BibTeX entry (from the hidden :data:`BIBTEX` column);
     another downloads the rows that the search and filters leave, in their current order, as
-    CSV (visible columns, markup stripped). Everything runs in the page; nothing is fetched."""
+    CSV (visible columns, markup stripped). Everything runs in the page; nothing is fetched.
+    (itables is needed by the book only, so it is imported here.)"""
+    from itables import JavascriptFunction
+
     bibtex = list(frame.columns).index(BIBTEX)
     return {
         "select": {"style": "single", "info": "false"},
