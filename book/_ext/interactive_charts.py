@@ -4,7 +4,7 @@ readers can explore (``masrl.presentation.charts.show(chart, interactive=True)``
 * ``book/_static`` (our stylesheet and chart script) is added to the static files of the build.
 * Vega, Vega-Lite and vega-embed come from ``node_modules``, installed from the npm registry
   by ``npm ci`` (``make book`` runs it; versions pinned in ``package.json`` and
-  ``package-lock.json``). Their built files are copied into ``_static/vendor`` of the output,
+  ``package-lock.json``). Their built files are copied into ``_static/vega`` of the output,
   never committed, never referenced on a CDN. A build without them stops with a message saying
   so.
 * A page that holds an interactive chart (``figure.masrl-interactive``) loads the three
@@ -19,13 +19,13 @@ from pathlib import Path
 from sphinx.errors import ExtensionError
 
 STATIC = Path(__file__).resolve().parents[1] / "_static"
-VENDOR = {  # file served from _static/vendor -> where npm ci puts it
+VENDOR = {  # file served from _static/vega -> where npm ci puts it
     "vega.min.js": "vega/build/vega.min.js",
     "vega-lite.min.js": "vega-lite/build/vega-lite.min.js",
     "vega-embed.min.js": "vega-embed/build/vega-embed.min.js",
 }
 MARKER = "masrl-interactive"
-SCRIPTS = [f"vendor/{name}" for name in VENDOR] + ["masrl-charts.js"]
+SCRIPTS = [f"vega/{name}" for name in VENDOR] + ["masrl-charts.js"]
 
 
 def node_modules(app) -> Path:
@@ -56,7 +56,7 @@ def load_on_chart_pages(app, pagename, templatename, context, doctree) -> None:
 def copy_vendor(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    target = Path(app.outdir) / "_static" / "vendor"
+    target = Path(app.outdir) / "_static" / "vega"
     target.mkdir(parents=True, exist_ok=True)
     for name, source in vendor_files(app).items():
         shutil.copyfile(source, target / name)

@@ -43,8 +43,8 @@ def test_only_pages_with_an_interactive_chart_load_the_scripts(tmp_path):
     assert app.added == []
     extension.load_on_chart_pages(app, "notebooks/21", "page.html",
                                   {"body": '<figure class="masrl-chart masrl-interactive">'}, None)
-    assert app.added == ["vendor/vega.min.js", "vendor/vega-lite.min.js",
-                         "vendor/vega-embed.min.js", "masrl-charts.js"]
+    assert app.added == ["vega/vega.min.js", "vega/vega-lite.min.js",
+                         "vega/vega-embed.min.js", "masrl-charts.js"]
 
 
 def test_the_pinned_versions_match_the_python_renderer():

@@ -76,7 +76,7 @@ def test_the_explorer_hides_and_copies_each_papers_bibtex():
     assert list(frame.columns)[-1] == views.BIBTEX
     first = data.papers["key"].iloc[0]
     assert frame[views.BIBTEX].iloc[0].startswith(f"@{data.bibliography[first]['ENTRYTYPE']}"
-                                                  f"{{{first},\n")
+                                                  f"{{{first},&#10;")
     options = views.explorer_options(frame)
     assert options["columnDefs"] == [{"targets": len(frame.columns) - 1, "visible": False,
                                       "searchable": False, "name": views.BIBTEX}]

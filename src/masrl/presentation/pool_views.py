@@ -42,7 +42,8 @@ def browse_frame(papers: pd.DataFrame, tags: list[str],
     frame["venue"] = frame["venue"].map(html.escape)
     columns = ["paper", "year", *tags, "venue"]
     if bibliography is not None:
-        frame[BIBTEX] = [html.escape(bibtex_entry(key, bibliography[key]))
+        # newlines as character references: the cell holds one line, DOMParser restores them
+        frame[BIBTEX] = [html.escape(bibtex_entry(key, bibliography[key])).replace("\n", "&#10;")
                          for key in frame["key"]]
         columns.append(BIBTEX)
     return frame[columns].reset_index(drop=True)
@@ -68,6 +69,14 @@ _COPY_BIBTEX = """function (e, dt, node, config) {
 }"""
 
 
+# A column's name in the CSV header: the header cell holds the column's filter box, whose
+# placeholder is the column's name.
+_HEADER = """function (data, column, node) {
+  var box = node && node.querySelector ? node.querySelector("input") : null;
+  return box ? box.getAttribute("placeholder") : String(data).replace(/<[^>]*>/g, "");
+}"""
+
+
 def explorer_options(frame: pd.DataFrame) -> dict:
     """The itables options that make the pool table an explorer: a row is selected by a click;
     a button copies the selected paper's BibTeX entry (from the hidden :data:`BIBTEX` column);
@@ -86,7 +95,8 @@ def explorer_options(frame: pd.DataFrame) -> dict:
             {"extend": "csvHtml5", "text": "Download the filtered rows (CSV)",
              "className": "masrl-download-csv", "filename": "masrl-pool-filtered",
              "exportOptions": {"columns": ":visible",
-                               "modifier": {"search": "applied", "order": "applied"}}},
+                               "modifier": {"search": "applied", "order": "applied"},
+                               "format": {"header": JavascriptFunction(_HEADER)}}},
         ],
         "columnDefs": [{"targets": bibtex, "visible": False, "searchable": False,
                         "name": BIBTEX}],

@@ -136,6 +136,9 @@ def gantt(replay: Replay, *, title: str | None = None,
     line = alt.Chart(path).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(size=14)).encode(
         y=y, x=alt.X("time:Q", title=x_title), order="order:Q",
         color=alt.Color("band:N", scale=colour, legend=legend),
+        tooltip=[alt.Tooltip("band:N", title="on the"), alt.Tooltip("event:N", title="event"),
+                 alt.Tooltip("agent:N", title="agent"),
+                 alt.Tooltip("time:Q", title="time (s)", format=".6~g")],
     )
     chart = alt.layer(life, lasting, instant, line)
     name = replay.run.trace.head.get("trace_id") or replay.run.trace.source
