@@ -17,9 +17,12 @@ REAL_LOG_CHAPTERS := $(addprefix notebooks/,$(shell grep -v '^\#' notebooks/need
 ifeq ($(wildcard ../shared/traces),)
 NOTEBOOKS := $(filter-out $(REAL_LOG_CHAPTERS),$(NOTEBOOKS))
 endif
-BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md) $(NOTEBOOKS) $(DATA)
+BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md book/_ext/*.py book/_static/*) $(NOTEBOOKS) $(DATA)
+# Vega, Vega-Lite and vega-embed for the interactive charts: from the npm registry, versions
+# pinned in package-lock.json, into node_modules (ignored by git); the book serves its own copy.
+NODE_STAMP := node_modules/.installed
 
-.PHONY: help install system-deps notebooks book test unit lint check-data stats clean freeze
+.PHONY: help install system-deps node-deps notebooks book test unit lint check-data stats clean freeze
 
 help:            ## list the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | sed 's/:.*##/\t/'
@@ -32,9 +35,17 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-system-deps:     ## Debian's chromium for the browser test (installed only if missing)
+system-deps:     ## Debian's chromium for the browser test and npm for the chart libraries (if missing)
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq chromium >/dev/null; }
+	@command -v npm >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq npm >/dev/null; }
+
+node-deps: $(NODE_STAMP) ## install the pinned chart libraries into node_modules (npm ci)
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null 2>&1 || $(MAKE) system-deps
+	npm ci --no-audit --no-fund --ignore-scripts
+	touch $@
 
 notebooks: $(NOTEBOOKS) ## execute the chapters whose source, data or package changed (papermill)
 notebooks/%.ipynb: notebooks/%.md $(PACKAGE) $(DATA) | $(STAMP)
@@ -43,7 +54,7 @@ notebooks/%.ipynb: notebooks/%.md $(PACKAGE) $(DATA) | $(STAMP)
 notebooks/34_scale.ipynb notebooks/26_training_runs.ipynb: $(wildcard benchmarks/results/*.json)
 
 book: _build/html/index.html ## execute changed chapters, then build the book into _build/html
-_build/html/index.html: $(BOOK_SRC) | $(STAMP)
+_build/html/index.html: $(BOOK_SRC) $(NODE_STAMP) | $(STAMP)
 	$(BIN)/jupyter-book build . --path-output . -W --keep-going
 	touch $@
 

@@ -35,6 +35,9 @@ TRACE_EXAMPLES = "traces/examples"
 
 BENCHMARK_RESULTS = REPO_ROOT / "benchmarks" / "results"
 
+# --- the book ---------------------------------------------------------------------------------
+TOC = REPO_ROOT / "_toc.yml"  # the chapters in reading order (masrl.data.book_toc)
+
 
 def data_dir(data_dir: str | os.PathLike | None = None) -> Path:
     """Resolve the data directory: the argument, then ``$MASRL_DATA_DIR``, then ``data/``."""

@@ -236,6 +236,63 @@ def test_ledger_structure_is_validated(data_copy):
 
 
 def test_describe_puts_values_in_words():
-    assert claims_views.describe({"broad": 7, "strict": 4}) == "broad 7, strict 4"
+    assert claims_views.describe({"broad": 7, "strict": 4}) == "broad: 7; strict: 4"
     assert claims_views.describe([]) == "none"
-    assert claims_views.describe({"a": [1, 2]}) == "a 1, 2"
+    assert claims_views.describe({"broad_only": [1, 2, 3]}) == "broad only: 1, 2 and 3"
+    assert claims_views.describe([["halo", "role"], ["c3", "agent"]]) == (
+        "(halo, role) and (c3, agent)")
+    assert claims_views.describe(2.50) == "2.5" and claims_views.describe(True) == "yes"
+
+
+JSON_PUNCTUATION = set('{}[]"')
+
+
+def test_no_value_of_the_ledger_is_shown_as_json():
+    """Every computed, expected and finding value of every claim, in words: no braces, brackets
+    or quotes of JSON (the book never shows a raw dict or list)."""
+    results = claims.evaluate(Dataset(), scope="all")
+    table = claims_views.results_table(results)
+    for column in ("expected", "computed", "finding"):
+        for claim_id, text in table[column].items():
+            assert not JSON_PUNCTUATION & set(text), (claim_id, column, text)
+    assert table.loc["spotcheck-agreement", "computed"].startswith("category: 32 of 32;")
+    assert table.loc["spotcheck-reading-moves-halo", "computed"] == (
+        "halo moves from role to orchestrator")
+
+
+def test_a_wording_falls_back_to_describe_for_an_unexpected_shape():
+    assert claims_views.in_words("totals", {"retained": 3}) == "retained: 3"
+    assert claims_views.in_words("spotcheck_disagreements", []) == "no disagreement"
+
+
+def test_the_ledger_links_each_claim_to_its_chapter():
+    results = claims.evaluate(Dataset(), scope="survey")
+    ledger = claims_views.Ledger(results, here="notebooks/35_claims")
+    page = ledger._repr_html_()
+    assert page.count("<tr class=\"masrl-claim") == len(results)
+    assert '<a href="31_readings.html">Broad, strict and spot-check readings' in page
+    assert claims_views.chapter_href("book/intro", "notebooks/35_claims") == "../book/intro.html"
+    frame = ledger.frame()
+    assert list(frame.columns) == ["claim", "computed", "boundary", "status", "computed in"]
+    assert frame.loc[0, "claim"].startswith("pool-size: The survey keeps a pool")
+
+
+def test_the_ledger_escapes_every_text(data_copy):
+    replace_in(data_copy / "claims.yaml",
+               "statement: The survey keeps a pool of retained papers",
+               "statement: <script>alert(1)</script> The survey keeps a pool of retained papers")
+    results = claims.evaluate(Dataset(data_copy), scope="survey")
+    page = claims_views.Ledger(results, here="notebooks/35_claims")._repr_html_()
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_status_figures_and_findings_table():
+    results = claims.evaluate(Dataset(), scope="survey")
+    figures = claims_views.status_figures(results)
+    assert figures["n_claims"] == len(results) and figures["failed_ids"] == "none"
+    findings = claims_views.findings_table(results)
+    assert list(findings.index) == [r.claim.id for r in results if r.claim.finding]
+    assert findings.loc["orchestrator-credit", "states"] == (
+        "7 papers under the broad reading, 4 under the strict one")
+    assert findings.loc["orchestrator-credit", "still holds"] == "yes"
+    assert figures["n_findings_holding"] == (findings["still holds"] == "yes").sum()

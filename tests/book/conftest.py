@@ -76,10 +76,13 @@ def browser():
         browser.close()
 
 
+VIEWPORT = {"width": 1280, "height": 800}  # the width the screenshots and layout tests check
+
+
 @pytest.fixture
 def page(browser):
-    """A page that records, and blocks, every request that leaves localhost."""
-    context = browser.new_context()
+    """A page 1280 px wide that records, and blocks, every request that leaves localhost."""
+    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     outside: list[str] = []
 
     def route(route):

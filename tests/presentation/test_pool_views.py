@@ -65,3 +65,35 @@ def test_screening_flow():
     flow = axes.screening_flow(84, Dataset().excluded, Dataset().vocabulary.values("stage"))
     assert flow["records"].tolist() == [116, 16, 9, 6, 1, 84]
     assert flow["kind"].tolist()[0] == "audited" and flow["kind"].tolist()[-1] == "retained"
+
+
+def test_the_explorer_hides_and_copies_each_papers_bibtex():
+    from masrl.data.dataset import Dataset
+
+    data = Dataset()
+    frame = views.browse_frame(data.papers, data.vocabulary.names("papers.csv"),
+                               data.bibliography)
+    assert list(frame.columns)[-1] == views.BIBTEX
+    first = data.papers["key"].iloc[0]
+    assert frame[views.BIBTEX].iloc[0].startswith(f"@{data.bibliography[first]['ENTRYTYPE']}"
+                                                  f"{{{first},&#10;")
+    options = views.explorer_options(frame)
+    assert options["columnDefs"] == [{"targets": len(frame.columns) - 1, "visible": False,
+                                      "searchable": False, "name": views.BIBTEX}]
+    copy, download = options["buttons"]
+    assert copy["extend"] == "selectedSingle" and f'"{views.BIBTEX}:name"' in str(copy["action"])
+    assert download["extend"] == "csvHtml5"
+    assert download["exportOptions"]["modifier"]["search"] == "applied"
+
+
+def test_a_bibtex_entry_is_escaped_in_the_table():
+    import pandas as pd
+
+    papers = pd.DataFrame([{"key": "k1", "title": "T", "url": "https://example.org",
+                            "year": "2025", "venue": "V"}])
+    entry = {"ENTRYTYPE": "misc", "title": "<script>alert(1)</script> & co"}
+    frame = views.browse_frame(papers, [], {"k1": entry})
+    assert "<script>" not in frame[views.BIBTEX].iloc[0]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in frame[views.BIBTEX].iloc[0]
+    assert views.bibtex_entry("k1", entry) == (
+        "@misc{k1,\n  title = {<script>alert(1)</script> & co},\n}\n")

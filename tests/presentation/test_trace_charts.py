@@ -102,3 +102,37 @@ def test_trace_text_is_escaped_in_the_svg():
     assert "<img" not in figure.svg and "<img" not in figure._repr_html_()
     assert "&lt;img" in figure.svg
     assert HOSTILE in figure.description
+
+
+def test_an_interactive_timeline_carries_its_specification_with_event_tooltips(examples):
+    import json
+    import re
+
+    from masrl.presentation import charts
+
+    figure = charts.show(trace_charts.gantt(examples["centralized"]), interactive=True)
+    page = figure._repr_html_()
+    assert 'class="masrl-chart masrl-interactive"' in page and "<svg" in page
+    embedded = re.search(r'<script type="application/json" class="masrl-spec">(.*?)</script>',
+                         page, re.S).group(1)
+    spec = json.loads(embedded)
+    assert "$schema" not in spec and spec["description"] == figure.description
+    tooltips = [[t["field"] for t in layer["encoding"]["tooltip"]] for layer in spec["layer"]
+                if "tooltip" in layer.get("encoding", {})]
+    events = [fields for fields in tooltips if "tokens" in fields]
+    assert len(events) == 2  # the bars of lasting events and the ticks of instant ones
+    assert all(fields[:4] == ["event", "type", "agent", "tokens"] for fields in events)
+    assert repr(figure) == repr(charts.show(trace_charts.gantt(examples["centralized"])))
+    assert charts.show(trace_charts.gantt(examples["centralized"]),
+                       interactive=True)._repr_html_() == page  # the same bytes twice
+
+
+def test_an_embedded_specification_cannot_close_its_script_element():
+    import json
+
+    from masrl.presentation import charts
+
+    text = charts.embedded_spec({"$schema": "https://example.org/s.json",
+                                 "title": "</script><script>alert(1)</script> & more"})
+    assert "<" not in text and ">" not in text and "&" not in text and "example.org" not in text
+    assert json.loads(text) == {"title": "</script><script>alert(1)</script> & more"}

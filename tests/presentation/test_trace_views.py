@@ -270,3 +270,37 @@ def test_trace_text_is_escaped_in_html():
         assert "<img" not in rendered and "&lt;img" in rendered
     assert views.skipped("x")._repr_html_() == '<pre class="masrl-text">Skipped: x.</pre>'
     assert views.note("<b>")._repr_html_() == '<pre class="masrl-text">&lt;b&gt;</pre>'
+
+
+# ---------------------------------------------------------------------------------- figures
+
+def test_headline_figures_are_plain_numbers_of_the_replay(examples):
+    figures = views.headline_figures(examples["swarm"])
+    found = examples["swarm"].metrics
+    assert figures["events"] == found["events"] and type(figures["events"]) is int
+    assert figures["critical_steps"] == found["critical_steps"]
+    assert figures["spawned"] == sum(a.parent is not None
+                                     for a in examples["swarm"].run.agents.values())
+    assert figures["path_spawned"].split(", ")[0] in examples["swarm"].run.agents
+
+
+def test_extreme_figures_name_every_row_that_holds_the_extreme():
+    import pandas as pd
+
+    table = pd.DataFrame({"speedup": [1.0, 3.0, 3.0], "spawn depth": [0, 2, 1]},
+                         index=["a", "b", "c"])
+    figures = views.extreme_figures(table, ["speedup", "spawn depth"])
+    assert figures["top_speedup_name"] == "b and c" and figures["top_speedup"] == 3.0
+    assert figures["low_spawn_depth_name"] == "a" and figures["low_spawn_depth"] == 0
+
+
+def test_counterfactual_figures(examples):
+    pec = views.counterfactual_figures(examples["planner_executor_critic"], "agent")
+    assert pec["shapley_sum"] == pytest.approx(1.0)
+    assert pec["loo_executor"] > pec["loo_critic"] > pec["loo_planner"]
+    assert pec["coalitions_recorded"] == pec["coalitions_needed"] == 8
+    debate = views.counterfactual_figures(examples["debate"], "agent")
+    assert math.isnan(debate["shapley_sum"]) and debate["coalitions_recorded"] < 8
+    assert debate["loo_sum"] == pytest.approx(
+        sum(examples["debate"].credit["counterfactual"]["leave_one_out"].values()))
+    assert views.counterfactual_figures(examples["swarm"], "agent") == {}

@@ -2,11 +2,15 @@
 checked by a named computation over our data (:mod:`masrl.analyses.claims` evaluates them).
 
 Each entry has an id, a statement in our words, the computation's name with its arguments, the
-expected value and the boundary of the claim; it may record a *finding*: a value the survey's
+expected value, the boundary of the claim and the *chapter* of the book that computes what the
+claim rests on (a chapter of ``_toc.yml``, named as there: ``notebooks/31_readings``); it may
+record a *finding*: a value the survey's
 artifact states that our data does not reproduce, with the reason. *External* claims (an
 ``external`` block: the reference and where it states the claim) are claims of other papers
 that our data can check, such as the Who&When paper's published accuracies. This loader checks the
-structure and that ids are unique; that every computation exists and accepts its arguments is
+structure, that ids are unique and that every chapter is in the book's table of contents (when
+the book is there: an installed package without ``_toc.yml`` skips that check); that every
+computation exists and accepts its arguments is
 checked against the registry by :func:`masrl.analyses.claims.ledger_problems`.
 """
 
@@ -18,7 +22,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from masrl import paths
-from masrl.data import documents
+from masrl.data import book_toc, documents
 from masrl.data.problems import DataError, DataProblem
 
 
@@ -45,6 +49,7 @@ class Claim(BaseModel):
     args: dict[str, Any] = {}
     expected: Any
     boundary: str
+    chapter: str
     finding: Finding | None = None
     external: External | None = None
 
@@ -54,12 +59,19 @@ class Ledger(BaseModel):
     claims: list[Claim]
 
 
-def load_claims(data_dir: str | os.PathLike | None = None) -> list[Claim]:
-    """The ledger's claims in file order, validated: structure (pydantic) and unique ids."""
+def load_claims(data_dir: str | os.PathLike | None = None,
+                toc_path: str | os.PathLike | None = None) -> list[Claim]:
+    """The ledger's claims in file order, validated: structure (pydantic), unique ids, and
+    chapters of the book's table of contents (``toc_path``, default ``_toc.yml``)."""
     ledger = documents.load_model(paths.CLAIMS, Ledger, data_dir)
     ids = [c.id for c in ledger.claims]
     problems = [DataProblem(paths.CLAIMS, f"claims[{i}]", "id", f"duplicate id {claim.id!r}")
                 for i, claim in enumerate(ledger.claims) if ids.count(claim.id) > 1]
+    chapters = book_toc.reading_order(toc_path)
+    if chapters:
+        problems += [DataProblem(paths.CLAIMS, f"claims[{i}]", "chapter",
+                                 f"{claim.chapter!r} is not a chapter of _toc.yml")
+                     for i, claim in enumerate(ledger.claims) if claim.chapter not in chapters]
     if problems:
         raise DataError(problems)
     return ledger.claims

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 
 from pydantic import BaseModel, ConfigDict, StrictStr, model_validator
 
@@ -26,6 +27,7 @@ class _FieldSpec(BaseModel):
     values: dict[StrictStr, StrictStr]
     order: list[StrictStr] | None = None
     columns: list[StrictStr] | None = None
+    phrases: dict[StrictStr, StrictStr] | None = None
 
     @model_validator(mode="after")
     def _order_lists_the_values(self) -> _FieldSpec:
@@ -33,6 +35,18 @@ class _FieldSpec(BaseModel):
             raise ValueError("'values' must define at least one value")
         if self.order is not None and sorted(self.order) != sorted(self.values):
             raise ValueError("'order' must list exactly the values defined")
+        return self
+
+    @model_validator(mode="after")
+    def _phrases_word_every_value(self) -> _FieldSpec:
+        if self.phrases is None:
+            return self
+        if sorted(self.phrases) != sorted(self.values):
+            raise ValueError("'phrases' must give exactly one phrase per value defined")
+        for value, phrase in self.phrases.items():
+            if phrase.count("{}") != 1:
+                raise ValueError(f"the phrase of {value!r} must hold '{{}}' exactly once, "
+                                 "where the number goes")
         return self
 
 
@@ -58,10 +72,17 @@ class Field:
     description: str
     meanings: dict[str, str]  # value -> one-line meaning, in display order
     columns: tuple[str, ...] = ()  # the columns holding this field; () means the field's name
+    phrases: dict[str, str] = dataclass_field(default_factory=dict)  # value -> "up to {}"
 
     @property
     def values(self) -> list[str]:
         return list(self.meanings)
+
+    def phrase(self, value: str, number: str) -> str:
+        """``number`` worded as ``value`` says (the field's phrase with the number in its
+        ``{}``: ``up_to`` and ``100`` give ``up to 100``); a field without phrases gives the
+        number alone."""
+        return self.phrases.get(value, "{}").replace("{}", number, 1)
 
 
 @dataclass(frozen=True)
@@ -95,7 +116,8 @@ def load_vocabulary(data_dir: str | os.PathLike | None = None) -> Vocabulary:
     for name, field in spec.fields.items():
         order = field.order if field.order is not None else list(field.values)
         fields[name] = Field(name, field.file, field.label, field.description,
-                             {v: field.values[v] for v in order}, tuple(field.columns or [name]))
+                             {v: field.values[v] for v in order}, tuple(field.columns or [name]),
+                             dict(field.phrases or {}))
     return Vocabulary(fields, {g: tuple(names) for g, names in spec.groups.items()})
 
 

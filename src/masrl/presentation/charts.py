@@ -4,11 +4,19 @@ Charts render to static SVG through vl-convert (the ``svg`` renderer), so the bu
 JavaScript and references nothing outside ``_build/html``. Every chart gets a title, labelled
 axes, a text alternative (Vega-Lite ``description``, which Vega writes into the SVG's
 ``aria-label``) and a colour-blind-safe palette (Okabe-Ito).
+
+Where a reader wants detail (the id, type, agent and tokens of one event of a timeline), a chart
+is shown with ``show(chart, interactive=True)``: the static SVG is still there (the text
+alternative, the page without JavaScript, the notebook tests), and the chart's Vega-Lite
+specification travels with it; in the built book, ``book/_static/masrl-charts.js`` redraws it
+with vega-embed, from the book's own copy of Vega (``book/_ext/interactive_charts.py``), with
+tooltips. Nothing is fetched from elsewhere.
 """
 
 from __future__ import annotations
 
 import html
+import json
 
 import altair as alt
 import pandas as pd
@@ -88,28 +96,48 @@ class Figure:
     The HTML is a ``<figure>`` holding the SVG itself (no JavaScript, nothing fetched) with the
     chart's text alternative as its accessible name; the plain-text form is that text
     alternative, so notebook tests compare something a reader would recognise.
+
+    An *interactive* figure holds, beside the SVG, the chart's specification as JSON in a
+    ``<script type="application/json">`` (every ``<``, ``>`` and ``&`` escaped, so that no text
+    of the data can close the element), keys sorted so that the same chart gives the same bytes.
     """
 
-    def __init__(self, chart: alt.TopLevelMixin):
+    def __init__(self, chart: alt.TopLevelMixin, interactive: bool = False):
         spec = chart.to_dict()
         self.title = _title_text(spec.get("title", ""))
         self.description = spec.get("description", "")
         if not self.title or not self.description:
             raise ValueError("every chart needs a title and a description (text alternative)")
         self.svg = vlc.vegalite_to_svg(spec)
+        self.spec = embedded_spec(spec) if interactive else None
 
     def _repr_html_(self) -> str:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
-        return (f'<figure class="masrl-chart" role="img" aria-label="{label}">'
-                f"{self.svg}</figure>")
+        if self.spec is None:
+            return (f'<figure class="masrl-chart" role="img" aria-label="{label}">'
+                    f"{self.svg}</figure>")
+        return (f'<figure class="masrl-chart masrl-interactive" role="img" aria-label="{label}">'
+                f'<div class="masrl-static">{self.svg}</div><div class="masrl-live"></div>'
+                f'<script type="application/json" class="masrl-spec">{self.spec}</script>'
+                "</figure>")
 
     def __repr__(self) -> str:
         return f"Chart: {self.title}. {self.description}"
 
 
-def show(chart: alt.TopLevelMixin) -> Figure:
-    """Render a finished chart for display (the last expression of a notebook cell)."""
-    return Figure(chart)
+def embedded_spec(spec: dict) -> str:
+    """A Vega-Lite specification as JSON that is safe inside an HTML ``<script>`` element:
+    sorted keys, no ``$schema`` address (the book names no outside host; the page's script says
+    the mode), and ``<``, ``>``, ``&`` written as JSON escapes."""
+    text = json.dumps({k: v for k, v in spec.items() if k != "$schema"}, sort_keys=True,
+                      ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def show(chart: alt.TopLevelMixin, *, interactive: bool = False) -> Figure:
+    """Render a finished chart for display (the last expression of a notebook cell); with
+    ``interactive``, the built book also draws it with tooltips (see the module docstring)."""
+    return Figure(chart, interactive)
 
 
 def _title_text(title) -> str:

@@ -1,42 +1,219 @@
-"""The claims ledger as readers see it: values in words, one table, one status line."""
+"""The claims ledger as readers see it: values in words, the ledger with a link to the
+chapter behind each claim, one status line.
+
+A computed value is never shown as JSON in the book: :func:`in_words` words it as its
+computation says (:data:`WORDINGS`, one entry per computation of :mod:`masrl.analyses.claims`
+whose value a generic wording would leave unclear), else by :func:`describe`. The command line
+keeps the exact JSON (:func:`compact`), which scripts read.
+"""
 
 from __future__ import annotations
 
+import html
 import json
+import posixpath
+from collections.abc import Callable
 from typing import Any
 
 import pandas as pd
 
 from masrl.analyses.claims import SKIP, Result, summary
+from masrl.data import book_toc
 
 
 def compact(value: Any) -> str:
-    """A value as one short line of JSON (for tables and the command line)."""
+    """A value as one short line of JSON (for the command line)."""
     return json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
 
 
+def humanise(key: str) -> str:
+    """A key as words: underscores become spaces (``broad_only`` -> ``broad only``)."""
+    return str(key).replace("_", " ")
+
+
+def listing(items: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``; ``none`` for no item."""
+    items = [str(i) for i in items]
+    if not items:
+        return "none"
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def describe(value: Any) -> str:
-    """A value in words for prose: ``{"broad": 7, "strict": 4}`` -> ``broad 7, strict 4``."""
+    """Any computed value in words, with no JSON punctuation: a number as written, a list as
+    ``a, b and c`` (``none`` when empty), a list of lists as its inner lists in parentheses, a
+    mapping as ``key: value`` pairs separated by semicolons, keys humanised
+    (``{"broad": 7, "broad_only": ["a", "b"]}`` -> ``broad: 7; broad only: a and b``)."""
+    if value is None:
+        return "nothing"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
     if isinstance(value, dict):
-        return ", ".join(f"{k} {describe(v)}" for k, v in value.items())
-    if isinstance(value, list):
-        return ", ".join(describe(v) for v in value) if value else "none"
+        return "; ".join(f"{humanise(k)}: {describe(v)}" for k, v in value.items()) or "none"
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, (list, tuple)) for v in value):
+            return listing([f"({', '.join(describe(x) for x in v)})" for v in value])
+        return listing([describe(v) for v in value])
     return str(value)
 
 
+def _none_or(what: str, words: Callable[[list], str]) -> Callable[[Any], str]:
+    return lambda value: f"no {what}" if not value else words(value)
+
+
+# computation -> how its value reads; each follows the computation's docstring
+WORDINGS: dict[str, Callable[[Any], str]] = {
+    "totals": lambda v: (f"{v['retained']} retained and {v['excluded']} excluded, "
+                         f"{v['audited']} audited records"),
+    "published_mismatches": _none_or(
+        "published figure differs", lambda v: f"{len(v)} differ: {listing(v)}"),
+    "credit_cell": lambda v: f"{v['broad']} papers under the broad reading, {v['strict']} "
+                             "under the strict one",
+    "reading_moves": _none_or("row moves", lambda v: "; ".join(
+        f"{key} moves from {broad} to {other}" for key, broad, other in v)),
+    "credit_units_order": lambda v: " → ".join(v),
+    "open_benchmarks_covering_all": _none_or("open benchmark", listing),
+    "spotcheck_agreement": lambda v: "; ".join(
+        f"{humanise(field)}: {agree} of {rows}" for field, (agree, rows) in v.items()),
+    "spotcheck_disagreements": _none_or("disagreement", lambda v: "; ".join(
+        f"{key}, {humanise(field)}: ours {ours}, the second reader's {theirs}"
+        for key, field, ours, theirs in v)),
+    "strict_reading_disagreements": _none_or("disagreement", listing),
+    "scale_gap_orders": lambda v: "; ".join(
+        f"{humanise(k)}: {x:g} orders of magnitude" for k, x in v.items()),
+    "who_and_when_random": lambda v: f"{v:.2f}%",
+    "who_and_when_fractions_off": _none_or("published figure", lambda v: listing(
+        [f"{method} ({level})" for method, _, level in (f.partition("/") for f in v)])),
+}
+
+
+def in_words(computation: str, value: Any) -> str:
+    """The value of one computation in words (:data:`WORDINGS`, else :func:`describe`)."""
+    if value is None:
+        return "nothing"
+    wording = WORDINGS.get(computation)
+    try:
+        return wording(value) if wording else describe(value)
+    except (KeyError, TypeError, ValueError):  # a value of another shape than documented
+        return describe(value)
+
+
+def computed_words(result: Result) -> str:
+    """What the ledger shows as computed: the value in words, or why nothing was computed."""
+    if result.computed is None:
+        return result.message or "nothing was computed"
+    return in_words(result.claim.computation, result.computed)
+
+
+def expected_words(result: Result) -> str:
+    return in_words(result.claim.computation, result.claim.expected)
+
+
+def finding_words(result: Result) -> str:
+    """The finding of a claim in a sentence ("" without one)."""
+    finding = result.claim.finding
+    if finding is None:
+        return ""
+    states = in_words(result.claim.computation, finding.artifact_states)
+    return f"{finding.where} states {states}. {finding.explanation}"
+
+
+def chapter_href(chapter: str, here: str) -> str:
+    """The relative address of a chapter's page from the page of chapter ``here``."""
+    return posixpath.relpath(f"{chapter}.html", posixpath.dirname(here) or ".")
+
+
+class Ledger:
+    """The evaluated claims as one table a reader can follow: per claim its id and full
+    statement, its computed value in words (and, when it fails, the value the survey gives),
+    its boundary, its status and a link to the chapter that computes it. ``here`` is the
+    chapter showing the table (links are relative to its page). Every text is escaped."""
+
+    COLUMNS = ["claim", "computed", "boundary", "status", "computed in"]
+
+    def __init__(self, results: list[Result], here: str, root=None):
+        self.results = results
+        self.here = here
+        self.titles = {c: book_toc.title(c, root) for c in {r.claim.chapter for r in results}}
+
+    def rows(self) -> list[dict[str, str]]:
+        rows = []
+        for r in self.results:
+            computed = computed_words(r)
+            if r.failed:
+                computed += f" (the survey gives {expected_words(r)})"
+            if r.claim.finding is not None:
+                computed += f". Finding: {finding_words(r)}"
+            rows.append({"id": r.claim.id, "statement": r.claim.statement, "computed": computed,
+                         "boundary": r.claim.boundary, "status": r.status,
+                         "chapter": r.claim.chapter, "title": self.titles[r.claim.chapter]})
+        return rows
+
+    def frame(self) -> pd.DataFrame:
+        """The ledger as text, one row per claim (the plain-text form)."""
+        return pd.DataFrame([{"claim": f"{row['id']}: {row['statement']}",
+                              "computed": row["computed"], "boundary": row["boundary"],
+                              "status": row["status"], "computed in": row["title"]}
+                             for row in self.rows()], columns=self.COLUMNS)
+
+    def __repr__(self) -> str:
+        return "\n\n".join(f"{row['status']} {row['id']}: {row['statement']}\n"
+                            f"  computed: {row['computed']}\n  boundary: {row['boundary']}\n"
+                            f"  computed in: {row['title']} ({row['chapter']})"
+                            for row in self.rows())
+
+    def _repr_html_(self) -> str:
+        esc = html.escape
+        head = "".join(f"<th>{esc(c)}</th>" for c in self.COLUMNS)
+        body = []
+        for row in self.rows():
+            href = chapter_href(row["chapter"], self.here)
+            body.append(
+                f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
+                f'<td><strong>{esc(row["id"])}</strong><br>{esc(row["statement"])}</td>'
+                f"<td>{esc(row['computed'])}</td><td>{esc(row['boundary'])}</td>"
+                f'<td class="masrl-status">{esc(row["status"])}</td>'
+                f'<td><a href="{esc(href, quote=True)}">{esc(row["title"])}</a></td></tr>')
+        return (f'<table class="masrl-ledger dataframe"><thead><tr>{head}</tr></thead>'
+                f'<tbody>{"".join(body)}</tbody></table>')
+
+
 def results_table(results: list[Result]) -> pd.DataFrame:
-    """The evaluated ledger as a table: id, statement, expected, computed, status, boundary,
-    finding."""
+    """The evaluated ledger as a table of words: id, statement, expected, computed, status,
+    boundary, finding, chapter."""
     rows = []
     for r in results:
-        finding = r.claim.finding
         rows.append({"id": r.claim.id, "statement": r.claim.statement,
-                     "expected": compact(r.claim.expected),
-                     "computed": compact(r.computed) if r.computed is not None else r.message,
+                     "expected": expected_words(r), "computed": computed_words(r),
                      "status": r.status, "boundary": r.claim.boundary,
-                     "finding": "" if finding is None else
-                     f"{finding.where} states {compact(finding.artifact_states)}: {finding.explanation}"})
+                     "finding": finding_words(r), "chapter": r.claim.chapter})
     return pd.DataFrame(rows).set_index("id")
+
+
+def status_figures(results: list[Result]) -> dict[str, int | str]:
+    """The counts of :func:`masrl.analyses.claims.summary` (``n_claims``, ``n_passed``...),
+    the ids of the claims that do not pass (``failed_ids``, "none") and the number of
+    recorded findings that still hold (``n_findings_holding``)."""
+    figures: dict[str, int | str] = {f"n_{name}": n for name, n in summary(results).items()}
+    figures["failed_ids"] = listing([r.claim.id for r in results if not r.passed])
+    figures["n_findings_holding"] = sum(bool(r.finding_holds) for r in results)
+    return figures
+
+
+def findings_table(results: list[Result]) -> pd.DataFrame:
+    """One row per claim with a finding: where the survey's artifact (or a paper) states a
+    value, that value and ours in words, the explanation, and whether the contradiction still
+    holds on the data."""
+    rows = [{"claim": r.claim.id, "where": r.claim.finding.where,
+             "states": in_words(r.claim.computation, r.claim.finding.artifact_states),
+             "computed": computed_words(r),
+             "still holds": {True: "yes", False: "no", None: "not checked"}[r.finding_holds],
+             "explanation": r.claim.finding.explanation}
+            for r in results if r.claim.finding is not None]
+    return pd.DataFrame(rows, columns=["claim", "where", "states", "computed", "still holds",
+                                       "explanation"]).set_index("claim")
 
 
 def status_line(results: list[Result]) -> str:

@@ -6,27 +6,34 @@ import altair as alt
 import pandas as pd
 
 from masrl.presentation import charts
-from masrl.traces.real_runs import ORDER
 
-SOURCE_COLOURS = dict(zip(ORDER, charts.OKABE_ITO))
+# Every chart takes ``order``: the labels of the catalogue's sources (data/log_sources.csv), in
+# file order. A source keeps its colour (its place in ``order``) in every chart, whichever
+# sources a chart's table holds; without ``order``, the sources of the table in table order.
 
 
-def _colour(title: str = "source", labels: list[str] | None = None,
+def _order(table: pd.DataFrame, order: list[str] | None) -> list[str]:
+    return list(dict.fromkeys(table["source"])) if order is None else list(order)
+
+
+def _colour(order: list[str], labels: list[str] | None = None, title: str = "source",
             legend: bool = True) -> alt.Color:
-    labels = ORDER if labels is None else labels
+    colours = dict(zip(order, charts.OKABE_ITO))
+    labels = order if labels is None else labels
     return alt.Color("source:N", title=title, legend=alt.Legend() if legend else None,
-                     scale=alt.Scale(domain=labels, range=[SOURCE_COLOURS[o] for o in labels]))
+                     scale=alt.Scale(domain=labels, range=[colours[o] for o in labels]))
 
 
-def events_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
+def events_chart(table: pd.DataFrame, order: list[str] | None = None) -> alt.TopLevelMixin:
     """One point per run: events (log scale) by source."""
+    order = _order(table, order)
     parts = [f"{label}: {len(p)} runs, median {p['events'].median():.0f} events "
              f"(range {p['events'].min()}-{p['events'].max()})"
-             for label in ORDER if not (p := table[table["source"] == label]).empty]
+             for label in order if not (p := table[table["source"] == label]).empty]
     chart = alt.Chart(table).mark_tick(thickness=2, size=18).encode(
         x=alt.X("events:Q", scale=alt.Scale(type="log"), title="events per run (log scale)"),
-        y=alt.Y("source:N", sort=ORDER, title=None),
-        color=_colour(),
+        y=alt.Y("source:N", sort=order, title=None),
+        color=_colour(order),
         tooltip=["source", "run", "events", "agents", "critical steps"],
     )
     return charts.finish(
@@ -35,8 +42,9 @@ def events_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
         + "; ".join(parts) + ".", width=460)
 
 
-def critical_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
+def critical_chart(table: pd.DataFrame, order: list[str] | None = None) -> alt.TopLevelMixin:
     """Critical steps against events: on the diagonal, every event waits for the previous."""
+    order = _order(table, order)
     top = float(table["events"].max())
     diagonal = pd.DataFrame({"events": [1.0, top], "critical steps": [1.0, top]})
     line = alt.Chart(diagonal).mark_line(color="#999999", strokeDash=[4, 4]).encode(
@@ -45,7 +53,7 @@ def critical_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
         x=alt.X("events:Q", scale=alt.Scale(type="log"), title="events per run (log scale)"),
         y=alt.Y("critical steps:Q", scale=alt.Scale(type="log"),
                 title="critical steps (log scale)"),
-        color=_colour(),
+        color=_colour(order),
         tooltip=["source", "run", "events", "critical steps", "parallelism"],
     )
     off = table[table["parallelism"] > 1]
@@ -72,16 +80,17 @@ def delegation_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
             f"{r.agent} {r.delegations}" for r in table.itertuples()) + ".", width=420)
 
 
-def mistake_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
+def mistake_chart(table: pd.DataFrame, order: list[str] | None = None) -> alt.TopLevelMixin:
+    order = _order(table, order)
     parts = [f"{label}: median {p['relative position'].median():.2f} over {len(p)} runs"
-             for label in ORDER if not (p := table[table["source"] == label]).empty]
-    present = [label for label in ORDER if label in set(table["source"])]
+             for label in order if not (p := table[table["source"] == label]).empty]
+    present = [label for label in order if label in set(table["source"])]
     chart = alt.Chart(table).mark_bar().encode(
         x=alt.X("relative position:Q", bin=alt.Bin(extent=[0, 1], step=0.1),
                 title="relative position of the labelled mistake step (1 = last step)"),
         y=alt.Y("count():Q", title="runs"),
-        color=_colour(labels=present, legend=False),
-        row=alt.Row("source:N", sort=ORDER, title=None, header=alt.Header(labelAngle=0,
+        color=_colour(order, labels=present, legend=False),
+        row=alt.Row("source:N", sort=order, title=None, header=alt.Header(labelAngle=0,
                                                                            labelAlign="left")),
     ).properties(width=420, height=110)
     return charts.finish(

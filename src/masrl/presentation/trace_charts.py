@@ -37,21 +37,32 @@ BAND_COLOURS = {SPAWNED_LIFE: "#BBBBBB", ROOT_LIFE: "#E4E4E4"}
 PATH_COLOUR = OKABE_ITO[7]  # black
 ROW_HEIGHT = 26
 MAX_LISTED_PATH = 12
+# what a reader reads on hovering an event of an interactive timeline
+EVENT_TOOLTIP = [
+    alt.Tooltip("event:N", title="event"), alt.Tooltip("type:N", title="type"),
+    alt.Tooltip("agent:N", title="agent"), alt.Tooltip("tokens:Q", title="tokens", format=",.0f"),
+    alt.Tooltip("start:Q", title="start (s)", format=".6~g"),
+    alt.Tooltip("end:Q", title="end (s)", format=".6~g"),
+    alt.Tooltip("critical:N", title="on the critical path"),
+]
 
 
 def events_frame(replay: Replay) -> pd.DataFrame:
-    """One row per event in timeline order: id, type, kind, agent, start, end, whether it is
-    instantaneous and whether it lies on the critical path."""
+    """One row per event in timeline order: id, type, kind, agent, tokens (0 when the event
+    records none), start, end, whether it is instantaneous and whether it lies on the critical
+    path."""
     run = replay.run
     events = run.trace.events
     order = run.timeline.tolist()
     critical = set(metrics.critical_path(run))
     types = [EVENT_TYPES[events.types[i]] for i in order]
+    tokens = run.trace.numeric("tokens")
     return pd.DataFrame({
         "event": [events.ids[i] for i in order],
         "type": types,
         "kind": [EVENT_KINDS[t] for t in types],
         "agent": [events.agent(i) for i in order],
+        "tokens": [float(tokens[i]) for i in order],
         "start": [float(events.start[i]) for i in order],
         "end": [float(events.end[i]) for i in order],
         "instant": [bool(events.end[i] == events.start[i]) for i in order],
@@ -115,16 +126,19 @@ def gantt(replay: Replay, *, title: str | None = None,
     )
     lasting = alt.Chart(events[~events["instant"]]).mark_bar(height=10).encode(
         y=y, x=alt.X("start:Q", title=x_title), x2="end:Q",
-        color=alt.Color("kind:N", scale=colour, legend=legend),
+        color=alt.Color("kind:N", scale=colour, legend=legend), tooltip=EVENT_TOOLTIP,
     )
     instant = alt.Chart(events[events["instant"]]).mark_tick(
         thickness=3, size=ROW_HEIGHT - 8).encode(
         y=y, x=alt.X("start:Q", title=x_title),
-        color=alt.Color("kind:N", scale=colour, legend=legend),
+        color=alt.Color("kind:N", scale=colour, legend=legend), tooltip=EVENT_TOOLTIP,
     )
     line = alt.Chart(path).mark_line(strokeWidth=1.5, point=alt.OverlayMarkDef(size=14)).encode(
         y=y, x=alt.X("time:Q", title=x_title), order="order:Q",
         color=alt.Color("band:N", scale=colour, legend=legend),
+        tooltip=[alt.Tooltip("band:N", title="on the"), alt.Tooltip("event:N", title="event"),
+                 alt.Tooltip("agent:N", title="agent"),
+                 alt.Tooltip("time:Q", title="time (s)", format=".6~g")],
     )
     chart = alt.layer(life, lasting, instant, line)
     name = replay.run.trace.head.get("trace_id") or replay.run.trace.source

@@ -285,6 +285,65 @@ def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("trace")
 
 
+# ---------------------------------------------------------------------------------- figures
+# What a chapter's prose quotes of a replay: plain Python numbers and strings under the names
+# the chapter glues (``myst_nb.glue``), computed here so that cells only glue them.
+
+def headline_figures(replay: Replay) -> dict[str, int | float | str | None]:
+    """The headline metrics of one replay (as :mod:`masrl.traces.metrics` defines them), total
+    tokens, the team reward, the number of spawned agents and of tools (:func:`agent_kinds`),
+    the spawned agents on the critical path (comma-separated, in path order), and the recorded
+    rewards credited to the team unit and, summed, to the agent unit."""
+    found, run = replay.metrics, replay.run
+    kinds = agent_kinds(run)
+    on_path = dict.fromkeys(critical_path_frame(replay)["agent"])
+    values = {
+        **{key: found[key] for key in ("events", "critical_steps", "parallelism", "spawn_depth",
+                                       "max_concurrency", "wall_clock", "speedup")},
+        "tokens": int(found["tokens"]["total"]),
+        "team_reward": replay.credit["team_reward"],
+        "spawned": sum(kind == "spawned" for kind in kinds.values()),
+        "tools": sum(kind == "tool" for kind in kinds.values()),
+        "path_spawned": ", ".join(a for a in on_path if kinds[a] == "spawned"),
+        "recorded_team": replay.credit["recorded"]["team"]["total"],
+        "recorded_agents": replay.credit["recorded"]["agent"]["total"],
+    }
+    return {key: plain(value) for key, value in values.items()}
+
+
+def extreme_figures(table: pd.DataFrame, columns: list[str]) -> dict[str, int | float | str]:
+    """For each column of a comparison frame (:func:`comparison_frame`): its largest and
+    smallest value (``top_COLUMN``, ``low_COLUMN``, spaces as underscores) and the rows that hold
+    them (``top_COLUMN_name``, joined by "and")."""
+    figures = {}
+    for column in columns:
+        key = column.replace(" ", "_")
+        for end, value in (("top", table[column].max()), ("low", table[column].min())):
+            figures[f"{end}_{key}_name"] = " and ".join(table.index[table[column] == value])
+            figures[f"{end}_{key}"] = plain(value)
+    return figures
+
+
+def counterfactual_figures(replay: Replay, unit: str) -> dict[str, int | float]:
+    """Counterfactual credit of the players of ``unit``: per player its Shapley value and its
+    leave-one-out credit (``shapley_PLAYER``, ``loo_PLAYER``; NaN where the rule cannot be
+    computed), their sums, and the coalitions recorded against those the Shapley value needs
+    (the full team and the empty one counted)."""
+    found = replay.credit["counterfactual"]
+    if not found:
+        return {}
+    items = credit_items_frame(replay, unit)
+    figures: dict[str, int | float] = {}
+    for rule, key in (("shapley", "shapley"), ("leave-one-out", "loo")):
+        column = items[rule] if rule in items else pd.Series(math.nan, index=items.index)
+        for player in found["players"]:
+            figures[f"{key}_{player}"] = plain(column.get(player, math.nan))
+        figures[f"{key}_sum"] = plain(column[found["players"]].sum(min_count=1))
+    figures["coalitions_recorded"] = found["coalitions_recorded"]
+    figures["coalitions_needed"] = found["coalitions_needed"]
+    return figures
+
+
 # ---------------------------------------------------------------------------------- display
 
 def number(value) -> str:

@@ -23,20 +23,26 @@ Definitions (quoted by the book):
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from masrl import paths
+from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.importers import ImportResult, SourceError, import_file
 from masrl.traces.replay import Replay, replay
-from masrl.traces.validate import ValidationReport, validate_document
+from masrl.traces.validate import Trace, ValidationReport, validate_document
+
+COUNTED = ["files read", "records skipped", "events repaired"]
 
 
 @dataclass(frozen=True)
 class Source:
-    """One kind of public log: where it lives, how to import it, whom to credit."""
+    """One kind of public log, a row of ``data/log_sources.csv``: where it lives, how to import
+    it, whom to credit (the data card defines each column)."""
 
     key: str
     label: str
@@ -49,28 +55,23 @@ class Source:
     reference: str
 
 
-SOURCES = (
-    Source("magentic-one", "Who&When: Magentic-One", "who-and-when/hand-crafted",
-           "*.json", "who-and-when",
-           "mingyin1/Agents_Failure_Attribution @3d9d5688, Who&When/Hand-Crafted",
-           "https://github.com/mingyin1/Agents_Failure_Attribution", "MIT",
-           "Zhang et al., Which Agent Causes Task Failures and When? (ICML 2025)"),
-    Source("captain-agent", "Who&When: CaptainAgent",
-           "who-and-when/algorithm-generated", "*.json", "who-and-when",
-           "mingyin1/Agents_Failure_Attribution @3d9d5688, Who&When/Algorithm-Generated",
-           "https://github.com/mingyin1/Agents_Failure_Attribution", "MIT",
-           "Zhang et al., Which Agent Causes Task Failures and When? (ICML 2025)"),
-    Source("claude-code", "Claude Code", "claude-code", "*.jsonl", "claude-code",
-           "marot/spotter @8cc42b0b, test/fixtures/transcripts",
-           "https://github.com/marot/spotter", "MIT",
-           "spotter's Claude Code transcript fixtures"),
-    Source("otel", "any-agent (OpenTelemetry)", "otel-any-agent", "*_trace.json", "otel",
-           "mozilla-ai/any-agent @3e248d1c, tests/assets/*_trace.json",
-           "https://github.com/mozilla-ai/any-agent", "Apache-2.0",
-           "mozilla.ai any-agent test assets"),
-)
-SOURCE_BY_KEY = {s.key: s for s in SOURCES}
-ORDER = [s.label for s in SOURCES]
+def catalogue(log_sources: pd.DataFrame) -> tuple[Source, ...]:
+    """The sources of the catalogue (``Dataset.log_sources``), in file order: the order of every
+    table and chart of the chapter."""
+    return tuple(Source(**{name: row[name] for name in Source.__dataclass_fields__})
+                 for row in log_sources.to_dict("records"))
+
+
+def default_catalogue() -> tuple[Source, ...]:
+    """The catalogue of the repository's data directory."""
+    from masrl.data.dataset import Dataset
+
+    return catalogue(Dataset().log_sources)
+
+
+def labels(sources: Iterable[Source]) -> list[str]:
+    """The sources' labels, in catalogue order."""
+    return [s.label for s in sources]
 
 
 def logs_dir(traces_dir: str | Path | None = None) -> Path:
@@ -93,11 +94,14 @@ class Log:
         return stem[:8] if len(stem) == 36 and stem.count("-") == 4 else stem
 
 
-def discover(traces_dir: str | Path | None = None) -> list[Log]:
-    """Every log of every source, sorted by source then file name (Claude Code: the main session
-    files only; their sub-agent files are read by the importer)."""
+def discover(traces_dir: str | Path | None = None,
+             sources: Iterable[Source] | None = None) -> list[Log]:
+    """Every log of every source (by default the repository's catalogue), sorted by source then
+    file name (Claude Code: the main session files only; their sub-agent files are read by the
+    importer)."""
     root = logs_dir(traces_dir)
-    return [Log(source, path) for source in SOURCES
+    sources = default_catalogue() if sources is None else sources
+    return [Log(source, path) for source in sources
             for path in sorted((root / source.folder).glob(source.pattern))
             if path.is_file()]
 
@@ -117,6 +121,11 @@ class Imported:
     def ok(self) -> bool:
         return self.replay is not None
 
+    @property
+    def trace(self) -> Trace:
+        """The replayed trace (of an imported log only)."""
+        return self.replay.run.trace
+
 
 def import_one(log: Log) -> Imported:
     try:
@@ -132,29 +141,35 @@ def import_one(log: Log) -> Imported:
     return item
 
 
-def import_all(traces_dir: str | Path | None = None) -> list[Imported]:
+def import_all(traces_dir: str | Path | None = None,
+               sources: Iterable[Source] | None = None) -> list[Imported]:
     """Import, validate and replay every discovered log."""
     root = logs_dir(traces_dir)
     if not root.is_dir():
         raise FileNotFoundError(f"the public logs are not at {root} (a fresh clone has no "
                                 "../shared/traces; the chapter keeps its committed outputs)")
-    return [import_one(log) for log in discover(root)]
+    return [import_one(log) for log in discover(root, sources)]
+
+
+def _in_order(items: list[Imported]) -> list[str]:
+    """The labels of the sources present in ``items``, in catalogue order (``discover`` lists
+    logs source by source)."""
+    return list(dict.fromkeys(i.log.source.label for i in items))
+
+
+def _table_order(table: pd.DataFrame, column: str = "source") -> list[str]:
+    return list(dict.fromkeys(table[column]))
 
 
 # ---------------------------------------------------------------------------------- tables
 
-def sources_markdown() -> str:
-    """The sources as a Markdown list with links, for citing them in the book."""
-    return "\n".join(f"- **{s.label}**: {s.reference}; [`{s.origin}`]({s.url}), licence "
-                     f"{s.licence}." for s in SOURCES)
-
-
-def account(items: list[Imported]) -> pd.DataFrame:
-    """Per source: logs found, imported (valid traces), not imported, files read, and the
-    records the importers skipped and the events they repaired (summed over its logs)."""
+def account(items: list[Imported], sources: Iterable[Source]) -> pd.DataFrame:
+    """Per source of ``sources`` (those without logs included): logs found, imported (valid
+    traces), not imported, files read, and the records the importers skipped and the events they
+    repaired (summed over its logs)."""
     rows = []
-    for source in SOURCES:
-        mine = [i for i in items if i.log.source is source]
+    for source in sources:
+        mine = [i for i in items if i.log.source == source]
         results = [i.result for i in mine if i.result is not None]
         rows.append({
             "source": source.label,
@@ -166,6 +181,32 @@ def account(items: list[Imported]) -> pd.DataFrame:
             "events repaired": sum(sum(r.repairs.values()) for r in results),
         })
     return pd.DataFrame(rows)
+
+
+def carried(items: list[Imported]) -> pd.DataFrame:
+    """Per source, what the valid traces carry in their own ``provenance``, summed over them:
+    traces, files read (the ``sources`` listed, each with its SHA-256), records skipped and
+    events repaired (the counts by reason, added up). Read from the traces alone, these must
+    equal the import's counts of the same logs (:func:`carried_agrees`)."""
+    rows = []
+    for item in items:
+        if not item.ok:
+            continue
+        provenance = item.trace.head["provenance"]
+        rows.append({"source": item.log.source.label, "traces": 1,
+                     "files read": len(provenance["sources"]),
+                     "records skipped": sum(provenance["skipped"].values()),
+                     "events repaired": sum(provenance["repaired"].values())})
+    frame = pd.DataFrame(rows, columns=["source", "traces", *COUNTED])
+    return frame.groupby("source", sort=False).sum()
+
+
+def carried_agrees(items: list[Imported], sources: Iterable[Source]) -> bool:
+    """True when :func:`carried` gives, for every source with a valid trace, the files read,
+    records skipped and events repaired that :func:`account` counts over the same traces."""
+    found = carried(items)
+    valid = account([i for i in items if i.ok], sources).set_index("source")
+    return bool((found[COUNTED] == valid.loc[found.index, COUNTED]).all().all())
 
 
 def reasons(items: list[Imported]) -> pd.DataFrame:
@@ -183,7 +224,7 @@ def reasons(items: list[Imported]) -> pd.DataFrame:
     rows = [{"source": source, "what": what, "reason": reason, "count": n, "logs": logs}
             for (source, what, reason), (n, logs) in counts.items()]
     frame = pd.DataFrame(rows, columns=["source", "what", "reason", "count", "logs"])
-    frame["order"] = frame["source"].map(ORDER.index)
+    frame["order"] = frame["source"].map(_in_order(items).index)
     return frame.sort_values(["order", "what", "count", "reason"],
                              ascending=[True, False, False, True]).drop(columns="order")
 
@@ -229,10 +270,8 @@ def by_source(table: pd.DataFrame) -> pd.DataFrame:
     measures = ["events", "agents", "spawn depth", "critical steps", "parallelism",
                 "max concurrency", "tool calls", "overlapping tool calls"]
     rows = []
-    for label in ORDER:
+    for label in _table_order(table):
         part = table[table["source"] == label]
-        if part.empty:
-            continue
         row = {"source": label, "runs": len(part)}
         for m in measures:
             values = part[m]
@@ -246,15 +285,17 @@ def _fmt(value: float) -> str:
 
 
 def overlapping_tool_calls(item: Imported) -> int:
-    """Tool calls whose wait overlaps another call's wait in the same agent (module docstring)."""
-    document = item.replay.run.trace.document
-    by_id = {e["id"]: e for e in document["events"]}
+    """Tool calls whose wait overlaps another call's wait in the same agent (module docstring);
+    a wait runs from the call's start to its result's start (``tool_dependency`` edges)."""
+    trace = item.trace
+    events, edges = trace.events, trace.edges
     waits: dict[str, list[tuple[float, float]]] = {}
-    for edge in document["edges"]:
-        if edge["type"] != "tool_dependency":
+    for k, kind in enumerate(trace.edge_records.column("type")):
+        if kind != "tool_dependency":
             continue
-        call, result = by_id[edge["src"]], by_id[edge["dst"]]
-        waits.setdefault(call["agent"], []).append((call["t"], result["t"]))
+        call, result = int(edges.src[k]), int(edges.dst[k])
+        waits.setdefault(events.agent(call), []).append(
+            (float(events.start[call]), float(events.start[result])))
     count = 0
     for spans in waits.values():
         for k, (start, end) in enumerate(spans):
@@ -272,10 +313,11 @@ def delegations(items: list[Imported], source_key: str = "magentic-one") -> pd.D
         if not item.ok or item.log.source.key != source_key:
             continue
         seen = set()
-        for event in item.replay.run.trace.document["events"]:
-            if event.get("decision") == "delegate":
-                counts[event["to"]] = counts.get(event["to"], 0) + 1
-                seen.add(event["to"])
+        records = item.trace.event_records
+        for decision, to in zip(records.optional("decision"), records.optional("to")):
+            if decision == "delegate":
+                counts[to] = counts.get(to, 0) + 1
+                seen.add(to)
         for name in seen:
             runs_with[name] = runs_with.get(name, 0) + 1
     total = sum(counts.values())
@@ -287,41 +329,43 @@ def delegations(items: list[Imported], source_key: str = "magentic-one") -> pd.D
 
 
 def mistakes(items: list[Imported]) -> pd.DataFrame:
-    """Per labelled run: the mistake step's place in dependency order and who acts there."""
+    """Per labelled run: the mistake step's place in dependency order and who acts there (the
+    importer's ``x_mistake_step`` and ``x_mistake_agent``, read from the event records)."""
     rows = []
     for item in items:
         if not item.ok:
             continue
-        trace = item.replay.run.trace
-        events = trace.document["events"]
-        order = [int(i) for i in trace.order]
-        flagged = [k for k, i in enumerate(order) if events[i].get("x_mistake_step")]
-        if not flagged:
+        trace = item.trace
+        records = trace.event_records
+        order = trace.order.tolist()
+        flagged = set(np.flatnonzero(records.optional("x_mistake_step", False)).tolist())
+        steps = [k for k, i in enumerate(order) if i in flagged]
+        if not steps:
             continue
-        k = flagged[0]
-        event = events[order[k]]
+        k = steps[0]
+        i = order[k]
         rows.append({
             "source": item.log.source.label,
             "run": item.log.run,
             "steps": len(order),
             "mistake step": k,
             "relative position": (k + 1) / len(order),
-            "labelled agent": event.get("x_mistake_agent"),
-            "acting agent": event["agent"],
-            "event type": event["type"],
-            "decision": event.get("decision", ""),
+            "labelled agent": records.value(i, "x_mistake_agent"),
+            "acting agent": trace.events.agent(i),
+            "event type": EVENT_TYPES[trace.events.types[i]],
+            "decision": records.value(i, "decision", ""),
         })
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["source", "run", "steps", "mistake step",
+                                       "relative position", "labelled agent", "acting agent",
+                                       "event type", "decision"])
 
 
 def mistake_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Per source: labelled runs, median relative position, and the share of mistakes in the
     first half, in the first tenth and at an orchestrator decision."""
     rows = []
-    for label in ORDER:
+    for label in _table_order(table):
         part = table[table["source"] == label]
-        if part.empty:
-            continue
         rows.append({
             "source": label,
             "labelled runs": len(part),
@@ -344,12 +388,14 @@ def subagents(items: list[Imported], source_key: str = "claude-code") -> pd.Data
         total = metrics["tokens"]["total"]
         subtree = metrics["tokens"]["per_subtree"]
         own = metrics["tokens"]["per_agent"]
-        events = run.trace.document["events"]
+        events = run.trace.events
+        acting = np.array(events.agent_names, dtype=object)[events.agent_codes]
         lives = [a for a in run.agents.values() if a.parent is not None]
         for agent in lives:
             end = run.trace_end if agent.ended_at is None else agent.ended_at
-            during = sum(1 for e in events if e["agent"] == agent.parent
-                         and agent.spawned_at < e["t"] < end)
+            during = int(np.count_nonzero((acting == agent.parent)
+                                          & (events.start > agent.spawned_at)
+                                          & (events.start < end)))
             overlaps = any(o is not agent and o.spawned_at < end
                            and agent.spawned_at < (run.trace_end if o.ended_at is None
                                                    else o.ended_at) for o in lives)
@@ -390,27 +436,31 @@ def token_shares(items: list[Imported], source_key: str = "claude-code") -> pd.D
     return pd.DataFrame(rows)
 
 
-def envelope_rows(envelopes: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
-    """The named industrial envelopes (agents per run, tool calls per task, and their bounds)."""
-    part = envelopes[envelopes["system"].isin(systems)]
+COMPARABLE_UNIT = "tool_calls"
+
+
+def comparable_envelopes(envelopes: pd.DataFrame) -> pd.DataFrame:
+    """The industrial envelopes that can stand beside the public logs: those that report agents
+    per run and a horizon counted in tool calls (``horizon_unit`` ``tool_calls``), the two
+    quantities :func:`runs` counts; their bounds come with them (``data/envelopes.csv``)."""
+    part = envelopes[(envelopes["kind"] == "industrial")
+                     & (envelopes["horizon_unit"] == COMPARABLE_UNIT)
+                     & envelopes["agents"].notna() & envelopes["horizon"].notna()]
     return part[["system", "agents", "agents_bound", "horizon", "horizon_unit",
                  "horizon_bound", "source_url"]].reset_index(drop=True)
 
 
-def scale_points(table: pd.DataFrame, envelopes: pd.DataFrame | None,
-                 systems: list[str]) -> pd.DataFrame:
-    """Largest agents per run and tool calls per run of each public source, beside the named
-    industrial envelopes (when their data is available)."""
+def scale_points(table: pd.DataFrame, envelopes: pd.DataFrame | None) -> pd.DataFrame:
+    """Largest agents per run and tool calls per run of each public source, beside the
+    :func:`comparable_envelopes` (when their data is available)."""
     rows = []
-    for label in ORDER:
+    for label in _table_order(table):
         part = table[table["source"] == label]
-        if part.empty:
-            continue
         rows.append({"who": label, "kind": "public log: largest run",
                      "agents per run": part["agents"].max(),
                      "tool calls per run": part["tool calls"].max()})
     if envelopes is not None:
-        for row in envelope_rows(envelopes, systems).itertuples():
+        for row in comparable_envelopes(envelopes).itertuples():
             rows.append({"who": row.system, "kind": "industrial: reported bound",
                          "agents per run": row.agents, "tool calls per run": row.horizon})
     return pd.DataFrame(rows)

@@ -13,7 +13,7 @@ import pytest
 from masrl import paths
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.real_runs import SOURCES, discover
+from masrl.traces.real_runs import default_catalogue, discover
 
 REAL = paths.public_logs_dir()
 ABSENT = f"public logs not available at {REAL} (a fresh clone has no ../shared/traces)"
@@ -115,7 +115,7 @@ def test_every_file_of_each_source_is_covered():
     if not REAL.is_dir():
         pytest.skip(ABSENT)
     found = {str(log.path) for log in LOGS}
-    for source in SOURCES:
+    for source in default_catalogue():
         folder = REAL / source.folder
         present = {str(p) for p in folder.iterdir()
                    if p.is_file() and p.name != "LICENSE" and p.suffix in (".json", ".jsonl")}

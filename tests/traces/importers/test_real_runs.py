@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import shutil
 
+import pandas as pd
 import pytest
 from importer_helpers import FIXTURES
 
-from masrl.presentation import charts, real_runs_charts
+from masrl.data.dataset import Dataset
+from masrl.presentation import charts, real_runs_charts, real_runs_views
 from masrl.traces import real_runs
 
-M1, CA, CC, OT = (s.label for s in real_runs.SOURCES)
+SOURCES = real_runs.catalogue(Dataset().log_sources)
+M1, CA, CC, OT = real_runs.labels(SOURCES)
 
 
 @pytest.fixture
@@ -46,7 +49,7 @@ def test_import_all_refuses_a_missing_folder(tmp_path):
 
 def test_account_and_failures(traces_dir):
     items = real_runs.import_all(traces_dir)
-    account = real_runs.account(items).set_index("source")
+    account = real_runs.account(items, SOURCES).set_index("source")
     assert account.loc[CA].to_dict() == {"logs": 2, "imported": 1, "not imported": 1,
                                          "files read": 1, "records skipped": 0,
                                          "events repaired": 0}
@@ -105,16 +108,26 @@ def test_sub_agents_and_token_shares(traces_dir):
 
 
 def test_scale_points_with_and_without_envelopes(traces_dir):
-    import pandas as pd
-
     table = real_runs.runs(real_runs.import_all(traces_dir))
     envelopes = pd.DataFrame([{"system": "Swarm X", "agents": 50.0, "agents_bound": "up_to",
                                "horizon": 900.0, "horizon_unit": "tool_calls",
                                "horizon_bound": "up_to", "source_url": "https://example.org"}])
-    points = real_runs.scale_points(table, envelopes, ["Swarm X"])
+    envelopes = pd.DataFrame([
+        {"system": "Swarm X", "kind": "industrial", "agents": 50.0, "agents_bound": "up_to",
+         "horizon": 900.0, "horizon_unit": "tool_calls", "horizon_bound": "more_than",
+         "source_url": "https://example.org"},
+        {"system": "Compiler Y", "kind": "industrial", "agents": 16.0, "agents_bound": "exactly",
+         "horizon": 2000.0, "horizon_unit": "sessions", "horizon_bound": "about",
+         "source_url": "https://example.org"},
+        {"system": "Trainer Z", "kind": "academic", "agents": 2.0, "agents_bound": "exactly",
+         "horizon": 20.0, "horizon_unit": "tool_calls", "horizon_bound": "up_to",
+         "source_url": "https://example.org"}])
+    points = real_runs.scale_points(table, envelopes)
     assert points[["who", "agents per run", "tool calls per run"]].values.tolist() == [
         [M1, 3, 0], [CA, 3, 0], [CC, 3, 4], [OT, 2, 3], ["Swarm X", 50.0, 900.0]]
-    assert len(real_runs.scale_points(table, None, ["Swarm X"])) == 4
+    assert len(real_runs.scale_points(table, None)) == 4
+    sentence = real_runs_views.envelope_sentence(envelopes, Dataset().vocabulary)
+    assert sentence == "Swarm X runs up to 50 agents and more than 900 tool calls per task"
 
 
 def test_charts_have_titles_and_computed_descriptions(traces_dir):
@@ -128,3 +141,66 @@ def test_charts_have_titles_and_computed_descriptions(traces_dir):
     assert "WebSurfer 1" in delegation.description
     tokens = charts.show(real_runs_charts.token_chart(real_runs.token_shares(items)))
     assert "s1: main agent 64.3%" in tokens.description
+
+
+def test_sources_come_from_the_catalogue_file(traces_dir, data_copy):
+    """A source added to data/log_sources.csv is discovered, imported and counted; the code
+    names no source."""
+    with open(data_copy / "log_sources.csv", "a", encoding="utf-8") as file:
+        file.write("more-otel,More spans,otel-any-agent,FAKE_*.json,otel,somewhere @1,"
+                   "https://example.org,MIT,a test source\n")
+    sources = real_runs.catalogue(Dataset(data_copy).log_sources)
+    assert real_runs.labels(sources)[-1] == "More spans"
+    items = real_runs.import_all(traces_dir, sources)
+    account = real_runs.account(items, sources).set_index("source")
+    assert account.loc["More spans", ["logs", "imported"]].tolist() == [1, 1]
+    figures = real_runs_views.import_figures(items, sources)
+    assert figures["n_more-otel"] == 1 and figures["n_logs"] == 6
+
+
+def test_the_traces_carry_the_import_counts(traces_dir):
+    items = real_runs.import_all(traces_dir)
+    carried = real_runs.carried(items)
+    assert carried.loc[CC].tolist() == [1, 3, 11, 2]
+    assert real_runs.carried_agrees(items, SOURCES)
+    for item in items:
+        if item.ok and item.log.source.label == CC:
+            item.trace.head["provenance"]["skipped"] = {"made up": 1}
+    assert not real_runs.carried_agrees(items, SOURCES)
+    assert real_runs_views.import_figures(items, SOURCES)["provenance_agreement"] == (
+        "different from")
+
+
+def test_tables_read_the_trace_columns_not_the_document(traces_dir):
+    """The measures need only the trace's columns, records and head: a trace whose document
+    was not kept gives the same tables."""
+    items = real_runs.import_all(traces_dir)
+    before = (real_runs.runs(items), real_runs.mistakes(items), real_runs.delegations(items),
+              real_runs.subagents(items))
+    for item in items:
+        if item.ok:
+            item.trace._document = None
+            item.trace._data = None
+    after = (real_runs.runs(items), real_runs.mistakes(items), real_runs.delegations(items),
+             real_runs.subagents(items))
+    for old, new in zip(before, after):
+        pd.testing.assert_frame_equal(old, new)
+
+
+def test_chapter_figures(traces_dir):
+    items = real_runs.import_all(traces_dir)
+    table = real_runs.runs(items)
+    shape = real_runs_views.shape_figures(table)
+    assert shape == {"n_runs": 4, "n_sequential": 2, "max_parallelism": "1.22",
+                     "max_depth": 1, "max_concurrency": 1, "branching_sources": f"{CC}, {OT}"}
+    mistaken = real_runs.mistakes(items)
+    figures = real_runs_views.mistake_figures(mistaken, SOURCES)
+    assert figures["mistake_median_captain-agent"] == "0.60"
+    assert figures["first_half_magentic-one"] == "0%"
+    shown = real_runs_views.mistake_summary_shown(mistaken)
+    assert shown.loc[M1, "median relative position"] == "0.56"
+    subs = real_runs.subagents(items)
+    cc_runs = table[table["source"] == CC]
+    sub = real_runs_views.subagent_figures(subs, real_runs.token_shares(items), cc_runs)
+    assert (sub["tasks"], sub["compactions"], sub["overlapping_calls"]) == (1, 1, 2)
+    assert real_runs_views.delegation_figures(real_runs.delegations(items))["top_share"] == "50%"

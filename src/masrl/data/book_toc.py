@@ -1,0 +1,48 @@
+"""The book's table of contents (``_toc.yml`` at the repository root): its chapters in reading
+order and their titles. Data files that point into the book (a claim names the chapter that
+computes it) are checked against it.
+
+A chapter is named as in ``_toc.yml``: its path without suffix, from the repository root
+(``notebooks/31_readings``, ``book/intro``); its title is the first ``#`` heading of its source
+(``notebooks/31_readings.md``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from masrl import paths
+
+TITLE = re.compile(r"^# (.+)$", re.MULTILINE)
+
+
+def reading_order(toc_path: str | Path | None = None) -> list[str]:
+    """Every document of the book in reading order: the root, then each part's chapters and
+    their sections, depth first. An absent ``_toc.yml`` (the package installed without the book)
+    gives an empty list."""
+    toc_path = Path(toc_path) if toc_path is not None else paths.TOC
+    if not toc_path.is_file():
+        return []
+    toc = yaml.safe_load(toc_path.read_text(encoding="utf-8"))
+    order = [toc["root"]]
+
+    def walk(entries: list[dict]) -> None:
+        for entry in entries:
+            if "file" in entry:
+                order.append(entry["file"])
+            walk(entry.get("sections", []))
+
+    for part in toc.get("parts", []):
+        walk(part["chapters"])
+    walk(toc.get("chapters", []))
+    return order
+
+
+def title(chapter: str, root: str | Path | None = None) -> str:
+    """The first ``#`` heading of a chapter's source (``chapter`` itself when it has none)."""
+    source = Path(root or paths.REPO_ROOT) / f"{chapter}.md"
+    found = TITLE.search(source.read_text(encoding="utf-8")) if source.is_file() else None
+    return found.group(1).strip() if found else chapter
