@@ -3,7 +3,8 @@
 Problems name the entry key as the row (``papers.bib:KEY:FIELD: message``); a block that does not
 parse names its 1-based line and says why: the entry is not closed (unbalanced braces or quotes),
 a new entry starts inside it, the key is missing, a field has no ``=``, a field or an entry key
-is written twice. The text is read by :func:`masrl.data.reading.read_text` (a regular file of
+is written twice. A ``url`` field, which the book's bibliography links, must be an http(s) URL.
+The text is read by :func:`masrl.data.reading.read_text` (a regular file of
 bounded size, UTF-8, no control characters).
 """
 
@@ -18,11 +19,12 @@ import pandas as pd
 from bibtexparser.model import DuplicateBlockKeyBlock, DuplicateFieldKeyBlock, ParsingFailedBlock
 
 from masrl import paths
-from masrl.data import reading
+from masrl.data import reading, tables
 from masrl.data.problems import DataError, DataProblem
 
 PathLike = str | os.PathLike | None
 REQUIRED_FIELDS = ("title", "author", "year")
+_URL = tables.pattern(tables.URL)  # the bibliography page links it: never javascript: or data:
 
 # bibtexparser's reasons (``abort_reason``), in words that say what is wrong with the file.
 _REASONS = {
@@ -56,6 +58,9 @@ def load_bibliography(data_dir: PathLike, papers: pd.DataFrame | None
         for required in REQUIRED_FIELDS:
             if not fields.get(required, "").strip():
                 problems.append(DataProblem(name, entry.key, required, "required field is missing"))
+        if "url" in fields and not _URL.fullmatch(fields["url"]):
+            problems.append(DataProblem(name, entry.key, "url",
+                                        f"{fields['url']!r} is not an http(s) URL"))
         entries[entry.key] = {"ENTRYTYPE": entry.entry_type, **fields}
 
     pool_keys = [] if papers is None else list(papers["key"])
