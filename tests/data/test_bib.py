@@ -107,3 +107,11 @@ def test_bibtexparser_logs_nothing(data_copy, capfd):
     append(data_copy, "@misc{ghost,\n  title = {Never closed,\n")
     errors(data_copy)
     assert capfd.readouterr().err == ""
+
+
+@pytest.mark.parametrize("text", ["", "\t\n", "% only a comment\n", "plain text, no entry\n"])
+def test_a_file_without_entries_says_so(data_copy, text):
+    (data_copy / "papers.bib").write_text(text, encoding="utf-8")
+    lines = errors(data_copy)
+    assert lines[0] == "papers.bib:1:-: no BibTeX entry in the file"
+    assert len(lines) == 1 + 84  # and each pool row misses its entry

@@ -45,6 +45,8 @@ def load_bibliography(data_dir: PathLike, papers: pd.DataFrame | None
         library = bibtexparser.parse_string(text)
 
     problems = [failed_block_problem(name, block) for block in library.failed_blocks]
+    if not library.entries and not problems:
+        problems.append(DataProblem(name, "1", "-", "no BibTeX entry in the file"))
     entries: dict[str, dict[str, str]] = {}
     for entry in library.entries:
         if not entry.key:
