@@ -32,8 +32,8 @@ pytestmark = pytest.mark.browser
 
 CHAPTERS = sorted(p.stem for p in (paths.REPO_ROOT / "notebooks").glob("*.md")
                   if "data_dir = None" in p.read_text(encoding="utf-8"))
-FIELDS: list[str] = []
-PAYLOAD_SCRIPT = re.compile(r"__xss\.push\(\d+\)")  # payload number -> the field it was put in ("papers.csv:title", ...)
+FIELDS: list[str] = []  # payload number -> the field it was put in ("papers.csv:title", ...)
+PAYLOAD_SCRIPT = re.compile(r"__xss\.push\(\d+\)")  # the code of a payload's own <script>
 
 
 def payload(field: str) -> str:

@@ -160,3 +160,37 @@ def test_check_data_reports_a_missing_or_empty_file(data_copy, name, text, code,
     assert result.returncode == code
     assert own_lines(result, name) == [f"{name}:{message}"]
     assert "Traceback" not in result.stderr
+
+
+# --- a vocabulary that lacks what the package names ---------------------------------------------
+
+def test_a_field_the_loaders_need_is_missing(data_copy):
+    path = data_copy / "vocabulary.yaml"
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index("  source:\n"), text.index("  query_family:\n")
+    path.write_text(text[:start] + text[end:], encoding="utf-8")
+    result = check_data(data_copy)
+    assert result.returncode == 1
+    assert "vocabulary.yaml:fields:source: the field is not defined, and the package needs it" \
+        in result.stderr.splitlines()
+    assert "Traceback" not in result.stderr
+
+
+def test_a_group_the_loaders_need_is_missing(data_copy):
+    replace_in(data_copy / "vocabulary.yaml", "  recoded: [", "  recoded_renamed: [")
+    result = check_data(data_copy)
+    assert result.returncode == 1
+    assert "vocabulary.yaml:groups:recoded: the group is not defined, and the package needs it" \
+        in result.stderr.splitlines()
+    stats = subprocess.run([sys.executable, "-m", "masrl", "stats", "--data-dir", str(data_copy)],
+                           capture_output=True, text=True, timeout=60)
+    assert stats.returncode in (0, 1) and "Traceback" not in stats.stderr
+
+
+def test_a_needed_field_moved_to_another_file(data_copy):
+    replace_in(data_copy / "vocabulary.yaml", "    file: papers.csv\n    label: Scenario\n",
+               "    file: excluded.csv\n    label: Scenario\n")
+    result = check_data(data_copy)
+    assert result.returncode == 1
+    assert ("vocabulary.yaml:fields[scenario]:file: 'excluded.csv': the package reads scenario in "
+            "papers.csv") in result.stderr.splitlines()

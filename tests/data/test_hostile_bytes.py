@@ -123,3 +123,23 @@ def test_random_bytes_are_reported_against_their_file(data_copy):
         (data_copy / name).write_bytes(ORIGINAL[name])
 
     check()
+
+
+def test_the_data_commands_never_raise(data_copy, capsys):
+    """``check-data``, ``stats`` and ``claims`` on a damaged file: an exit code of 1 or 2 and
+    problem lines, never an exception (which the command would print as a traceback)."""
+    from masrl.commands import main
+
+    @settings(FUZZ, max_examples=(EXAMPLES or 15))
+    @given(name=st.sampled_from(sorted(ATTRIBUTE)), command=st.sampled_from(
+        ["check-data", "stats", "claims"]), data=st.data())
+    def check(name: str, command: str, data) -> None:
+        content = data.draw(st.one_of(damaged(name), st.binary(max_size=500)))
+        (data_copy / name).write_bytes(content)
+        code = main([command, "--data-dir", str(data_copy)])
+        err = capsys.readouterr().err
+        assert code in (0, 1, 2)
+        assert all("\x1b" not in line for line in err.splitlines())
+        (data_copy / name).write_bytes(ORIGINAL[name])
+
+    check()
