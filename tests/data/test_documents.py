@@ -194,3 +194,20 @@ def test_a_needed_field_moved_to_another_file(data_copy):
     assert result.returncode == 1
     assert ("vocabulary.yaml:fields[scenario]:file: 'excluded.csv': the package reads scenario in "
             "papers.csv") in result.stderr.splitlines()
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ("agent: {algorithm-generated: 29.10,", 'agent: {algorithm-generated: "29.10",',
+     "who_and_when_published.yaml:methods[random]:agent.algorithm-generated: Input should be a "
+     "valid number (found '29.10')"),
+    ("agent: {algorithm-generated: 29.10,", "agent: {algorithm-generated: yes,",
+     "who_and_when_published.yaml:methods[random]:agent.algorithm-generated: Input should be a "
+     "valid number (found True)"),
+    ("logs: {algorithm-generated: 126,", "logs: {algorithm-generated: 126.5,",
+     "who_and_when_published.yaml:logs:algorithm-generated: Input should be a valid integer "
+     "(found 126.5)"),
+])
+def test_published_accuracies_are_numbers_as_written(data_copy, old, new, expected):
+    """A quoted number or a YAML boolean is not silently read as a number."""
+    replace_in(data_copy / "who_and_when_published.yaml", old, new)
+    assert problem_lines("who_and_when_published", data_copy) == [expected]
