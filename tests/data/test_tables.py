@@ -71,3 +71,12 @@ def test_quoted_line_breaks_keep_line_numbers_right(data_copy):
         "log_sources.csv:2:licence: 'MIT\\nlicence' is not valid: expected a licence",
         "log_sources.csv:4:key: 'Captain Agent' is not valid: expected lower-case letters, "
         "digits and hyphens"]
+
+
+def test_a_long_invalid_value_is_quoted_short(data_copy):
+    replace_in(data_copy / "log_sources.csv", "\ncaptain-agent,", "\n" + "Captain " * 1000 + ",")
+    (line,) = problem_lines("log_sources", data_copy)
+    assert line.startswith("log_sources.csv:3:key: 'Captain Captain")
+    assert line.endswith("... (8000 characters) is not valid: expected lower-case letters, digits "
+                         "and hyphens")
+    assert len(line) < 250

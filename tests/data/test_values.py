@@ -58,7 +58,7 @@ def test_an_envelope_number_has_ascii_digits(data_copy, number):
     ('"2026-02-30"', "Value error, '2026-02-30' is not a calendar date written YYYY-MM-DD"),
     ('"2026-05-04T10:00"', "Value error, '2026-05-04T10:00' is not a calendar date written "
                            "YYYY-MM-DD"),
-    ("1700000000", "Input should be a valid string"),
+    ("1700000000", "Input should be a valid string (found 1700000000)"),
 ])
 def test_the_search_cutoff_is_a_calendar_date(data_copy, written, message):
     replace_in(data_copy / "published.yaml", 'search_cutoff: "2026-05-04"',

@@ -1,8 +1,10 @@
 """Reading a CSV data file and validating it with a pandera schema, reporting problems as
 ``FILE:ROW:FIELD: message`` with ROW the file's own 1-based line number.
 
-The checks themselves are declared in pandera schemas (``masrl.data.pool``); this module only reads
-the file faithfully (every cell a string, ``NA`` kept as the literal vocabulary value) and turns
+The checks themselves are declared in pandera schemas (``masrl.data.pool``); this module reads
+the file faithfully (through :func:`masrl.data.reading.read_text`; every cell a string, ``NA``
+kept as the literal vocabulary value), checks its shape (:func:`read_csv`), holds the checks the
+schemas share (ASCII patterns, whole numbers in a range, calendar dates, one-line text) and turns
 pandera's failure cases into our problem lines.
 """
 
@@ -174,11 +176,11 @@ def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Data
         else:
             line = str(frame.at[int(case["index"]), LINE])
             if check == "field_uniqueness":
-                message = f"duplicate value {value!r}; each {column} must be unique"
+                message = f"duplicate value {quoted(value)}; each {column} must be unique"
             elif check.startswith("duplicate "):
-                message = f"{check} {value!r}"
+                message = f"{check} {quoted(value)}"
             else:
-                message = f"{value!r} is not valid: {check}"
+                message = f"{quoted(value)} is not valid: {check}"
             problems.append(DataProblem(file, line, str(column), message))
     return sorted(set(problems))
 
@@ -223,4 +225,10 @@ def load_table(name: str, schema: pa.DataFrameSchema, data_dir: str | os.PathLik
 
 def not_a_key(file: str, line: str, field: str, value: str, of: str) -> DataProblem:
     """The cross-file problem every loader reports: ``value`` is not a key of file ``of``."""
-    return DataProblem(file, line, field, f"{value!r} is not a key of {of}")
+    return DataProblem(file, line, field, f"{quoted(value)} is not a key of {of}")
+
+
+def quoted(value: object, limit: int = 80) -> str:
+    """A cell as a problem quotes it: ``repr``, cut to about ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(str(value))} characters)"
