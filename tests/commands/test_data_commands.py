@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
+import pytest
 from support import replace_in
+
+from masrl.data.problems import DataProblem
 
 
 def masrl(*args: str) -> subprocess.CompletedProcess:
@@ -69,3 +73,69 @@ def test_version_and_help_list_every_command():
     help_text = masrl("--help").stdout
     for command in ["check-data", "stats", "claims", "validate", "replay", "import"]:
         assert command in help_text
+
+
+# --- exit codes: 2 for a file that cannot be read, 1 for invalid content -------------------------
+
+@pytest.mark.parametrize("command", ["check-data", "stats", "claims"])
+@pytest.mark.parametrize(("name", "damage"), [
+    ("papers.csv", lambda p: p.unlink()),
+    ("papers.csv", lambda p: (p.unlink(), os.mkfifo(p))),
+    ("vocabulary.yaml", lambda p: (p.unlink(), os.mkdir(p))),
+    ("excluded.csv", lambda p: (p.unlink(), os.symlink("/dev/zero", p))),
+], ids=["missing", "fifo", "directory", "dev-zero"])
+def test_a_data_file_that_cannot_be_read_exits_2(data_copy, command, name, damage):
+    damage(data_copy / name)
+    result = masrl(command, "--data-dir", str(data_copy))
+    assert result.returncode == 2, result.stderr
+    assert any(line.startswith(f"{name}:0:-: ") for line in result.stderr.splitlines())
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("command", ["check-data", "stats", "claims"])
+def test_a_file_that_is_read_but_invalid_exits_1(data_copy, command):
+    path = data_copy / "papers.csv"
+    path.write_bytes(path.read_bytes().replace(b"MAGRPO", b"MA\xffGRPO", 1))
+    result = masrl(command, "--data-dir", str(data_copy))
+    assert result.returncode == 1
+    assert "papers.csv:2:-: not UTF-8: byte 0xff" in result.stderr + result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_a_data_directory_that_is_a_file(tmp_path):
+    (tmp_path / "data").write_text("not a folder", encoding="utf-8")
+    result = masrl("check-data", "--data-dir", str(tmp_path / "data"))
+    assert result.returncode == 2
+    assert result.stderr == f"masrl: data directory not a directory: {tmp_path / 'data'}\n"
+
+
+# --- text quoted from the data cannot drive the terminal or forge a line ------------------------
+
+def test_a_problem_line_escapes_control_characters():
+    problem = DataProblem("papers.csv", "2", "key\x1b[2K\rdata is clean\n", "bad \u2028 value")
+    assert str(problem) == "papers.csv:2:key\\x1b[2K\\rdata is clean\\n: bad \\u2028 value"
+
+
+def test_a_key_with_a_line_separator_cannot_forge_a_line(data_copy):
+    """YAML allows U+2028 in a key (no control character): it is printed escaped."""
+    replace_in(data_copy / "vocabulary.yaml", "    label: Category\n",
+               '    label: Category\n    "x\\u2028data is clean": 1\n')
+    result = masrl("check-data", "--data-dir", str(data_copy))
+    assert result.returncode == 1
+    assert "\u2028" not in result.stderr
+    assert ("vocabulary.yaml:fields[category]:x\\u2028data is clean: Extra inputs are not "
+            "permitted") in result.stderr.splitlines()
+    assert result.stdout == ""
+
+
+def test_stats_text_escapes_vocabulary_values(data_copy):
+    replace_in(data_copy / "vocabulary.yaml", "      survey: An adjacent survey",
+               '      "survey\\u2028retained 1000": An adjacent survey')
+    text = (data_copy / "papers.csv").read_text(encoding="utf-8")
+    (data_copy / "papers.csv").write_text(text.replace(",survey,", ",survey\u2028retained 1000,"),
+                                          encoding="utf-8")
+    replace_in(data_copy / "published.yaml", "survey: 5,", '"survey\\u2028retained 1000": 5,')
+    result = masrl("stats", "--data-dir", str(data_copy))
+    assert result.returncode == 0, result.stderr
+    assert "\u2028" not in result.stdout
+    assert "survey\\u2028retained 1000 5" in result.stdout

@@ -41,3 +41,12 @@ def test_row_counts_and_loaders_on_the_card_are_true():
         assert len(value) == int(rows), f"{name}: the card says {rows} rows"
         checked += 1
     assert checked >= 9
+
+
+def test_the_limits_on_the_card_are_the_code_s():
+    from masrl.data import documents, reading, tables
+
+    card = CARD.read_text(encoding="utf-8")
+    assert f"at most {reading.DATA_LIMIT // 2**20} MiB" in card
+    assert f"at most {tables.MAX_CELL:,} characters in a cell".replace(",", " ") in card
+    assert f"at most {documents.MAX_DEPTH} levels" in card

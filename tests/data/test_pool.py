@@ -118,7 +118,7 @@ def test_spotcheck_original_tags_must_match_the_pool(data_copy):
 
 def test_missing_file_is_a_problem_not_a_crash(data_copy):
     (data_copy / "excluded.csv").unlink()
-    assert problem_lines("excluded", data_copy) == ["excluded.csv:0:-: file not found"]
+    assert problem_lines("excluded", data_copy) == ["excluded.csv:0:-: no such file"]
 
 
 def test_check_data_collects_problems_of_several_files(data_copy):

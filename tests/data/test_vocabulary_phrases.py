@@ -28,5 +28,5 @@ def test_a_field_without_phrases_gives_the_number_alone():
 def test_a_broken_phrase_is_reported(data_copy, old, new, message):
     replace_in(data_copy / "vocabulary.yaml", old, new)
     lines = problem_lines("vocabulary", data_copy)
-    assert len(lines) == 1 and lines[0].startswith("vocabulary.yaml:fields[bound]:"), lines
+    assert len(lines) == 1 and lines[0].startswith("vocabulary.yaml:fields:bound:"), lines
     assert message in lines[0]

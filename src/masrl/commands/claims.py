@@ -2,7 +2,8 @@
 
 Exit codes as for every sub-command: 0 no claim fails (claims whose data is absent, such as those
 on the public logs of ``../shared/traces``, are reported as SKIP with the reason and do not fail),
-1 a claim fails (or the ledger itself is invalid), 2 usage error or missing data directory.
+1 a claim fails (or the ledger itself is invalid), 2 usage error, a missing data directory, or a
+data file that is missing or cannot be read (its problem line is printed on stderr).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from masrl.commands.common import (
     open_dataset,
     print_problems,
 )
+from masrl.terminal import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -40,11 +42,13 @@ def run_claims(args) -> int:
     try:
         results = claims.evaluate(data)
     except DataError as exc:
-        print_problems(exc.problems)
-        return INVALID
+        return print_problems(exc.problems)
     if args.json:
         print(json.dumps([r.as_dict() for r in results], indent=2, ensure_ascii=False))
     else:
         for line in text_lines(results):
-            print(line)
+            print(printable(line))
+    unreadable = [p for p in data.problems() if p.unreadable]
+    if unreadable:  # the claims that need these files failed; say why, and exit 2
+        return print_problems(unreadable)
     return INVALID if any(r.failed for r in results) else OK

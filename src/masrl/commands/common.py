@@ -12,6 +12,8 @@ import os
 import sys
 from pathlib import Path
 
+from masrl.terminal import printable
+
 OK, INVALID, USAGE = 0, 1, 2
 
 
@@ -27,15 +29,28 @@ def open_dataset(args: argparse.Namespace):
 
     data = Dataset(args.data_dir)
     if not data.directory.is_dir():
-        print(f"masrl: data directory not found: {data.directory}", file=sys.stderr)
+        reason = "not a directory" if data.directory.exists() else "not found"
+        print(f"masrl: data directory {reason}: {printable(data.directory)}", file=sys.stderr)
         return None
     return data
 
 
-def print_problems(problems) -> None:
-    """One line per problem on stderr (``FILE:ROW:FIELD: message``)."""
+def print_problems(problems) -> int:
+    """One line per problem on stderr (``FILE:ROW:FIELD: message``, control characters
+    escaped); return the exit code they call for: :data:`USAGE` when a file could not be read
+    at all (missing, a directory, too large...), else :data:`INVALID` (``OK`` when none)."""
     for problem in problems:
         print(problem, file=sys.stderr)
+    return problems_exit_code(problems)
+
+
+def problems_exit_code(problems) -> int:
+    """:data:`USAGE` if any problem is about a file that could not be read, :data:`INVALID` if
+    there are other problems, :data:`OK` if there are none."""
+    problems = list(problems)
+    if any(getattr(p, "unreadable", False) for p in problems):
+        return USAGE
+    return INVALID if problems else OK
 
 
 def finish(code: int) -> int:

@@ -12,13 +12,13 @@ import json
 import sys
 
 from masrl.commands.common import (
-    INVALID,
     OK,
     USAGE,
     add_data_dir_option,
     open_dataset,
     print_problems,
 )
+from masrl.terminal import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,10 +43,10 @@ def run_check_data(args) -> int:
     problems = data.problems()
     with contextlib.suppress(DataError):  # an invalid ledger's own problems are listed already
         problems = sort_problems([*problems, *ledger_problems(data.claims)])
-    print_problems(problems)
+    code = print_problems(problems)
     if problems:
         print(f"{len(problems)} problem(s) found", file=sys.stderr)
-        return INVALID
+        return code
     print("data is clean")
     return OK
 
@@ -61,8 +61,7 @@ def run_stats(args) -> int:
     try:
         result = stats.summary(data.papers, data.excluded, data.vocabulary)
     except DataError as exc:
-        print_problems(exc.problems)
-        return INVALID
+        return print_problems(exc.problems)
     if args.json:
         print(json.dumps(result, indent=2))
         return OK
@@ -76,4 +75,4 @@ def _print_text(result: dict) -> None:
     for group in ("counts", "excluded"):
         for field, values in result[group].items():
             cells = ", ".join(f"{v} {n}" for v, n in values.items())
-            print(f"{field}: {cells}")
+            print(printable(f"{field}: {cells}"))

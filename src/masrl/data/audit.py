@@ -117,7 +117,7 @@ def load_audit(data_dir: PathLike, vocab: Vocabulary, papers: pd.DataFrame | Non
 
 def near_misses_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     return pa.DataFrameSchema({
-        "record_id": tables.text(tables.matches(r"E\d{3}", "a record id of excluded.csv"), unique=True),
+        "record_id": tables.text(tables.matches(r"E[0-9]{3}", "a record id of excluded.csv"), unique=True),
         **{field: tables.tag(vocab, field) for field in vocab.group(RECODED)},
         "credit_reading": tables.tag(vocab, "credit_reading"),
         "learned_subdecisions": tables.text(tables.matches(

@@ -147,12 +147,13 @@ class Dataset:
 
     def _vocabulary_for(self, file: str) -> vocabulary.Vocabulary:
         """The vocabulary, which every tagged file needs: when it is invalid, ``file`` cannot be
-        checked at all, and says so (the vocabulary's own problems are reported by it)."""
+        checked at all, and says so, with the vocabulary's own problems (so that a command that needs
+        ``file`` shows why, and exits 2 when the vocabulary is missing)."""
         try:
             return self.vocabulary
-        except DataError:
+        except DataError as exc:
             raise DataError([DataProblem(file, "-", "-", f"not checked: {paths.VOCABULARY} "
-                                         "has problems")]) from None
+                                         "has problems"), *exc.problems]) from None
 
     def problems(self) -> list[DataProblem]:
         """Every problem of every data file (an empty list when the data is clean)."""

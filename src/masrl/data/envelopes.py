@@ -18,7 +18,7 @@ from masrl.data.vocabulary import Vocabulary
 
 PathLike = str | os.PathLike | None
 
-NUMBER = r"\d+(\.\d+)?"
+NUMBER = r"[0-9]+(\.[0-9]+)?"
 # (number column, its bound column, the unit column that must be filled with it, if any)
 MEASURED = [("agents", "agents_bound", None), ("horizon", "horizon_bound", "horizon_unit")]
 
@@ -29,8 +29,8 @@ def envelopes_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
         "system": tables.text(tables.nonempty("a system name"), unique=True),
         "kind": tables.tag(vocab, "kind"),
         "key": tables.text(tables.matches(tables.KEY, "a pool key or empty", optional=True)),
-        "date": tables.text(tables.matches(r"\d{4}-\d{2}(-\d{2})?", "a date as YYYY-MM(-DD), or empty",
-                                    optional=True)),
+        "date": tables.text(tables.date("a calendar date as YYYY-MM-DD or a month as YYYY-MM, or "
+                                        "empty", month=True, optional=True)),
         "agents": tables.text(number),
         "agents_bound": tables.tag(vocab, "bound", optional=True),
         "horizon": tables.text(number),

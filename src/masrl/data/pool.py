@@ -27,8 +27,7 @@ PathLike = str | os.PathLike | None
 
 RECODED = "recoded"  # the vocabulary group of tags a second reader re-codes
 
-ARXIV_ID = r"\d{4}\.\d{4,5}"
-DATE = r"\d{4}-\d{2}-\d{2}"
+ARXIV_ID = r"[0-9]{4}\.[0-9]{4,5}"  # ASCII digits only (tables.pattern)
 FIRST_YEAR = 1950
 
 
@@ -59,14 +58,14 @@ def papers_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
 
 def excluded_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     columns = {
-        "record_id": tables.text(tables.matches(r"E\d{3}", "a record id such as E001"), unique=True),
+        "record_id": tables.text(tables.matches(r"E[0-9]{3}", "a record id such as E001"), unique=True),
         "title": tables.text(tables.nonempty("a non-empty title")),
         "identifier": tables.text(tables.nonempty("an identifier")),
         "url": tables.text(tables.matches(tables.URLS, "an http(s) URL")),
         "source": tables.tag(vocab, "source"),
         "query_family": tables.tag(vocab, "query_family"),
         "stage": tables.tag(vocab, "stage"),
-        "date_screened": tables.text(tables.matches(DATE, "a date as YYYY-MM-DD")),
+        "date_screened": tables.text(tables.date("a calendar date as YYYY-MM-DD")),
         "reason": tables.text(tables.nonempty("a reason for the exclusion")),
     }
     return pa.DataFrameSchema(columns, strict=True)

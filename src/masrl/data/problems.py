@@ -1,12 +1,21 @@
 """Problems found in data files, and the error that carries them.
 
 Every check in the package reports problems in one shape, printed as ``FILE:ROW:FIELD: message``
-where ROW is the 1-based line of the file (the header is line 1) or an entry key for BibTeX.
+where ROW is the 1-based line of the file (the header is line 1), an entry key for BibTeX, a
+``section[i]`` for YAML, or ``0`` for the file as a whole. Every part is printed through
+:func:`masrl.terminal.printable`, so text quoted from a file (a key holding an escape sequence or
+a line break) cannot drive the terminal or forge a line of output.
+
+A problem marked ``unreadable`` says that the file could not be read at all (missing, a
+directory, a FIFO, too large, permission denied): the commands exit 2 for those, as for any
+missing or unreadable file, and 1 for problems of content.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from masrl.terminal import printable
 
 
 @dataclass(frozen=True, order=True)
@@ -15,9 +24,10 @@ class DataProblem:
     row: str
     field: str
     message: str
+    unreadable: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.row}:{self.field}: {self.message}"
+        return printable(f"{self.file}:{self.row}:{self.field}: {self.message}")
 
 
 class DataError(ValueError):
@@ -27,6 +37,11 @@ class DataError(ValueError):
         self.problems = sort_problems(problems)
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    @property
+    def unreadable(self) -> bool:
+        """Whether a file could not be read at all (see :class:`DataProblem`)."""
+        return any(p.unreadable for p in self.problems)
+
 
 def sort_problems(problems) -> list[DataProblem]:
     """File by file, then by line number (keys after numbered lines), without duplicates."""
@@ -34,5 +49,5 @@ def sort_problems(problems) -> list[DataProblem]:
 
 
 def _sort_key(problem: DataProblem) -> tuple:
-    row = int(problem.row) if problem.row.isdigit() else 0
+    row = int(problem.row) if problem.row.isascii() and problem.row.isdigit() else 0
     return (problem.file, row, problem.row, problem.field, problem.message)

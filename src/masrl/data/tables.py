@@ -1,27 +1,31 @@
 """Reading a CSV data file and validating it with a pandera schema, reporting problems as
 ``FILE:ROW:FIELD: message`` with ROW the file's own 1-based line number.
 
-The checks themselves are declared in pandera schemas (``masrl.data.pool``); this module only reads
-the file faithfully (every cell a string, ``NA`` kept as the literal vocabulary value) and turns
+The checks themselves are declared in pandera schemas (``masrl.data.pool``); this module reads
+the file faithfully (through :func:`masrl.data.reading.read_text`; every cell a string, ``NA``
+kept as the literal vocabulary value), checks its shape (:func:`read_csv`), holds the checks the
+schemas share (ASCII patterns, whole numbers in a range, calendar dates, one-line text) and turns
 pandera's failure cases into our problem lines.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
+import io
 import os
 import re
 from collections.abc import Callable
-from pathlib import Path
 
 import pandas as pd
 import pandera.pandas as pa
 
-from masrl import paths
+from masrl.data import reading
 from masrl.data.problems import DataError, DataProblem
 from masrl.data.vocabulary import Vocabulary
 
 LINE = "_line"  # column holding each row's line number in its file
+MAX_CELL = 10_000  # characters in one cell; the longest cell of our data has 259
 
 # Patterns shared by the CSV schemas (``fullmatch``ed against each cell).
 KEY = r"[a-z0-9][a-z0-9-]*"  # a pool key
@@ -29,42 +33,81 @@ URL = r"https?://\S+"
 URLS = rf"{URL}( ; {URL})*"  # one cell may hold several URLs, separated by " ; "
 
 
-def read_csv(path: Path) -> pd.DataFrame:
-    """Every cell as a string; a ``_line`` column with the line on which each row starts."""
+def read_csv(name: str, data_dir: str | os.PathLike | None) -> pd.DataFrame:
+    """Every cell of data file ``name`` as a string; a ``_line`` column with the line on which
+    each row starts. The text comes from :func:`masrl.data.reading.read_text` (a regular file of
+    bounded size, UTF-8, no control characters); then the CSV itself must be well formed
+    (quotes closed, RFC 4180 quoting), the header must name each column once, every row must
+    have as many cells as the header, and no cell may exceed :data:`MAX_CELL` characters.
+    Problems raise :class:`DataError` naming the line (and the column when there is one)."""
+    text = reading.read_text(name, data_dir)
     try:
-        handle = path.open(newline="", encoding="utf-8")
-    except FileNotFoundError:
-        raise DataError([DataProblem(path.name, "0", "-", "file not found")]) from None
-    with handle:
-        reader = csv.reader(handle)
-        header = next(reader, None)
-        if header is None:
-            raise DataError([DataProblem(path.name, "1", "-", "the file is empty; expected a header row")])
-        rows, lines, problems = [], [], []
-        start = reader.line_num + 1
-        for record in reader:
-            if len(record) != len(header):
-                problems.append(DataProblem(path.name, str(start), "-",
+        records = _parse(text)
+    except csv.Error as exc:
+        line, reason = exc.args
+        raise DataError([DataProblem(name, str(line), "-", f"not valid CSV: {reason}")]) from None
+    if not records:
+        raise DataError([DataProblem(name, "1", "-", "the file is empty; expected a header row")])
+    (_, header), rows = records[0], records[1:]
+    problems = [DataProblem(name, "1", column, "duplicate column name; each column is named once")
+                for column in sorted({c for c in header if header.count(c) > 1})]
+    if LINE in header:  # the name of our own column of line numbers
+        problems.append(DataProblem(name, "1", LINE, "unknown column (not in the data card)"))
+    kept, lines = [], []
+    for start, record in rows:
+        if len(record) != len(header):
+            problems.append(DataProblem(name, str(start), "-",
                                         f"expected {len(header)} cells, found {len(record)}"))
-            else:
-                rows.append(record)
-                lines.append(start)
-            start = reader.line_num + 1
+            continue
+        long = [(column, len(cell)) for column, cell in zip(header, record) if len(cell) > MAX_CELL]
+        problems.extend(DataProblem(name, str(start), column,
+                                    f"a cell of {size} characters; at most {MAX_CELL} are allowed")
+                        for column, size in long)
+        kept.append(record)
+        lines.append(start)
     if problems:
         raise DataError(problems)
-    frame = pd.DataFrame(rows, columns=header, dtype=str)
+    frame = pd.DataFrame(kept, columns=header, dtype=str)
     frame[LINE] = lines
     return frame
+
+
+def _parse(text: str) -> list[tuple[int, list[str]]]:
+    """``(first line, cells)`` per record; ``csv.Error`` args become ``(line, reason)``.
+
+    The csv module's limit on one cell (128 KiB by default, a process-wide setting) is lifted to
+    the size of the text while it is parsed, so a long cell is reported by :func:`read_csv` with
+    its line and column rather than raised as an error without either."""
+    limit = csv.field_size_limit()
+    csv.field_size_limit(max(limit, len(text) + 1))
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    records, start = [], 1
+    try:
+        for record in reader:
+            records.append((start, record))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise csv.Error(reader.line_num, str(exc)) from None
+    finally:
+        csv.field_size_limit(limit)
+    return records
 
 
 def isin(values: list[str], what: str) -> pa.Check:
     return pa.Check.isin(values, error=f"expected {what}: one of {', '.join(values)}")
 
 
-def matches(pattern: str, what: str, *, optional: bool = False) -> pa.Check:
-    regex = re.compile(pattern)
+def pattern(text: str) -> re.Pattern:
+    """A pattern of the data files, compiled once here for all of them: ASCII only, so ``\\d``
+    is ``[0-9]`` and does not match other scripts' digits (``٣``, full-width ``３``) or ``²``."""
+    return re.compile(text, re.ASCII)
+
+
+def matches(regex: str, what: str, *, optional: bool = False) -> pa.Check:
+    """Cells that :func:`pattern` ``regex`` matches in full (or empty, when ``optional``)."""
+    compiled = pattern(regex)
     return pa.Check(
-        lambda s: s.map(lambda v: (optional and v == "") or bool(regex.fullmatch(v))),
+        lambda s: s.map(lambda v: (optional and v == "") or bool(compiled.fullmatch(v))),
         element_wise=False, error=f"expected {what}",
     )
 
@@ -74,9 +117,41 @@ def unique_when_present(what: str) -> pa.Check:
     return pa.Check(lambda s: ~(s.duplicated(keep=False) & (s != "")), error=f"duplicate {what}")
 
 
+_WHOLE = pattern(r"[0-9]+")
+
+
 def in_range(low: int, high: int, what: str) -> pa.Check:
-    return pa.Check(lambda s: pd.to_numeric(s, errors="coerce").between(low, high),
+    """Whole numbers written in ASCII digits from ``low`` to ``high``: ``2020.5``, ``2e3``,
+    ``+2020`` and ``٢٠٢٠`` are not years."""
+    def whole_in_range(value: str) -> bool:
+        return bool(_WHOLE.fullmatch(value)) and low <= int(value) <= high
+
+    return pa.Check(lambda s: s.map(whole_in_range), element_wise=False,
                     error=f"expected {what} from {low} to {high}")
+
+
+_DATE = pattern(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+_MONTH = pattern(r"[0-9]{4}-[0-9]{2}")
+
+
+def is_date(value: str, *, month: bool = False) -> bool:
+    """Whether ``value`` is a calendar date written ``YYYY-MM-DD`` (or a month ``YYYY-MM`` when
+    ``month`` is allowed): ``2026-13-45`` and ``2026-02-30`` are not."""
+    if month and _MONTH.fullmatch(value):
+        value += "-01"
+    if not _DATE.fullmatch(value):
+        return False
+    try:
+        dt.date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def date(what: str, *, month: bool = False, optional: bool = False) -> pa.Check:
+    """Cells holding a calendar date (see :func:`is_date`), or empty when ``optional``."""
+    return pa.Check(lambda s: s.map(lambda v: (optional and v == "") or is_date(v, month=month)),
+                    element_wise=False, error=f"expected {what}")
 
 
 def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema, file: str) -> list[DataProblem]:
@@ -101,11 +176,11 @@ def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Data
         else:
             line = str(frame.at[int(case["index"]), LINE])
             if check == "field_uniqueness":
-                message = f"duplicate value {value!r}; each {column} must be unique"
+                message = f"duplicate value {quoted(value)}; each {column} must be unique"
             elif check.startswith("duplicate "):
-                message = f"{check} {value!r}"
+                message = f"{check} {quoted(value)}"
             else:
-                message = f"{value!r} is not valid: {check}"
+                message = f"{quoted(value)} is not valid: {check}"
             problems.append(DataProblem(file, line, str(column), message))
     return sorted(set(problems))
 
@@ -125,7 +200,12 @@ def tag(vocab: Vocabulary, field: str, *, optional: bool = False) -> pa.Column:
 
 
 def nonempty(what: str) -> pa.Check:
-    return matches(r"\S.*", what)
+    """Text on one line that starts with a character other than a space."""
+    return pa.Check(lambda s: s.map(_one_line), element_wise=False, error=f"expected {what}")
+
+
+def _one_line(value: str) -> bool:
+    return value != "" and not value[0].isspace() and "\n" not in value
 
 
 def load_table(name: str, schema: pa.DataFrameSchema, data_dir: str | os.PathLike | None,
@@ -134,7 +214,7 @@ def load_table(name: str, schema: pa.DataFrameSchema, data_dir: str | os.PathLik
     """Read one CSV data file, validate it with its schema, then with ``extra_checks``
     (cross-file checks, run only when the columns are valid); raise :class:`DataError` listing
     every problem. The returned frame has one row per data row, in file order."""
-    frame = read_csv(paths.data_file(name, data_dir))
+    frame = read_csv(name, data_dir)
     problems = validate(frame, schema, name)
     if extra_checks is not None and not problems:
         problems = extra_checks(frame)
@@ -145,4 +225,10 @@ def load_table(name: str, schema: pa.DataFrameSchema, data_dir: str | os.PathLik
 
 def not_a_key(file: str, line: str, field: str, value: str, of: str) -> DataProblem:
     """The cross-file problem every loader reports: ``value`` is not a key of file ``of``."""
-    return DataProblem(file, line, field, f"{value!r} is not a key of {of}")
+    return DataProblem(file, line, field, f"{quoted(value)} is not a key of {of}")
+
+
+def quoted(value: object, limit: int = 80) -> str:
+    """A cell as a problem quotes it: ``repr``, cut to about ``limit`` characters."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(str(value))} characters)"

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, StrictStr, model_validator
 
 from masrl import paths
 from masrl.data import documents
+from masrl.data.problems import DataError, DataProblem
 
 
 class _FieldSpec(BaseModel):
@@ -91,10 +92,15 @@ class Vocabulary:
     groups: dict[str, tuple[str, ...]]
 
     def __getitem__(self, name: str) -> Field:
-        return self.fields[name]
+        """The field ``name``; a :class:`~masrl.data.problems.DataError` naming
+        ``vocabulary.yaml`` when the file does not define it (a loader or a statistic needs it)."""
+        try:
+            return self.fields[name]
+        except KeyError:
+            raise _undefined("fields", name) from None
 
     def values(self, name: str) -> list[str]:
-        return self.fields[name].values
+        return self[name].values
 
     def for_file(self, file: str) -> list[Field]:
         """The fields of one data file, in vocabulary order."""
@@ -106,12 +112,48 @@ class Vocabulary:
 
     def group(self, name: str) -> list[str]:
         """The field names of one group defined in the vocabulary file."""
-        return list(self.groups[name])
+        try:
+            return list(self.groups[name])
+        except KeyError:
+            raise _undefined("groups", name) from None
+
+
+def _undefined(section: str, name: str) -> DataError:
+    kind = "field" if section == "fields" else "group"
+    return DataError([DataProblem(paths.VOCABULARY, section, name,
+                                  f"the {kind} is not defined, and the package needs it")])
+
+
+# The fields the package names in its code (schemas, cross-file checks, statistics), with the file
+# each tags, and the groups it names: the vocabulary may add fields and values, not drop these.
+NEEDED_FIELDS = {
+    "category": paths.PAPERS, "is_rl": paths.PAPERS, "reward_type": paths.PAPERS,
+    "credit_granularity": paths.PAPERS, "orchestration_form": paths.PAPERS,
+    "scenario": paths.PAPERS, "is_core": paths.PAPERS, "verified": paths.PAPERS,
+    "stage": paths.EXCLUDED, "source": paths.EXCLUDED, "query_family": paths.EXCLUDED,
+    "strict_explicit_credit": paths.SPOTCHECK, "agreement": paths.SPOTCHECK,
+    "credit_reading": paths.AUDIT, "domain": paths.BENCHMARK_COVERAGE,
+    "mas_native": paths.BENCHMARK_COVERAGE, "measure_coverage": paths.BENCHMARK_COVERAGE,
+    "coded_by": paths.BENCHMARK_COVERAGE, "kind": paths.ENVELOPES, "bound": paths.ENVELOPES,
+    "horizon_unit": paths.ENVELOPES, "confidence": paths.ENVELOPES,
+}
+NEEDED_GROUPS = ("recoded",)
 
 
 def load_vocabulary(data_dir: str | os.PathLike | None = None) -> Vocabulary:
-    """Read and validate ``vocabulary.yaml``; raise :class:`masrl.data.problems.DataError`."""
+    """Read and validate ``vocabulary.yaml`` (it defines at least :data:`NEEDED_FIELDS`, each
+    for its file, and :data:`NEEDED_GROUPS`); raise :class:`masrl.data.problems.DataError`."""
     spec = documents.load_model(paths.VOCABULARY, _VocabularyFile, data_dir)
+    problems = [_undefined("fields", name).problems[0] for name in NEEDED_FIELDS
+                if name not in spec.fields]
+    problems += [DataProblem(paths.VOCABULARY, f"fields[{name}]", "file",
+                             f"{spec.fields[name].file!r}: the package reads {name} in {file}")
+                 for name, file in NEEDED_FIELDS.items()
+                 if name in spec.fields and spec.fields[name].file != file]
+    problems += [_undefined("groups", name).problems[0] for name in NEEDED_GROUPS
+                 if name not in spec.groups]
+    if problems:
+        raise DataError(problems)
     fields = {}
     for name, field in spec.fields.items():
         order = field.order if field.order is not None else list(field.values)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, field_validator
 
 from masrl import paths
 from masrl.data import documents
@@ -27,10 +27,10 @@ def _per_subset(value: dict) -> dict:
 
 class Method(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    label: str
-    settings: list[str]
-    agent: dict[str, float]
-    step: dict[str, float]
+    label: StrictStr
+    settings: list[StrictStr]
+    agent: dict[StrictStr, StrictFloat]
+    step: dict[StrictStr, StrictFloat]
 
     _subsets = field_validator("agent", "step")(_per_subset)
 
@@ -40,12 +40,12 @@ class Published(BaseModel):
     level and subset."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    reference: str
-    where: str
-    transcribed_from: str
-    data: str
-    logs: dict[str, int]
-    methods: dict[str, Method]
+    reference: StrictStr
+    where: StrictStr
+    transcribed_from: StrictStr
+    data: StrictStr
+    logs: dict[StrictStr, StrictInt]
+    methods: dict[StrictStr, Method]
 
     @field_validator("logs")
     @classmethod

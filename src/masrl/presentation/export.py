@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from masrl import paths
+from masrl.data import reading
 from masrl.files import write_text_atomically
 
 
@@ -25,6 +26,6 @@ def pool_downloads(papers: pd.DataFrame, directory: Path,
     write_text_atomically(targets["csv"], papers.to_csv(index=False, lineterminator="\n"))
     records = json.loads(papers.to_json(orient="records", force_ascii=False))
     write_text_atomically(targets["json"], json.dumps(records, indent=1, ensure_ascii=False) + "\n")
-    bib_text = paths.data_file(paths.BIBTEX, data_dir).read_text(encoding="utf-8")
+    bib_text = reading.read_text(paths.BIBTEX, data_dir)  # as validated: no BOM, no control bytes
     write_text_atomically(targets["bib"], bib_text)
     return targets

@@ -1,14 +1,17 @@
 """Presentation frames for the book: the pool as readers browse it.
 
-Text from the data is always HTML-escaped here before it is placed in markup, so a title such as
-``<script>alert(1)</script>`` is shown as text; only the link markup we build ourselves is HTML.
+Text from the data is always escaped here before it is placed in markup
+(:mod:`masrl.presentation.escaping`), so a title such as ``<script>alert(1)</script>`` or a
+vocabulary value such as ``<img onerror=...>`` is shown as text; only the link markup we build
+ourselves is HTML.
 """
 
 from __future__ import annotations
 
-import html
-
 import pandas as pd
+
+from masrl.data.vocabulary import Field
+from masrl.presentation.escaping import MarkdownText, html_text, markdown_code, markdown_text
 
 BIBTEX = "BibTeX"  # the hidden column that holds each paper's entry, for the copy button
 
@@ -16,8 +19,7 @@ BIBTEX = "BibTeX"  # the hidden column that holds each paper's entry, for the co
 def link(url_cell: str, text: str) -> str:
     """An anchor to the first URL of a cell (cells may hold several, separated by ' ; ')."""
     url = url_cell.split(" ; ")[0]
-    return (f'<a href="{html.escape(url, quote=True)}" rel="noopener">'
-            f"{html.escape(text)}</a>")
+    return f'<a href="{html_text(url)}" rel="noopener">{html_text(text)}</a>'
 
 
 def bibtex_entry(key: str, fields: dict[str, str]) -> str:
@@ -33,20 +35,22 @@ def browse_frame(papers: pd.DataFrame, tags: list[str],
     """One row per paper: a linked, escaped title with its key, the year, the ``tags`` columns
     (the vocabulary's fields of ``papers.csv``), the venue; with ``bibliography``, a last column
     :data:`BIBTEX` holding the paper's entry, escaped (:func:`explorer_options` hides it and
-    copies it)."""
+    copies it). Every cell and every column name is HTML (escaped text, or our link), since the
+    table is shown with HTML allowed."""
     frame = papers.copy()
     frame["paper"] = [
-        f"{link(url, title)} <code>{html.escape(key)}</code>"
+        f"{link(url, title)} <code>{html_text(key)}</code>"
         for url, title, key in zip(frame["url"], frame["title"], frame["key"])
     ]
-    frame["venue"] = frame["venue"].map(html.escape)
+    for column in [*tags, "venue"]:
+        frame[column] = frame[column].map(html_text)
     columns = ["paper", "year", *tags, "venue"]
     if bibliography is not None:
         # newlines as character references: the cell holds one line, DOMParser restores them
-        frame[BIBTEX] = [html.escape(bibtex_entry(key, bibliography[key])).replace("\n", "&#10;")
+        frame[BIBTEX] = [html_text(bibtex_entry(key, bibliography[key])).replace("\n", "&#10;")
                          for key in frame["key"]]
         columns.append(BIBTEX)
-    return frame[columns].reset_index(drop=True)
+    return frame[columns].reset_index(drop=True).rename(columns=html_text)
 
 
 # The copy button's action (DataTables Buttons): the selected row's hidden BibTeX cell holds
@@ -103,6 +107,13 @@ def explorer_options(frame: pd.DataFrame) -> dict:
         "layout": {"topStart": "buttons", "topEnd": "search", "bottomStart": "info",
                    "bottomEnd": "paging", "top2Start": "pageLength"},
     }
+
+
+def category_heading(field: Field, value: str, papers: int) -> MarkdownText:
+    """The heading of one category's list: its meaning, the value as code, the number of
+    papers (every data text escaped)."""
+    return MarkdownText(f"### {markdown_text(field.meanings[value])} ({markdown_code(value)}, "
+                        f"{papers})")
 
 
 def category_lists(papers: pd.DataFrame, order: list[str]) -> dict[str, pd.DataFrame]:

@@ -1,0 +1,62 @@
+"""Text from the data as readers see it: escaped for the markup it is placed in, never markup.
+
+Data text (titles, tags, vocabulary labels and meanings, notes) reaches the book through two
+kinds of markup, and each has one escaping function here:
+
+* HTML (a DataFrame shown by itables with ``allow_html``, a figure's label): :func:`html_text`
+  replaces ``& < > " '`` by entities.
+* Markdown (a cell's :class:`MarkdownText` output, which MyST parses, raw HTML, roles, links and
+  math included): :func:`markdown_text` puts a backslash before every ASCII punctuation
+  character (CommonMark lets any of them be escaped, and every construct that could turn text
+  into markup starts with one: ``<``, ``&``, ``[``, ``*``, ``{role}``, ``$``, ``(target)=``,
+  a ``#`` heading) and writes line breaks as spaces, so a value cannot open a new block;
+  :func:`markdown_code` shows a value as code, in a span whose fence of backticks is longer than
+  any run of backticks inside it (nothing in a code span is markup).
+
+Markdown built here from data text goes through these and nothing else: a chapter displays a
+:class:`MarkdownText` built by a presentation function, never an f-string of data.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import string
+
+_PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
+_LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
+_BACKTICKS = re.compile("`+")
+
+
+def html_text(value: object) -> str:
+    """``value`` as HTML text: ``& < > " '`` as entities (safe in an attribute value too)."""
+    return html.escape(str(value), quote=True)
+
+
+def markdown_text(value: object) -> str:
+    """``value`` as Markdown that renders as exactly this text, on one line (see the module
+    docstring)."""
+    return _PUNCTUATION.sub(r"\\\1", _LINE_BREAKS.sub(" ", str(value)))
+
+
+def markdown_code(value: object) -> str:
+    """``value`` as an inline code span on one line (see the module docstring)."""
+    text = _LINE_BREAKS.sub(" ", str(value))
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or text.strip() == "" else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+class MarkdownText:
+    """Markdown for a notebook output (``text/markdown``, which MyST renders); build it only from
+    literal text and the escaping functions above. Its plain-text form is the Markdown itself,
+    so notebook tests compare what a reader would recognise."""
+
+    def __init__(self, markdown: str):
+        self.markdown = markdown
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown
+
+    def __repr__(self) -> str:
+        return self.markdown
