@@ -69,7 +69,7 @@ def test_an_invalid_trace_shows_its_problems_and_skips_the_rest(tmp_path):
 def test_a_missing_trace_is_a_problem_not_a_traceback(tmp_path):
     notebook = execute_copy(tmp_path, tmp_path / "nowhere.json")
     assert_no_errors(notebook)
-    assert "cannot read: No such file or directory" in outputs(notebook, "text/html")[0]
+    assert "cannot read: no such file" in outputs(notebook, "text/html")[0]
 
 
 def test_trace_text_is_shown_as_text(tmp_path):

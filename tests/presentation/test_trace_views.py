@@ -26,7 +26,7 @@ def test_validate_file_reports_a_missing_file_as_a_problem(tmp_path):
     report = validate_file(tmp_path / "nope.json")
     assert not report.valid and not report.readable and report.trace is None
     assert [(p.severity, p.code, p.message) for p in report.problems] == [
-        ("error", "unreadable", "cannot read: No such file or directory")]
+        ("error", "unreadable", "cannot read: no such file")]
     assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"
 
 

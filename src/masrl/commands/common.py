@@ -2,7 +2,8 @@
 printing problems, and leaving quickly once the output is written.
 
 Exit codes (the README's): 0 success; 1 the input is invalid or a check failed; 2 usage error,
-a missing or unreadable file or directory, or an output that cannot be written.
+a missing or unreadable file or directory, or an output that cannot be written; 3 an internal
+error (a bug, reported as one line by :func:`masrl.commands.main`; never a verdict on the input).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-OK, INVALID, USAGE = 0, 1, 2
+OK, INVALID, USAGE, INTERNAL = 0, 1, 2, 3
 
 
 def add_data_dir_option(parser: argparse.ArgumentParser) -> None:

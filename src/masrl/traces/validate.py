@@ -10,8 +10,11 @@ The graph checks then run on the same columns either way.
 
 Errors (the trace is invalid):
 
-* ``not-json``: the file is not UTF-8 JSON; ``non-finite``: it holds ``NaN``, ``Infinity`` or a
-  number too large for a double, which JSON does not allow;
+* ``unreadable``: the file cannot be read as input (missing, a directory, a FIFO or a device, a
+  loop of symbolic links, no permission, larger than the input limit of :mod:`masrl.files`);
+* ``not-json``: the file is not UTF-8 JSON (a lone surrogate included) or nests arrays and
+  objects too deeply; ``duplicate-key``: an object repeats a key; ``non-finite``: it holds
+  ``NaN``, ``Infinity`` or a number too large for a double (see :mod:`.strict_json`);
 * ``schema``: a violation of ``data/schema/trace.schema.json`` (negative times and costs
   included). The graph checks below run only on a schema-valid trace;
 * ``duplicate-id``: two events share an id; ``unknown-event``: an edge end names no event;
@@ -35,7 +38,6 @@ Warnings (the trace stays valid):
 from __future__ import annotations
 
 import gc
-import json
 import mmap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,7 +48,9 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from masrl.traces import graph
+from masrl.files import InputError, check_input, input_limit
+from masrl.terminal import printable
+from masrl.traces import graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
@@ -66,8 +70,10 @@ class TraceProblem:
     message: str
 
     def line(self, source: str) -> str:
-        """The one-line form ``FILE: where: severity: message``."""
-        return f"{source}: {self.where}: {self.severity}: {self.message}"
+        """The one-line form ``FILE: where: severity: message``, control characters escaped
+        (ids, names and the file name come from input: none may forge a line or drive the
+        terminal, see :mod:`masrl.terminal`)."""
+        return printable(f"{source}: {self.where}: {self.severity}: {self.message}")
 
 
 @dataclass
@@ -174,8 +180,8 @@ def validate_file(path: str | Path, keep_document: bool = True,
     try:
         with _contents(path, mapped=not keep_document) as data, collector_paused():
             return _validate_bytes(data, source, keep_document)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
+    except OSError as exc:  # InputError included: a FIFO, a device, a directory, too large...
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
         return ValidationReport(source, [TraceProblem(ERROR, UNREADABLE, "file", "",
                                                       f"cannot read: {reason}")])
 
@@ -194,14 +200,23 @@ def _validate_bytes(data: bytes | mmap.mmap, path: str, keep_document: bool) -> 
 
 @contextmanager
 def _contents(path: str | Path, mapped: bool) -> Iterator[bytes | mmap.mmap]:
-    """The bytes of a file, or a read-only memory map of it (unless it cannot be mapped)."""
+    """The bytes of a file, or a read-only memory map of it (unless it cannot be mapped).
+
+    Only a regular file of bounded size is opened (:func:`masrl.files.check_input`): a FIFO or
+    ``/dev/zero`` would otherwise block or fill the memory.
+    """
+    limit = input_limit()
+    check_input(path, limit)
     with open(path, "rb") as handle:
         try:
             view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if mapped else None
-        except (OSError, ValueError):  # an empty file, a pipe...
+        except (OSError, ValueError):  # an empty file...
             view = None
         if view is None:
-            yield handle.read()
+            data = handle.read(limit + 1)
+            if len(data) > limit:  # the file grew since it was checked
+                raise InputError(path, f"more than the limit of {limit} bytes")
+            yield data
             return
         with view:
             yield view
@@ -248,7 +263,7 @@ def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
     record = decode_records(data)
     if record is None:
         return None
-    trace = _index(record.head(), graph.Records(record.events, structs=True),
+    trace = _index(record.head, graph.Records(record.events, structs=True),
                    graph.Records(record.edges, structs=True), source)
     if trace.events.overdetermined:
         return None
@@ -258,49 +273,16 @@ def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
 
 # ---------------------------------------------------------------------------------- parsing
 
-class _NonFinite(str):
-    """Placeholder for a NaN / Infinity / overflowing literal found while diagnosing."""
-
-
 def parse(data: bytes) -> tuple[Any, list[TraceProblem]]:
-    """Decode strict JSON (msgspec, the fastest decoder measured); on failure, say exactly why."""
-    try:
-        return msgspec.json.decode(data), []
-    except (msgspec.DecodeError, UnicodeDecodeError):
-        return _diagnose(data)
-
-
-def _diagnose(data: bytes) -> tuple[Any, list[TraceProblem]]:
-    """Re-parse a rejected file with the standard library to locate each fault."""
-    try:
-        text = data.decode("utf-8")
-        document = json.loads(text, parse_constant=_NonFinite, parse_float=_finite_or_flagged)
-    except UnicodeDecodeError as exc:
-        return None, [TraceProblem(ERROR, "not-json", f"byte {exc.start}", "", "not UTF-8 text")]
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        return None, [TraceProblem(ERROR, "not-json", where, "", f"not JSON: {exc.msg}")]
-    flagged = [
-        _problem(document, ERROR, "non-finite", parts, f"{value} is not a JSON number")
-        for parts, value in _walk_non_finite(document, [])
-    ]
-    return (None, flagged) if flagged else (document, [])
-
-
-def _finite_or_flagged(literal: str) -> float | _NonFinite:
-    value = float(literal)
-    return value if np.isfinite(value) else _NonFinite(literal)
-
-
-def _walk_non_finite(node: Any, parts: list):
-    if isinstance(node, _NonFinite):
-        yield parts, str(node)
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            yield from _walk_non_finite(value, [*parts, key])
-    elif isinstance(node, list):
-        for k, value in enumerate(node):
-            yield from _walk_non_finite(value, [*parts, k])
+    """Decode strict JSON (:mod:`masrl.traces.strict_json`: UTF-8, no duplicate keys, finite
+    numbers, bounded nesting); the document, or ``None`` and every reason why not."""
+    document, findings = strict_json.parse(data)
+    if document is None:
+        return None, [TraceProblem(ERROR, f.code, f.place, "", f.message) for f in findings]
+    if findings:
+        return None, [_problem(document, ERROR, f.code, list(f.parts), f.message)
+                      for f in findings]
+    return document, []
 
 
 # ---------------------------------------------------------------------------------- locating
