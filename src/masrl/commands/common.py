@@ -9,6 +9,7 @@ error (a bug, reported as one line by :func:`masrl.commands.main`; never a verdi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 from pathlib import Path
@@ -62,3 +63,40 @@ def _is_command() -> bool:
     if spec is not None:
         return spec.name == "masrl.__main__"
     return Path(getattr(program, "__file__", "") or "").stem == "masrl"
+
+
+def json_text(value) -> str:
+    """``value`` as ``json.dumps(value, indent=2, sort_keys=True, allow_nan=False)`` writes it,
+    however deeply it nests (a spawn tree thousands of agents deep): the standard encoder
+    recurses, so past its depth the same text is written by an explicit stack instead."""
+    try:
+        return json.dumps(value, indent=2, sort_keys=True, allow_nan=False)
+    except RecursionError:
+        return _deep_json_text(value, 2)
+
+
+def _deep_json_text(value, indent: int) -> str:
+    parts: list[str] = []
+    stack: list = [(value, 0)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):  # punctuation and keys, already written
+            parts.append(item)
+            continue
+        node, level = item
+        if isinstance(node, dict) and node:
+            entries = [(json.dumps(key, allow_nan=False), v) for key, v in sorted(node.items())]
+            opening = "{"
+        elif isinstance(node, (list, tuple)) and node:
+            entries, opening = [(None, v) for v in node], "["
+        else:  # a scalar, {} or []
+            parts.append(json.dumps(node, allow_nan=False))
+            continue
+        inner = "\n" + " " * (indent * (level + 1))
+        todo: list = ["\n" + " " * (indent * level) + ("}" if opening == "{" else "]")]
+        for k in range(len(entries) - 1, -1, -1):
+            key, child = entries[k]
+            todo.append((child, level + 1))
+            todo.append((opening if k == 0 else ",") + inner + ("" if key is None else key + ": "))
+        stack.extend(todo)
+    return "".join(parts)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping
-from itertools import combinations
+from itertools import combinations, islice
 from pathlib import Path
 
 import numpy as np
@@ -106,18 +106,18 @@ def spawn_tree(replay: Replay) -> Preformatted:
                 f"alive to {end}")
 
     lines: list[str] = []
-
-    def walk(name: str, prefix: str, last: bool, top: bool) -> None:
-        branch = "└── " if last else "├── "
-        lines.append(label(name) if top else f"{prefix}{branch}{label(name)}")
-        children = run.agents[name].children
-        inner = "" if top else prefix + ("    " if last else "│   ")
-        for k, child in enumerate(children):
-            walk(child, inner, k == len(children) - 1, False)
-
     for root in run.roots:
-        if kinds[root.name] != "tool":
-            walk(root.name, "", True, True)
+        if kinds[root.name] == "tool":
+            continue
+        stack = [(root.name, "", True, True)]  # depth first, without recursion
+        while stack:
+            name, prefix, last, top = stack.pop()
+            branch = "└── " if last else "├── "
+            lines.append(label(name) if top else f"{prefix}{branch}{label(name)}")
+            children = run.agents[name].children
+            inner = "" if top else prefix + ("    " if last else "│   ")
+            stack.extend((child, inner, k == len(children) - 1, False)
+                         for k, child in reversed(list(enumerate(children))))
     tools = [name for name, kind in kinds.items() if kind == "tool"]
     if tools:
         lines.append("tools (never spawned, only answer calls): " + ", ".join(tools))
@@ -238,9 +238,11 @@ def credit_items_frame(replay: Replay, unit: str) -> pd.DataFrame:
     return frame
 
 
-def coalitions_frame(replay: Replay) -> pd.DataFrame:
-    """Every coalition of the counterfactual players with its value v(S) and where that value
-    comes from (empty frame without counterfactuals)."""
+def coalitions_frame(replay: Replay, limit: int = 2 ** credit.MAX_EXACT_SHAPLEY_PLAYERS
+                     ) -> pd.DataFrame:
+    """The coalitions of the counterfactual players, smallest first, with their value v(S) and
+    where that value comes from (empty frame without counterfactuals); at most ``limit`` rows
+    (30 players have a billion coalitions)."""
     found = replay.credit["counterfactual"]
     columns = ["coalition", "size", "v(S)", "source"]
     if not found:
@@ -250,19 +252,20 @@ def coalitions_frame(replay: Replay) -> pd.DataFrame:
                 for o in replay.run.trace.head["counterfactuals"]["outcomes"]}
     players = found["players"]
     rows = []
-    for size in range(len(players) + 1):
-        for members in combinations(players, size):
-            key = frozenset(members)
-            if key in recorded:
-                source = "counterfactual outcome"
-            elif key in values and size == len(players):
-                source = f"recorded {found['channel']} reward"
-            elif key in values:
-                source = "assumed 0"
-            else:
-                source = "not recorded"
-            rows.append({"coalition": " + ".join(members) or "(nobody)", "size": size,
-                         "v(S)": values.get(key, math.nan), "source": source})
+    every = (members for size in range(len(players) + 1)
+             for members in combinations(players, size))
+    for members in islice(every, limit):
+        key, size = frozenset(members), len(members)
+        if key in recorded:
+            source = "counterfactual outcome"
+        elif key in values and size == len(players):
+            source = f"recorded {found['channel']} reward"
+        elif key in values:
+            source = "assumed 0"
+        else:
+            source = "not recorded"
+        rows.append({"coalition": " + ".join(members) or "(nobody)", "size": size,
+                     "v(S)": values.get(key, math.nan), "source": source})
     return pd.DataFrame(rows, columns=columns).set_index("coalition")
 
 

@@ -20,7 +20,8 @@ Errors (the trace is invalid):
 * ``duplicate-id``: two events share an id; ``unknown-event``: an edge end names no event;
 * ``cycle``: the edges form a cycle, a self-loop included;
 * ``time-order``: an edge's destination starts before its source;
-* ``end-before-start``: an event's ``t_end`` is before its ``t``;
+* ``end-before-start``: an event's ``t_end`` is before its ``t``; ``non-finite`` also when
+  ``t + duration`` is past the largest double (the event would end at infinity);
 * ``before-spawn``: an agent has an event that starts before the event that spawns it;
 * ``spawn-cycle``: an agent is spawned by itself or by an agent it spawned (directly or not);
 * ``unknown-player`` / ``duplicate-coalition``: a counterfactual coalition names someone not in
@@ -380,7 +381,7 @@ def graph_problems(trace: Trace) -> list[TraceProblem]:
     """Graph checks of a schema-valid trace; sets ``trace.order`` when the graph is a DAG."""
     checks = (
         _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,
-        _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs, _returns_to_spawner,
+        _end_overflow, _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs, _returns_to_spawner,
         _never_ended,
     )
     return [problem for check in checks for problem in check(trace)]
@@ -469,6 +470,15 @@ def _end_before_start(trace: Trace):
                      f"t_end {events.end[i]:g} is before t {events.start[i]:g}")
 
 
+def _end_overflow(trace: Trace):
+    events = trace.events
+    for i in np.flatnonzero(np.isinf(events.end)).tolist():
+        yield _found(trace, ERROR, "non-finite", ["events", i, "duration"],
+                     f"t + duration ({events.start[i]:g} + "
+                     f"{trace.event_records.value(i, 'duration'):g}) is past the largest "
+                     "double: the event has no finite end")
+
+
 def _before_spawn(trace: Trace):
     events, life = trace.events, trace.life
     too_early = events.start < spawn_times(life, events)[events.agent_codes]
@@ -481,17 +491,49 @@ def _before_spawn(trace: Trace):
 
 
 def _spawn_cycles(trace: Trace):
-    """Agents whose chain of spawners comes back to them; reported at their spawn event."""
-    spawner = trace.life.spawner
+    """Agents whose chain of spawners comes back to them; reported at their spawn event.
+
+    Each agent has at most one spawner, so the chains form a functional graph: one walk along
+    each chain, never revisiting an agent, finds every cycle in time linear in the agents.
+    """
+    on_cycle = spawn_loops(trace.life.spawner)
     for agent, i in sorted(trace.life.spawn_event.items(), key=lambda item: item[1]):
-        chain, current = [agent], spawner[agent]
-        while current in spawner and current not in chain:
-            chain.append(current)
-            current = spawner[current]
-        if current == agent:
-            loop = " <- ".join([*chain, agent])
+        if agent in on_cycle:
+            cycle, k = on_cycle[agent]
             yield _found(trace, ERROR, "spawn-cycle", ["events", i, "to"],
-                         f"agent '{agent}' is spawned by its own descendant: {loop}")
+                         f"agent '{agent}' is spawned by its own descendant: "
+                         f"{_loop_text(cycle, k)}")
+
+
+def spawn_loops(spawner: dict[str, str]) -> dict[str, tuple[list[str], int]]:
+    """Agent -> ``(cycle, k)`` for every agent that is its own ancestor: ``cycle`` lists the
+    loop's agents, each spawned by the next (the last by the first), the agent at position
+    ``k``. Each agent is visited once, whatever the chains' lengths."""
+    done: set[str] = set()
+    loops: dict[str, tuple[list[str], int]] = {}
+    for start in spawner:
+        path, index = [], {}
+        current = start
+        while current in spawner and current not in done and current not in index:
+            index[current] = len(path)
+            path.append(current)
+            current = spawner[current]
+        if current in index:  # the walk came back to itself: a new cycle
+            cycle = path[index[current]:]
+            loops.update((agent, (cycle, k)) for k, agent in enumerate(cycle))
+        done.update(path)
+    return loops
+
+
+def _loop_text(cycle: list[str], k: int, shown: int = 10) -> str:
+    """``a <- b <- a`` from ``cycle[k]`` round to itself; a loop of more than ``shown`` agents
+    keeps its ends and counts the rest (a problem line stays short however long the loop)."""
+    size = len(cycle)
+    if size <= shown:
+        return " <- ".join(cycle[(k + j) % size] for j in range(size + 1))
+    head = [cycle[(k + j) % size] for j in range(shown // 2)]
+    tail = [cycle[(k + j) % size] for j in range(size - shown // 2 + 1, size + 1)]
+    return " <- ".join([*head, f"... ({size + 1 - len(head) - len(tail)} more)", *tail])
 
 
 def _counterfactual_players(trace: Trace):
