@@ -121,12 +121,12 @@ def test_an_invalid_trace_is_not_written(tmp_path, capsys, monkeypatch):
 def test_missing_source_exits_2(tmp_path, capsys):
     missing = tmp_path / "nope.jsonl"
     assert main(["import", "claude-code", str(missing), "-o", str(tmp_path / "t.json")]) == 2
-    assert capsys.readouterr().err == f"{missing}: error: cannot read: No such file or directory\n"
+    assert capsys.readouterr().err == f"{missing}: error: cannot read: no such file\n"
 
 
 def test_directory_as_source_exits_2(tmp_path, capsys):
     assert main(["import", "otel", str(tmp_path), "-o", str(tmp_path / "t.json")]) == 2
-    assert capsys.readouterr().err == f"{tmp_path}: error: cannot read: Is a directory\n"
+    assert capsys.readouterr().err == f"{tmp_path}: error: cannot read: a directory, not a file\n"
 
 
 def test_unwritable_output_exits_2(tmp_path, capsys):

@@ -2,8 +2,9 @@
 
 Exit codes shared by every sub-command: 0 success, 1 the input is invalid (or a check failed),
 2 usage error or missing file, 3 an internal error: a bug of ours, never a property of the input
-(one line on stderr asks for a report; ``MASRL_DEBUG=1`` prints the traceback instead). Each group of commands lives beside the code it drives and adds
-itself through a ``register(subparsers)`` function; this module only assembles them.
+(one line on stderr asks for a report; ``MASRL_DEBUG=1`` prints the traceback instead). Each
+group of commands lives beside the code it drives and adds itself through a
+``register(subparsers)`` function; this module only assembles them.
 """
 
 from __future__ import annotations

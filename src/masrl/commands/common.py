@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
+
+from masrl.terminal import printable
 
 OK, INVALID, USAGE, INTERNAL = 0, 1, 2, 3
 
@@ -32,6 +36,13 @@ def open_dataset(args: argparse.Namespace):
         print(f"masrl: data directory not found: {data.directory}", file=sys.stderr)
         return None
     return data
+
+
+def cannot_read(path, exc: OSError) -> str:
+    """The one line for an input that cannot be read: ``FILE: error: cannot read: reason``
+    (a :class:`masrl.files.InputError` says why: a FIFO, a directory, too large...)."""
+    reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+    return printable(f"{path}: error: cannot read: {reason}")
 
 
 def print_problems(problems) -> None:
@@ -65,14 +76,24 @@ def _is_command() -> bool:
     return Path(getattr(program, "__file__", "") or "").stem == "masrl"
 
 
-def json_text(value) -> str:
-    """``value`` as ``json.dumps(value, indent=2, sort_keys=True, allow_nan=False)`` writes it,
-    however deeply it nests (a spawn tree thousands of agents deep): the standard encoder
-    recurses, so past its depth the same text is written by an explicit stack instead."""
-    try:
-        return json.dumps(value, indent=2, sort_keys=True, allow_nan=False)
-    except RecursionError:
-        return _deep_json_text(value, 2)
+def json_text(value, deep: bool = False) -> str:
+    """``value`` as ``json.dumps(value, indent=2, sort_keys=True, allow_nan=False)`` writes it.
+
+    The standard encoder recurses, and indentation makes the text of a deep tree quadratic in
+    its depth (a spawn chain 6,000 agents deep would be 400 MB). So a value too deep for the
+    encoder is written by an explicit stack instead, the same text except that indentation
+    stops growing past :data:`MAX_INDENT_LEVELS` levels: still JSON, linear in size. A caller
+    that knows the value is deep says ``deep=True`` and skips the encoder's attempt.
+    """
+    if not deep:
+        try:
+            return json.dumps(value, indent=2, sort_keys=True, allow_nan=False)
+        except RecursionError:
+            pass
+    return _deep_json_text(value, 2)
+
+
+MAX_INDENT_LEVELS = 32
 
 
 def _deep_json_text(value, indent: int) -> str:
@@ -85,18 +106,31 @@ def _deep_json_text(value, indent: int) -> str:
             continue
         node, level = item
         if isinstance(node, dict) and node:
-            entries = [(json.dumps(key, allow_nan=False), v) for key, v in sorted(node.items())]
-            opening = "{"
+            entries = [(_scalar(str(key)), v) for key, v in sorted(node.items())]
+            opening, closing = "{", "}"
         elif isinstance(node, (list, tuple)) and node:
-            entries, opening = [(None, v) for v in node], "["
-        else:  # a scalar, {} or []
-            parts.append(json.dumps(node, allow_nan=False))
+            entries, opening, closing = [(None, v) for v in node], "[", "]"
+        else:
+            parts.append(_scalar(node))
             continue
-        inner = "\n" + " " * (indent * (level + 1))
-        todo: list = ["\n" + " " * (indent * level) + ("}" if opening == "{" else "]")]
+        inner = "\n" + " " * (indent * min(level + 1, MAX_INDENT_LEVELS))
+        todo: list = ["\n" + " " * (indent * min(level, MAX_INDENT_LEVELS)) + closing]
         for k in range(len(entries) - 1, -1, -1):
             key, child = entries[k]
             todo.append((child, level + 1))
             todo.append((opening if k == 0 else ",") + inner + ("" if key is None else key + ": "))
         stack.extend(todo)
     return "".join(parts)
+
+
+def _scalar(value) -> str:
+    """One JSON scalar (or an empty container) exactly as ``json.dumps`` writes it."""
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return float.__repr__(value)
+    return json.dumps(value, allow_nan=False)

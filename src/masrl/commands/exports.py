@@ -15,6 +15,7 @@ import sys
 
 from masrl.commands.common import INVALID, OK, USAGE
 from masrl.files import OutputError
+from masrl.terminal import printable
 from masrl.traces.exporters import EXPORTERS
 from masrl.traces.importers import write_trace
 from masrl.traces.validate import validate_file
@@ -40,14 +41,14 @@ def run_export(args: argparse.Namespace) -> int:
     if not report.readable:
         return USAGE
     if not report.valid:
-        print(f"{args.trace}: error: not a valid trace; {args.output} not written",
+        print(printable(f"{args.trace}: error: not a valid trace; {args.output} not written"),
               file=sys.stderr)
         return INVALID
     document = EXPORTERS[args.format].export(report.trace.document)
     try:
         write_trace(document, args.output, inputs=[args.trace])
     except OutputError as exc:
-        print(f"{args.output}: error: cannot write: {exc.reason}", file=sys.stderr)
+        print(printable(f"{args.output}: error: cannot write: {exc.reason}"), file=sys.stderr)
         return USAGE
-    print(f"{args.trace} -> {args.output}: {args.format}", file=sys.stderr)
+    print(printable(f"{args.trace} -> {args.output}: {args.format}"), file=sys.stderr)
     return OK

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from masrl.commands.common import INVALID, OK, USAGE, finish, json_text
+from masrl.commands.common import INVALID, MAX_INDENT_LEVELS, OK, USAGE, finish, json_text
 from masrl.terminal import printable
 from masrl.traces.replay import NonFiniteResult, replay
 from masrl.traces.validate import ValidationReport, validate_file
@@ -42,7 +42,8 @@ def _check(path: str) -> ValidationReport:
 
 
 def _print_json(value) -> None:
-    print(json_text(value))
+    deep = isinstance(value.get("spawn_depth"), int) and value["spawn_depth"] > MAX_INDENT_LEVELS
+    print(json_text(value, deep=deep))
 
 
 def run_validate(args: argparse.Namespace) -> int:

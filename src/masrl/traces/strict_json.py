@@ -36,12 +36,16 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 class Finding:
     """One fault of a JSON text: a stable ``code``, where (``parts``, the path of keys and
     indices to the value; ``None`` when the text as a whole is at fault, then ``place`` says
-    ``line L column C`` or ``byte B``) and a message."""
+    ``line L column C`` or ``byte B``, and ``line`` / ``column`` hold the numbers) and a
+    message. ``syntax`` is the parser's own words for a syntax error (``Expecting value``)."""
 
     code: str
     parts: tuple | None
     message: str
     place: str = ""
+    line: int | None = None
+    column: int | None = None
+    syntax: str | None = None
 
 
 class StrictJSONError(ValueError):
@@ -116,27 +120,76 @@ def parse(data: bytes | str) -> tuple[Any, list[Finding]]:
     finding, and the document is ``None``; otherwise the document is returned with its
     findings (duplicate keys, non-finite numbers, lone surrogates), which the caller reports.
     """
-    if isinstance(data, str):
-        text = data
-    else:
-        try:
-            text = bytes(data).decode("utf-8")
-        except UnicodeDecodeError as exc:
-            return None, [Finding(NOT_JSON, None, "not UTF-8 text", f"byte {exc.start}")]
+    text, fault = _text(data)
+    if fault is not None:
+        return None, [fault]
     seen = _Seen()
     try:
-        document = json.loads(text, object_pairs_hook=seen.pairs, parse_constant=seen.constant,
-                              parse_float=seen.real, parse_int=seen.integer)
+        document = _decoder(seen).decode(text)
     except json.JSONDecodeError as exc:
-        return None, [Finding(NOT_JSON, None, f"not JSON: {exc.msg}",
-                              f"line {exc.lineno} column {exc.colno}")]
+        return None, [_syntax(exc)]
     except RecursionError:
-        return None, [Finding(NOT_JSON, None, "not JSON this reader accepts: arrays and objects "
-                              "nested too deeply (more than about a thousand levels)", "line 1")]
+        return None, [_too_deep(1)]
+    return document, _findings(document, seen, text)
+
+
+def parse_sequence(data: bytes | str, prefix: bool = False
+                   ) -> list[tuple[int, Any, list[Finding]]]:
+    """JSON values written one after another (JSON Lines, or indented objects concatenated):
+    ``(line the value starts on, value, its findings)`` for each. A syntax error or nesting too
+    deep raises :class:`StrictJSONError` (its finding gives the line and column), unless
+    ``prefix``: then the values before it are returned."""
+    text, fault = _text(data)
+    if fault is not None:
+        raise StrictJSONError(fault)
+    found, at = [], 0
+    while True:
+        while at < len(text) and text[at] in " \t\r\n":
+            at += 1
+        if at >= len(text):
+            return found
+        line, seen = text.count("\n", 0, at) + 1, _Seen()
+        try:
+            value, end = _decoder(seen).raw_decode(text, at)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            if prefix:
+                return found
+            fault = _syntax(exc) if isinstance(exc, json.JSONDecodeError) else _too_deep(line)
+            raise StrictJSONError(fault) from None
+        found.append((line, value, _findings(value, seen, text[at:end])))
+        at = end
+
+
+def _text(data: bytes | str) -> tuple[str, Finding | None]:
+    if isinstance(data, str):
+        return data, None
+    try:
+        return bytes(data).decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        line = bytes(data)[:exc.start].count(b"\n") + 1
+        return "", Finding(NOT_JSON, None, "not UTF-8 text", f"byte {exc.start}", line=line)
+
+
+def _decoder(seen: _Seen) -> json.JSONDecoder:
+    return json.JSONDecoder(object_pairs_hook=seen.pairs, parse_constant=seen.constant,
+                            parse_float=seen.real, parse_int=seen.integer)
+
+
+def _syntax(exc: json.JSONDecodeError) -> Finding:
+    return Finding(NOT_JSON, None, f"not JSON: {exc.msg}", f"line {exc.lineno} column {exc.colno}",
+                   line=exc.lineno, column=exc.colno, syntax=exc.msg)
+
+
+def _too_deep(line: int) -> Finding:
+    return Finding(NOT_JSON, None, "not JSON this reader accepts: arrays and objects nested too "
+                   "deeply (more than about a thousand levels)", f"line {line}", line=line)
+
+
+def _findings(value: Any, seen: _Seen, text: str) -> list[Finding]:
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
     if not (seen.flagged or surrogates):
-        return document, []
-    return document, list(_walk(document, surrogates))
+        return []
+    return list(_walk(value, surrogates))
 
 
 def loads(data: bytes | str) -> Any:

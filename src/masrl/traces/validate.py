@@ -381,8 +381,8 @@ def graph_problems(trace: Trace) -> list[TraceProblem]:
     """Graph checks of a schema-valid trace; sets ``trace.order`` when the graph is a DAG."""
     checks = (
         _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,
-        _end_overflow, _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs, _returns_to_spawner,
-        _never_ended,
+        _end_overflow, _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs,
+        _returns_to_spawner, _never_ended,
     )
     return [problem for check in checks for problem in check(trace)]
 
