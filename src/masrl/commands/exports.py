@@ -5,7 +5,8 @@ FORMAT is one of :data:`masrl.traces.exporters.EXPORTERS` (``atif``; see
 file, then a rename) with the trace writer and only when TRACE is valid. Same trace, same bytes.
 
 Exit codes: 0 OUT was written; 1 TRACE is not a valid trace (its problems are printed, one per
-line, as ``masrl validate`` prints them); 2 usage error, a missing TRACE or an unwritable OUT.
+line, as ``masrl validate`` prints them) or one the format cannot hold (the message says why);
+2 usage error, a missing TRACE or an unwritable OUT.
 """
 
 from __future__ import annotations
@@ -44,7 +45,12 @@ def run_export(args: argparse.Namespace) -> int:
         print(printable(f"{args.trace}: error: not a valid trace; {args.output} not written"),
               file=sys.stderr)
         return INVALID
-    document = EXPORTERS[args.format].export(report.trace.document)
+    try:
+        document = EXPORTERS[args.format].export(report.trace.document)
+    except ValueError as exc:  # a valid trace the format cannot hold (it says why)
+        print(printable(f"{args.trace}: error: cannot export as {args.format}: {exc}; "
+                        f"{args.output} not written"), file=sys.stderr)
+        return INVALID
     try:
         write_trace(document, args.output, inputs=[args.trace])
     except OutputError as exc:

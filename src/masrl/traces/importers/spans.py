@@ -169,24 +169,34 @@ def link(path: Path, spans: list[Span], repairs: Counter) -> list[Span]:
 
 
 def _cut_cycles(spans: list[Span], repairs: Counter) -> None:
+    """Make roots of spans that no root reaches (they hang on a cycle of parents): repeatedly
+    the earliest unreached span, until every span is reached. One sort and one walk over each
+    span: linear after the sort, however many cycles there are."""
     reached: set[int] = set()
 
     def reach(root: Span) -> None:
         stack = [root]
         while stack:
             node = stack.pop()
-            reached.add(id(node))
-            stack.extend(node.children)
+            if id(node) not in reached:
+                reached.add(id(node))
+                stack.extend(c for c in node.children if c.parent is node)
 
     for span in spans:
         if span.parent is None:
             reach(span)
-    while len(reached) < len(spans):
-        cut = min((s for s in spans if id(s) not in reached), key=_order)
-        cut.parent.children.remove(cut)
+    if len(reached) == len(spans):
+        return
+    cut_from = []
+    for cut in sorted((s for s in spans if id(s) not in reached), key=_order):
+        if id(cut) in reached:
+            continue
+        cut_from.append(cut.parent)
         cut.parent = None
         repairs[CYCLE] += 1
         reach(cut)
+    for parent in cut_from:  # each cut span leaves its former parent's children once
+        parent.children = [c for c in parent.children if c.parent is parent]
 
 
 def _order(span: Span) -> tuple:
@@ -236,7 +246,10 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
     def source(span: Span) -> dict:
         return {"x_source": f"span {span.span_id}", "x_error": True if span.error else None}
 
-    def walk(span: Span, agent: str, outer: Unit | None) -> None:
+    def walk(span: Span, agent: str, outer: Unit | None) -> list:
+        """Map one span; return what comes next, in order: its children to walk, and for an
+        agent span the nesting to record once they are walked (so no recursion: the caller
+        keeps a stack, however deep the spans nest)."""
         unit = None
         if span.kind == AGENT and _agent_above(span):
             child = agents[span.span_id]
@@ -251,15 +264,10 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
                                   cost_usd=_cost(span.return_cost[1]), **source(span))["id"]
             unit = _unit(units, agent, span, spawn["id"], ret or spawn["id"])
             bounds[child] = (spawn["id"], ret, agent)
-            for kid in span.children:
-                walk(kid, child, None)
-            if outer is not None:
-                nested.append((outer, unit))
-            return
+            after = [] if outer is None else [(outer, unit)]
+            return [(kid, child, None) for kid in span.children] + after
         if span.kind == AGENT:  # a top-level agent span: the agent's whole run
-            for kid in span.children:
-                walk(kid, agents[span.span_id], None)
-            return
+            return [(kid, agents[span.span_id], None) for kid in span.children]
         if span.kind == MODEL:
             event = build.event(span.span_id, t(span.start), "message", agent,
                                 t_end=t(span.end), tokens=span.tokens,
@@ -295,11 +303,15 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
             skipped[f"span: {span.label or 'unknown'}"] += 1
         if unit is not None and outer is not None:
             nested.append((outer, unit))
-        for kid in span.children:
-            walk(kid, agent, unit or outer)
+        return [(kid, agent, unit or outer) for kid in span.children]
 
-    for root in roots(spans):
-        walk(root, agents[root.span_id], None)
+    stack = [(root, agents[root.span_id], None) for root in reversed(roots(spans))]
+    while stack:
+        item = stack.pop()
+        if len(item) == 2:  # (outer, unit): an agent span's nesting, after its children
+            nested.append(item)
+            continue
+        stack.extend(reversed(walk(*item)))
     if not build.events:
         raise SourceError(path, None, "no span maps to an event (no model call, tool call, "
                           "handoff or nested agent)")
@@ -334,14 +346,13 @@ def _agents(spans: list[Span], default: str) -> dict[str, str]:
             f"{span.name}#{used[span.name]}"
     agent_spans = [s for s in spans if s.kind == AGENT]
 
-    def visit(span: Span, current: str) -> None:
-        current = names.get(span.span_id, current)
-        names[span.span_id] = current
-        for kid in span.children:
-            visit(kid, current)
-
     for root in roots(spans):
-        visit(root, _enclosing(root, agent_spans, names) or default)
+        stack = [(root, _enclosing(root, agent_spans, names) or default)]
+        while stack:  # depth first, without recursion
+            span, current = stack.pop()
+            current = names.get(span.span_id, current)
+            names[span.span_id] = current
+            stack.extend((kid, current) for kid in span.children)
     return names
 
 
