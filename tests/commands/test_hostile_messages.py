@@ -40,7 +40,7 @@ def test_an_id_cannot_forge_a_valid_line(tmp_path, capsys):
     code, lines = output(["validate", path], capsys)
     assert code == 1
     assert_not_forged(lines)
-    assert f"{path}: invalid (1 error(s), 0 warning(s))" in lines
+    assert f"{path}: invalid (5 error(s), 0 warning(s))" in lines  # + 4 dangling edges
 
 
 def test_an_agent_name_cannot_forge_a_line_in_warnings_or_replay(tmp_path, capsys):
