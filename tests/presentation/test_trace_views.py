@@ -270,3 +270,14 @@ def test_trace_text_is_escaped_in_html():
         assert "<img" not in rendered and "&lt;img" in rendered
     assert views.skipped("x")._repr_html_() == '<pre class="masrl-text">Skipped: x.</pre>'
     assert views.note("<b>")._repr_html_() == '<pre class="masrl-text">&lt;b&gt;</pre>'
+
+
+def test_replayed_gives_the_replay_or_the_reason_there_is_none(small):
+    from masrl.traces.validate import validate_document
+
+    assert views.replayed(validate_document(small)).metrics["events"] == 9
+    small["events"][0]["tokens"] = small["events"][3]["tokens"] = 1.5e308
+    report = validate_document(small)
+    assert report.valid and views.replayed(report) is None
+    assert [(p.code, p.where) for p in report.problems] == [("non-finite", "tokens.total")]
+    assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"

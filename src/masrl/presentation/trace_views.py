@@ -19,10 +19,11 @@ import numpy as np
 import pandas as pd
 
 from masrl.traces import credit, metrics
+from masrl.traces import replay as replay_trace
 from masrl.traces.graph import EVENT_TYPES
-from masrl.traces.replay import Replay
+from masrl.traces.replay import NonFiniteResult, Replay
 from masrl.traces.run import Run
-from masrl.traces.validate import ValidationReport
+from masrl.traces.validate import TraceProblem, ValidationReport
 
 NOT_APPLICABLE = "–"
 
@@ -37,6 +38,19 @@ def locate(path: str | Path, base: str | Path | None = None) -> Path:
         return given
     fallback = Path(base) / given
     return fallback if fallback.exists() else given
+
+
+def replayed(report: ValidationReport) -> Replay | None:
+    """The replay of a valid trace, else ``None``. A trace whose figures overflow a double
+    (:class:`~masrl.traces.replay.NonFiniteResult`) gets ``None`` too, its reason added to the
+    report's problems, so the report shows why instead of a traceback."""
+    if not report.valid:
+        return None
+    try:
+        return replay_trace(report.trace)
+    except NonFiniteResult as exc:
+        report.problems.append(TraceProblem("error", "non-finite", exc.key, "", str(exc)))
+        return None
 
 
 def verdict(report: ValidationReport) -> str:
@@ -90,9 +104,14 @@ class Preformatted:
         return f'<pre class="masrl-text">{html.escape(self.text)}</pre>'
 
 
+MAX_DRAWN_DEPTH = 40
+
+
 def spawn_tree(replay: Replay) -> Preformatted:
     """Each acting root with the agents it spawned below it (role, spawn event, time alive),
-    then the tools on one line."""
+    then the tools on one line. Past :data:`MAX_DRAWN_DEPTH` levels the tree is not indented
+    further (each line says its depth instead), so a chain thousands deep stays a page of text
+    linear in its length rather than quadratic."""
     run = replay.run
     kinds = agent_kinds(run)
 
@@ -113,9 +132,13 @@ def spawn_tree(replay: Replay) -> Preformatted:
         while stack:
             name, prefix, last, top = stack.pop()
             branch = "└── " if last else "├── "
-            lines.append(label(name) if top else f"{prefix}{branch}{label(name)}")
+            depth = run.agents[name].depth
+            shown = f"[depth {depth}] " if depth > MAX_DRAWN_DEPTH else ""
+            lines.append(label(name) if top else f"{prefix}{branch}{shown}{label(name)}")
             children = run.agents[name].children
             inner = "" if top else prefix + ("    " if last else "│   ")
+            if depth >= MAX_DRAWN_DEPTH:  # a deeper tree is not indented further
+                inner = prefix
             stack.extend((child, inner, k == len(children) - 1, False)
                          for k, child in reversed(list(enumerate(children))))
     tools = [name for name, kind in kinds.items() if kind == "tool"]

@@ -258,7 +258,7 @@ class _Session:
             kind, payload = data["type"], data["payload"]
             t = self.time(rollout, line, data["timestamp"])
             base = {"id": f"{rollout.tag}:{line}", "t": t, "x_source": f"{name}:{line}"}
-            sub = payload.get("type")
+            sub = payload.get("type") if isinstance(payload.get("type"), str) else None
             if kind == "turn_context":
                 if isinstance(payload.get("model"), str):
                     state["model"] = payload["model"]
@@ -371,7 +371,8 @@ class _Session:
         self.action(rollout, state, event)
 
     def output(self, rollout, state, calls, base, payload) -> None:
-        call = calls.get(payload.get("call_id"))
+        call_id = payload.get("call_id")
+        call = calls.get(call_id) if isinstance(call_id, str) else None
         event_id, tool = call if call is not None else (None, None)
         output = payload.get("output", payload.get("tools"))
         parsed = _arguments(_text(output) if isinstance(output, list) else output)
