@@ -25,7 +25,7 @@ from masrl.traces.importers import AUTO, MODULES, SourceError, dumps, import_fil
 from masrl.traces.strict_json import parse, parse_sequence
 from masrl.traces.validate import validate_document
 
-PROPERTY = settings(max_examples=300, deadline=None, derandomize=False, database=None,
+PROPERTY = settings(max_examples=25, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
 SUFFIXES = (".json", ".jsonl", ".log")

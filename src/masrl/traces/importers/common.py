@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -117,10 +118,27 @@ class ImportResult:
 
     def with_provenance(self) -> ImportResult:
         """Write :meth:`provenance` into the trace, as its last key; call it once the counts are
-        final (an importer's last step). Returns the result itself."""
+        final (an importer's last step). Returns the result itself.
+
+        Every number of the trace must be a finite double: token counts a log gives as 1e308
+        add up to infinity, which JSON cannot write; that is a :class:`SourceError` naming the
+        event and its source, not a trace with ``Infinity`` in it."""
+        self._check_finite()
         self.trace.pop("provenance", None)
         self.trace["provenance"] = self.provenance()
         return self
+
+
+    def _check_finite(self) -> None:
+        places = [(f"event {e['id']} ({e.get('x_source', 'no source')}): ", e)
+                  for e in self.trace.get("events", [])]
+        places += [("costs.", self.trace.get("costs", {})),
+                   ("rewards.", self.trace.get("rewards", {}))]
+        for place, fields in places:
+            for key, value in fields.items():
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise SourceError(self.source, None, f"{place}{key} is {value}: the log's "
+                                      "numbers add up to more than a double holds")
 
 
 def source_file(path: Path, folder: Path) -> dict:
@@ -184,8 +202,8 @@ def source_error(path: Path, where: str | int | None, finding: strict_json.Findi
     message = finding.message
     if finding.code == strict_json.NON_FINITE:
         message = f"not JSON: {message}"
-    if finding.parts:
-        message += f" (at {strict_json.pointer(finding.parts)})"
+    if finding.parts is not None:
+        message += f" (at {strict_json.pointer(finding.parts) or '/'})"
     return SourceError(path, where, message)
 
 
@@ -195,8 +213,9 @@ def json_values(path: Path, text: str) -> list[tuple[int, Any]]:
     :class:`SourceError` naming that line."""
     try:
         values = strict_json.parse_sequence(text)
-    except strict_json.StrictJSONError as exc:
-        raise source_error(path, None, exc.finding) from None
+    except strict_json.StrictJSONError as exc:  # a syntax error names its line and column
+        where = exc.finding.line if exc.finding.syntax is None else None
+        raise source_error(path, where, exc.finding) from None
     for line, _, findings in values:
         if findings:
             raise source_error(path, line, findings[0])

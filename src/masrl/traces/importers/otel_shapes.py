@@ -84,7 +84,7 @@ def values(path: Path) -> list[tuple[str, Any]]:
     document, findings = strict_json.parse(text)
     if not findings:
         return [("", document)]
-    if findings[0].syntax is None:  # one document, with a fault inside
+    if findings[0].parts is not None:  # one document, with a fault inside
         raise source_error(path, None, findings[0])
     return [(str(line), value) for line, value in json_values(path, text)]
 
