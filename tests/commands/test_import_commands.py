@@ -151,3 +151,21 @@ def test_usage_errors_exit_2(argv, capsys):
 def test_format_names_are_exact():
     assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
                                        "openai-agents", "atif", "codex"]
+
+
+def test_the_commands_name_every_importer_and_exporter_without_importing_them():
+    """The parser lists the formats from names written in the commands; they must be those of
+    the registries, and building the parser must not import the importers (start-up time)."""
+    import subprocess
+    import sys
+
+    from masrl.commands import exports, imports
+    from masrl.traces import exporters
+
+    assert list(imports.FORMATS) == list(importers.FORMATS)
+    assert list(exports.EXPORTERS) == list(exporters.EXPORTERS)
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys; from masrl.commands import build_parser; "
+         "build_parser(); print(sorted(m for m in sys.modules if m.startswith('masrl.traces.i') "
+         "or m.startswith('masrl.traces.e')))"], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"

@@ -28,7 +28,7 @@ from masrl.terminal import printable
 
 def register(subparsers) -> None:
     """Add ``attribution score`` and ``attribution baseline`` to the ``masrl`` parser."""
-    from masrl.traces.attribution.gold import SUBSETS  # (the baselines load NumPy: not here)
+    from masrl.data.who_and_when_published import SUBSETS  # (not the importers: start-up time)
 
     group = subparsers.add_parser(
         "attribution", help="score failure attribution on Who&When (which agent, which step)",

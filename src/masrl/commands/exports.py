@@ -15,11 +15,11 @@ import argparse
 import sys
 
 from masrl.commands.common import INVALID, OK, USAGE
-from masrl.files import OutputError
 from masrl.terminal import printable
-from masrl.traces.exporters import EXPORTERS
-from masrl.traces.importers import write_trace
-from masrl.traces.validate import validate_file
+
+EXPORTERS = ("atif", "otlp")
+"""The names of :data:`masrl.traces.exporters.EXPORTERS` (a test keeps them in step), so that
+building the ``masrl`` parser imports no exporter and no importer."""
 
 
 def register(subparsers) -> None:
@@ -36,6 +36,11 @@ def register(subparsers) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from masrl.files import OutputError
+    from masrl.traces.exporters import EXPORTERS as MODULES
+    from masrl.traces.importers import write_trace
+    from masrl.traces.validate import validate_file
+
     report = validate_file(args.trace)
     for line in report.lines():
         print(line, file=sys.stderr)
@@ -46,7 +51,7 @@ def run_export(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return INVALID
     try:
-        document = EXPORTERS[args.format].export(report.trace.document)
+        document = MODULES[args.format].export(report.trace.document)
     except ValueError as exc:  # a valid trace the format cannot hold (it says why)
         print(printable(f"{args.trace}: error: cannot export as {args.format}: {exc}; "
                         f"{args.output} not written"), file=sys.stderr)

@@ -21,10 +21,13 @@ import json
 import sys
 
 from masrl.commands.common import INVALID, OK, USAGE, cannot_read
-from masrl.files import OutputError
 from masrl.terminal import printable
-from masrl.traces.importers import AUTO, FORMATS, SourceError, import_file, write_trace
-from masrl.traces.validate import validate_document
+
+AUTO = "auto"
+FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex")
+"""The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
+here so that building the ``masrl`` parser does not import every importer (and their
+libraries), which other commands, ``replay`` on a million events included, never use."""
 
 
 def register(subparsers) -> None:
@@ -49,6 +52,10 @@ def register(subparsers) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from masrl.files import OutputError
+    from masrl.traces.importers import SourceError, import_file, write_trace
+    from masrl.traces.validate import validate_document
+
     try:
         result = import_file(args.format, args.source)
     except OSError as exc:  # missing, a directory, a FIFO or a device, too large (InputError)

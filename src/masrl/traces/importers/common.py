@@ -135,10 +135,16 @@ class ImportResult:
         places += [("costs.", self.trace.get("costs", {})),
                    ("rewards.", self.trace.get("rewards", {}))]
         for place, fields in places:
-            for key, value in fields.items():
+            stack = list(fields.items())
+            while stack:  # nested values too (x_usage breakdowns), without recursion
+                key, value = stack.pop()
                 if isinstance(value, float) and not math.isfinite(value):
                     raise SourceError(self.source, None, f"{place}{key} is {value}: the log's "
                                       "numbers add up to more than a double holds")
+                if isinstance(value, dict):
+                    stack.extend((f"{key}.{k}", v) for k, v in value.items())
+                elif isinstance(value, list):
+                    stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
 
 
 def source_file(path: Path, folder: Path) -> dict:
