@@ -100,3 +100,13 @@ def test_names_in_the_import_summary_are_escaped(tmp_path, capsys, where):
     code, lines = output(["import", "otel", source, "-o", out], capsys)
     assert code == 0
     assert not any("\x1b" in line or "\r" in line for line in lines)
+
+
+def test_the_replay_summary_escapes_the_trace_id(tmp_path, capsys):
+    document = json.loads((FIXTURES / "small.json").read_text(encoding="utf-8"))
+    document["trace_id"] = "t" + FORGED
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    code, lines = output(["replay", path], capsys)
+    assert code == 0
+    assert_not_forged(lines)

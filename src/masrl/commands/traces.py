@@ -106,4 +106,4 @@ def summary(result: dict) -> str:
         lines.append(f"team reward {credit['team_reward']:g}: equal split "
                      f"{credit['team_reward'] / max(agents['items'], 1):g} per agent over "
                      f"{agents['items']} agents")
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # the trace id and topology come from the file

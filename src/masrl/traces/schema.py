@@ -11,11 +11,14 @@ The fast path. Decoding a million events into dictionaries and then validating t
 (:class:`EventRecord`, :class:`EdgeRecord`), which checks the rules of ``$defs/event`` and
 ``$defs/edge`` in C while decoding and allocates one small object per event instead of a
 dictionary: about 0.7 s. Everything else of the document (``trace_id``, ``rewards``, ``costs``,
-``counterfactuals``, ``provenance``...) is decoded as plain JSON values and checked by the real
-schema (:func:`head_validator`), so only the event and edge rules are written twice, here and in
-the file. The contract is one-sided: a document the records accept must be valid under the schema
-(else an invalid trace could slip through); a valid document they reject merely takes the full
-path (dictionaries + jsonschema-rs), which reports exactly what it always did.
+``counterfactuals``, ``provenance``...) is decoded by strict JSON (:mod:`.strict_json`) and
+checked by the real schema (:func:`head_validator`), so only the event and edge rules are
+written twice, here and in the file. The contract is one-sided: a document the records accept
+must be valid under the schema and strict JSON (else an invalid trace could slip through); a
+valid document they reject merely takes the full path (strict JSON + jsonschema-rs), which
+reports exactly what it always did. What the records cannot see themselves (bytes that are not
+UTF-8 in fields they skip, a repeated top-level key) is checked around them, at about 0.12 s a
+million events (see :func:`decode_records`).
 ``tests/traces/test_fast_path.py`` checks both directions on every fixture and example and on
 systematic single-field mutations of them.
 """
