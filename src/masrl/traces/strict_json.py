@@ -129,7 +129,7 @@ def parse(data: bytes | str) -> tuple[Any, list[Finding]]:
     except json.JSONDecodeError as exc:
         return None, [_syntax(exc)]
     except RecursionError:
-        return None, [_too_deep(1)]
+        return None, [_too_deep(None)]
     return document, _findings(document, seen, text)
 
 
@@ -180,9 +180,12 @@ def _syntax(exc: json.JSONDecodeError) -> Finding:
                    line=exc.lineno, column=exc.colno, syntax=exc.msg)
 
 
-def _too_deep(line: int) -> Finding:
+def _too_deep(line: int | None) -> Finding:
+    """Nesting past the parser's depth: the line of the value when known (a sequence), else
+    the file as a whole (the parser does not say where it stopped)."""
     return Finding(NOT_JSON, None, "not JSON this reader accepts: arrays and objects nested too "
-                   "deeply (more than about a thousand levels)", f"line {line}", line=line)
+                   "deeply (more than about a thousand levels)",
+                   "file" if line is None else f"line {line}", line=line)
 
 
 def _findings(value: Any, seen: _Seen, text: str) -> list[Finding]:
