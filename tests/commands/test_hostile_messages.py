@@ -110,3 +110,21 @@ def test_the_replay_summary_escapes_the_trace_id(tmp_path, capsys):
     code, lines = output(["replay", path], capsys)
     assert code == 0
     assert_not_forged(lines)
+
+
+@pytest.mark.parametrize("command", ["validate", "replay"])
+def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path, command):
+    """Python holds such a name with lone surrogates, which a strict UTF-8 stdout refuses."""
+    import os
+    import subprocess
+    import sys
+
+    name = os.fsencode(tmp_path) + b"/\xff.json"
+    shutil.copy(FIXTURES / "small.json", name)
+    done = subprocess.run([sys.executable, "-m", "masrl", command, os.fsdecode(name)],
+                          capture_output=True, env={**os.environ, "PYTHONIOENCODING": "utf-8"},
+                          timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    if command == "validate":
+        assert done.stdout.decode("utf-8") == (f"{tmp_path}/\\udcff.json: valid (0 error(s), "
+                                               "0 warning(s))\n")
