@@ -8,10 +8,12 @@ from __future__ import annotations
 import importlib.util
 import json
 import shutil
+import time
 from pathlib import Path
 
 import nbformat
 import pytest
+from hostile_traces import spawn_chain
 from replay_examples import EXAMPLES, HOSTILE
 from trace_helpers import FIXTURES
 
@@ -69,7 +71,7 @@ def test_an_invalid_trace_shows_its_problems_and_skips_the_rest(tmp_path):
 def test_a_missing_trace_is_a_problem_not_a_traceback(tmp_path):
     notebook = execute_copy(tmp_path, tmp_path / "nowhere.json")
     assert_no_errors(notebook)
-    assert "cannot read: No such file or directory" in outputs(notebook, "text/html")[0]
+    assert "cannot read: no such file" in outputs(notebook, "text/html")[0]
 
 
 def test_trace_text_is_shown_as_text(tmp_path):
@@ -90,3 +92,33 @@ def test_an_example_given_relative_to_the_notebooks_directory(tmp_path, name):
     notebook = execute_copy(tmp_path, f"../data/traces/examples/{name}.json")
     assert_no_errors(notebook)
     assert glued(notebook)["trace_id"] == f"'example-{name}'"
+
+
+def test_a_1500_deep_spawn_chain_is_reported_in_seconds(tmp_path):
+    """No recursion down the tree, and no quadratic text: past 40 levels the tree stops
+    indenting and says each agent's depth."""
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(spawn_chain(1500)), encoding="utf-8")
+    start = time.perf_counter()
+    notebook = execute_copy(tmp_path, path)
+    seconds = time.perf_counter() - start
+    assert_no_errors(notebook)
+    assert glued(notebook)["verdict"] == "'valid: 0 error(s), 0 warning(s)'"
+    tree = next(h for h in outputs(notebook, "text/html") if "a1500" in h and "depth" in h)
+    assert "[depth 1500] a1500 (worker): spawned by s1499" in tree
+    assert len(tree) < 400 * 1500
+    assert seconds < 120
+
+
+def test_figures_that_overflow_are_a_problem_not_a_traceback(tmp_path):
+    document = json.loads((FIXTURES / "small.json").read_text(encoding="utf-8"))
+    document["events"][0]["tokens"] = document["events"][3]["tokens"] = 1.5e308
+    path = tmp_path / "overflow.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    notebook = execute_copy(tmp_path, path)
+    assert_no_errors(notebook)
+    assert glued(notebook)["verdict"] == "'invalid: 1 error(s), 0 warning(s)'"
+    html = outputs(notebook, "text/html")
+    assert "tokens.total is inf" in html[0]
+    assert len([h for h in html if "Skipped: the trace is invalid" in h]) == \
+        SECTIONS_AFTER_VALIDATION

@@ -55,7 +55,7 @@ def test_invalid_trace_exits_1_and_writes_nothing(tmp_path, capsys):
 def test_missing_trace_exits_2(tmp_path, capsys):
     missing = tmp_path / "nope.json"
     assert main(["export", "atif", str(missing), "-o", str(tmp_path / "o.json")]) == 2
-    assert capsys.readouterr().err == f"{missing}: file: error: cannot read: No such file or directory\n"
+    assert capsys.readouterr().err == f"{missing}: file: error: cannot read: no such file\n"
 
 
 def test_unwritable_output_exits_2(tmp_path, capsys):

@@ -121,12 +121,12 @@ def test_an_invalid_trace_is_not_written(tmp_path, capsys, monkeypatch):
 def test_missing_source_exits_2(tmp_path, capsys):
     missing = tmp_path / "nope.jsonl"
     assert main(["import", "claude-code", str(missing), "-o", str(tmp_path / "t.json")]) == 2
-    assert capsys.readouterr().err == f"{missing}: error: cannot read: No such file or directory\n"
+    assert capsys.readouterr().err == f"{missing}: error: cannot read: no such file\n"
 
 
 def test_directory_as_source_exits_2(tmp_path, capsys):
     assert main(["import", "otel", str(tmp_path), "-o", str(tmp_path / "t.json")]) == 2
-    assert capsys.readouterr().err == f"{tmp_path}: error: cannot read: Is a directory\n"
+    assert capsys.readouterr().err == f"{tmp_path}: error: cannot read: a directory, not a file\n"
 
 
 def test_unwritable_output_exits_2(tmp_path, capsys):
@@ -151,3 +151,21 @@ def test_usage_errors_exit_2(argv, capsys):
 def test_format_names_are_exact():
     assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
                                        "openai-agents", "atif", "codex"]
+
+
+def test_the_commands_name_every_importer_and_exporter_without_importing_them():
+    """The parser lists the formats from names written in the commands; they must be those of
+    the registries, and building the parser must not import the importers (start-up time)."""
+    import subprocess
+    import sys
+
+    from masrl.commands import exports, imports
+    from masrl.traces import exporters
+
+    assert list(imports.FORMATS) == list(importers.FORMATS)
+    assert list(exports.EXPORTERS) == list(exporters.EXPORTERS)
+    loaded = subprocess.run(
+        [sys.executable, "-c", "import sys; from masrl.commands import build_parser; "
+         "build_parser(); print(sorted(m for m in sys.modules if m.startswith('masrl.traces.i') "
+         "or m.startswith('masrl.traces.e')))"], capture_output=True, text=True, check=True)
+    assert loaded.stdout.strip() == "[]"

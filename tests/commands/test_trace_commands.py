@@ -49,7 +49,7 @@ def test_validate_json_report(capsys):
 def test_missing_file_is_exit_2(capsys, tmp_path):
     missing = tmp_path / "absent.json"
     assert main(["validate", SMALL, str(missing)]) == 2
-    assert capsys.readouterr().err == f"{missing}: file: error: cannot read: No such file or directory\n"
+    assert capsys.readouterr().err == f"{missing}: file: error: cannot read: no such file\n"
     assert main(["replay", str(missing)]) == 2
 
 

@@ -26,7 +26,7 @@ def test_validate_file_reports_a_missing_file_as_a_problem(tmp_path):
     report = validate_file(tmp_path / "nope.json")
     assert not report.valid and not report.readable and report.trace is None
     assert [(p.severity, p.code, p.message) for p in report.problems] == [
-        ("error", "unreadable", "cannot read: No such file or directory")]
+        ("error", "unreadable", "cannot read: no such file")]
     assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"
 
 
@@ -304,3 +304,14 @@ def test_counterfactual_figures(examples):
     assert debate["loo_sum"] == pytest.approx(
         sum(examples["debate"].credit["counterfactual"]["leave_one_out"].values()))
     assert views.counterfactual_figures(examples["swarm"], "agent") == {}
+
+
+def test_replayed_gives_the_replay_or_the_reason_there_is_none(small):
+    from masrl.traces.validate import validate_document
+
+    assert views.replayed(validate_document(small)).metrics["events"] == 9
+    small["events"][0]["tokens"] = small["events"][3]["tokens"] = 1.5e308
+    report = validate_document(small)
+    assert report.valid and views.replayed(report) is None
+    assert [(p.code, p.where) for p in report.problems] == [("non-finite", "tokens.total")]
+    assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"

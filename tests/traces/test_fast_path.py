@@ -176,12 +176,13 @@ def test_a_provenance_takes_the_fast_path_and_is_kept():
     assert fast is not None and fast.head["provenance"] == PROVENANCE
 
 
-def test_duplicate_keys_take_the_full_path():
+def test_a_repeated_field_cannot_hide_an_invalid_value():
     """JSON lets a key repeat (the last one wins). The records check every occurrence, so an
-    invalid first value sends a valid document down the full path: slower, never wrong."""
+    invalid first value sends the document down the full path, which refuses the repeat."""
     text = (FIXTURES / "small.json").read_text(encoding="utf-8")
     data = text.replace('"id": "e1",', '"id": "", "id": "e1",', 1).encode()
-    assert schema_valid(data) and fast_trace(data) is None
+    assert fast_trace(data) is None
+    assert [f.code for f in parse(data)[1]] == ["duplicate-key"]
 
 
 @pytest.mark.parametrize("label_data", [c for c in CORPUS if schema_valid(c[1])][::7],

@@ -22,12 +22,13 @@ import argparse
 import json
 import sys
 
-from masrl.commands.common import INVALID, OK, USAGE
+from masrl.commands.common import INVALID, OK, USAGE, cannot_read
+from masrl.terminal import printable
 
 
 def register(subparsers) -> None:
     """Add ``attribution score`` and ``attribution baseline`` to the ``masrl`` parser."""
-    from masrl.traces.attribution.gold import SUBSETS  # (the baselines load NumPy: not here)
+    from masrl.data.who_and_when_published import SUBSETS  # (not the importers: start-up time)
 
     group = subparsers.add_parser(
         "attribution", help="score failure attribution on Who&When (which agent, which step)",
@@ -80,8 +81,8 @@ def _gold(args):
     subsets = tuple(s for s in SUBSETS if args.subset is None or s in args.subset)
     try:
         return load_gold(args.gold_dir, subsets)
-    except FileNotFoundError as exc:
-        print(f"masrl attribution: {exc}", file=sys.stderr)
+    except OSError as exc:  # a missing folder; a log that is a FIFO, a directory, too large...
+        print(f"masrl attribution: {printable(exc)}", file=sys.stderr)
         return USAGE
     except SourceError as exc:
         print(f"{exc}", file=sys.stderr)
@@ -98,8 +99,8 @@ def run_score(args: argparse.Namespace) -> int:
         return runs
     try:
         predictions = read_predictions(args.predictions, runs)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        print(f"{args.predictions}: error: cannot read: {exc.strerror}", file=sys.stderr)
+    except OSError as exc:
+        print(cannot_read(args.predictions, exc), file=sys.stderr)
         return USAGE
     except SourceError as exc:
         print(f"{exc}", file=sys.stderr)
@@ -110,7 +111,7 @@ def run_score(args: argparse.Namespace) -> int:
         print(json.dumps({**head, "subsets": {s: sc.to_dict() for s, sc in scores.items()}},
                          indent=2))
     else:
-        print(f"{args.predictions} against {args.gold_dir} ({_described(args)})")
+        print(printable(f"{args.predictions} against {args.gold_dir} ({_described(args)})"))
         print("\n".join(table_lines({"predictions": scores})))
     return OK
 
@@ -132,14 +133,14 @@ def run_baseline(args: argparse.Namespace) -> int:
         try:
             write_text_atomically(out, predictions_jsonl(baselines.predict(rule, runs)))
         except OutputError as exc:
-            print(f"{out}: error: cannot write: {exc.reason}", file=sys.stderr)
+            print(printable(f"{out}: error: cannot write: {exc.reason}"), file=sys.stderr)
             return USAGE
     if args.json:
         print(json.dumps({"gold_dir": args.gold_dir, **_bootstrap(args), "methods": {
             method: {"subsets": {s: sc.to_dict() for s, sc in scores.items()}}
             for method, scores in results.items()}}, indent=2))
     else:
-        print(f"baselines on {args.gold_dir} ({_described(args)})")
+        print(printable(f"baselines on {args.gold_dir} ({_described(args)})"))
         print("\n".join(table_lines(results)))
     return OK
 

@@ -2,19 +2,23 @@
 printing problems, and leaving quickly once the output is written.
 
 Exit codes (the README's): 0 success; 1 the input is invalid or a check failed; 2 usage error,
-a missing or unreadable file or directory, or an output that cannot be written.
+a missing or unreadable file or directory, or an output that cannot be written; 3 an internal
+error (a bug, reported as one line by :func:`masrl.commands.main`; never a verdict on the input).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import os
 import sys
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
 
 from masrl.terminal import printable
 
-OK, INVALID, USAGE = 0, 1, 2
+OK, INVALID, USAGE, INTERNAL = 0, 1, 2, 3
 
 
 def add_data_dir_option(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +37,13 @@ def open_dataset(args: argparse.Namespace):
         print(f"masrl: data directory {reason}: {printable(data.directory)}", file=sys.stderr)
         return None
     return data
+
+
+def cannot_read(path, exc: OSError) -> str:
+    """The one line for an input that cannot be read: ``FILE: error: cannot read: reason``
+    (a :class:`masrl.files.InputError` says why: a FIFO, a directory, too large...)."""
+    reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
+    return printable(f"{path}: error: cannot read: {reason}")
 
 
 def print_problems(problems) -> int:
@@ -76,3 +87,63 @@ def _is_command() -> bool:
     if spec is not None:
         return spec.name == "masrl.__main__"
     return Path(getattr(program, "__file__", "") or "").stem == "masrl"
+
+
+def json_text(value, deep: bool = False) -> str:
+    """``value`` as ``json.dumps(value, indent=2, sort_keys=True, allow_nan=False)`` writes it.
+
+    The standard encoder recurses, and indentation makes the text of a deep tree quadratic in
+    its depth (a spawn chain 6,000 agents deep would be 400 MB). So a value too deep for the
+    encoder is written by an explicit stack instead, the same text except that indentation
+    stops growing past :data:`MAX_INDENT_LEVELS` levels: still JSON, linear in size. A caller
+    that knows the value is deep says ``deep=True`` and skips the encoder's attempt.
+    """
+    if not deep:
+        try:
+            return json.dumps(value, indent=2, sort_keys=True, allow_nan=False)
+        except RecursionError:
+            pass
+    return _deep_json_text(value, 2)
+
+
+MAX_INDENT_LEVELS = 32
+
+
+def _deep_json_text(value, indent: int) -> str:
+    parts: list[str] = []
+    stack: list = [(value, 0)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):  # punctuation and keys, already written
+            parts.append(item)
+            continue
+        node, level = item
+        if isinstance(node, dict) and node:
+            entries = [(_scalar(str(key)), v) for key, v in sorted(node.items())]
+            opening, closing = "{", "}"
+        elif isinstance(node, (list, tuple)) and node:
+            entries, opening, closing = [(None, v) for v in node], "[", "]"
+        else:
+            parts.append(_scalar(node))
+            continue
+        inner = "\n" + " " * (indent * min(level + 1, MAX_INDENT_LEVELS))
+        todo: list = ["\n" + " " * (indent * min(level, MAX_INDENT_LEVELS)) + closing]
+        for k in range(len(entries) - 1, -1, -1):
+            key, child = entries[k]
+            todo.append((child, level + 1))
+            todo.append((opening if k == 0 else ",") + inner + ("" if key is None else key + ": "))
+        stack.extend(todo)
+    return "".join(parts)
+
+
+def _scalar(value) -> str:
+    """One JSON scalar (or an empty container) exactly as ``json.dumps`` writes it."""
+    if isinstance(value, str):
+        return encode_basestring_ascii(value)
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float) and math.isfinite(value):
+        return float.__repr__(value)
+    return json.dumps(value, allow_nan=False)

@@ -5,7 +5,8 @@ FORMAT is one of :data:`masrl.traces.exporters.EXPORTERS` (``atif``; see
 file, then a rename) with the trace writer and only when TRACE is valid. Same trace, same bytes.
 
 Exit codes: 0 OUT was written; 1 TRACE is not a valid trace (its problems are printed, one per
-line, as ``masrl validate`` prints them); 2 usage error, a missing TRACE or an unwritable OUT.
+line, as ``masrl validate`` prints them) or one the format cannot hold (the message says why);
+2 usage error, a missing TRACE or an unwritable OUT.
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import argparse
 import sys
 
 from masrl.commands.common import INVALID, OK, USAGE
-from masrl.files import OutputError
-from masrl.traces.exporters import EXPORTERS
-from masrl.traces.importers import write_trace
-from masrl.traces.validate import validate_file
+from masrl.terminal import printable
+
+EXPORTERS = ("atif", "otlp")
+"""The names of :data:`masrl.traces.exporters.EXPORTERS` (a test keeps them in step), so that
+building the ``masrl`` parser imports no exporter and no importer."""
 
 
 def register(subparsers) -> None:
@@ -34,20 +36,30 @@ def register(subparsers) -> None:
 
 
 def run_export(args: argparse.Namespace) -> int:
+    from masrl.files import OutputError
+    from masrl.traces.exporters import EXPORTERS as MODULES
+    from masrl.traces.importers import write_trace
+    from masrl.traces.validate import validate_file
+
     report = validate_file(args.trace)
     for line in report.lines():
         print(line, file=sys.stderr)
     if not report.readable:
         return USAGE
     if not report.valid:
-        print(f"{args.trace}: error: not a valid trace; {args.output} not written",
+        print(printable(f"{args.trace}: error: not a valid trace; {args.output} not written"),
               file=sys.stderr)
         return INVALID
-    document = EXPORTERS[args.format].export(report.trace.document)
+    try:
+        document = MODULES[args.format].export(report.trace.document)
+    except ValueError as exc:  # a valid trace the format cannot hold (it says why)
+        print(printable(f"{args.trace}: error: cannot export as {args.format}: {exc}; "
+                        f"{args.output} not written"), file=sys.stderr)
+        return INVALID
     try:
         write_trace(document, args.output, inputs=[args.trace])
     except OutputError as exc:
-        print(f"{args.output}: error: cannot write: {exc.reason}", file=sys.stderr)
+        print(printable(f"{args.output}: error: cannot write: {exc.reason}"), file=sys.stderr)
         return USAGE
-    print(f"{args.trace} -> {args.output}: {args.format}", file=sys.stderr)
+    print(printable(f"{args.trace} -> {args.output}: {args.format}"), file=sys.stderr)
     return OK

@@ -20,10 +20,14 @@ import argparse
 import json
 import sys
 
-from masrl.commands.common import INVALID, OK, USAGE
-from masrl.files import OutputError
-from masrl.traces.importers import AUTO, FORMATS, SourceError, import_file, write_trace
-from masrl.traces.validate import validate_document
+from masrl.commands.common import INVALID, OK, USAGE, cannot_read
+from masrl.terminal import printable
+
+AUTO = "auto"
+FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex")
+"""The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
+here so that building the ``masrl`` parser does not import every importer (and their
+libraries), which other commands, ``replay`` on a million events included, never use."""
 
 
 def register(subparsers) -> None:
@@ -48,10 +52,14 @@ def register(subparsers) -> None:
 
 
 def run_import(args: argparse.Namespace) -> int:
+    from masrl.files import OutputError
+    from masrl.traces.importers import SourceError, import_file, write_trace
+    from masrl.traces.validate import validate_document
+
     try:
         result = import_file(args.format, args.source)
-    except (FileNotFoundError, IsADirectoryError, PermissionError) as exc:
-        print(f"{args.source}: error: cannot read: {exc.strerror}", file=sys.stderr)
+    except OSError as exc:  # missing, a directory, a FIFO or a device, too large (InputError)
+        print(cannot_read(getattr(exc, "path", None) or args.source, exc), file=sys.stderr)
         return USAGE
     except SourceError as exc:
         print(f"{exc}", file=sys.stderr)
@@ -63,14 +71,14 @@ def run_import(args: argparse.Namespace) -> int:
     summary.update(output=args.output, valid=report.valid,
                    warnings=[p.message for p in report.warnings])
     if not report.valid:
-        print(f"{args.source}: error: the imported trace is invalid; {args.output} not written",
-              file=sys.stderr)
+        print(printable(f"{args.source}: error: the imported trace is invalid; {args.output} "
+                        "not written"), file=sys.stderr)
         _print_json(summary, args.json)
         return INVALID
-    try:
-        write_trace(result.trace, args.output)
+    try:  # never over a file the import read: the source, a sub-agent log, however spelled
+        write_trace(result.trace, args.output, inputs=[args.source, *result.files])
     except OutputError as exc:
-        print(f"{args.output}: error: cannot write: {exc.reason}", file=sys.stderr)
+        print(printable(f"{args.output}: error: cannot write: {exc.reason}"), file=sys.stderr)
         return USAGE
     print(describe(summary), file=sys.stderr)
     _print_json(summary, args.json)
@@ -78,7 +86,8 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def describe(summary: dict) -> str:
-    """The summary in a few human-readable lines."""
+    """The summary in a few human-readable lines, each escaped (:func:`printable`): names and
+    evidence come from the log."""
     lines = [(f"{summary['source']} -> {summary['output']}: {summary['events']} events, "
              f"{summary['edges']} edges, {summary['agents']} agents")]
     if summary.get("detected"):
@@ -95,7 +104,7 @@ def describe(summary: dict) -> str:
         if summary[key]:
             lines.append(f"  {title} {sum(summary[key].values())}: " + "; ".join(
                 f"{n} {reason}" for reason, n in summary[key].items()))
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))
 
 
 def _print_json(summary: dict, wanted: bool) -> None:

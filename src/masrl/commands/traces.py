@@ -8,11 +8,11 @@ missing file. Problems go to stderr, one line each (``FILE: where: severity: mes
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from masrl.commands.common import INVALID, OK, USAGE, finish
-from masrl.traces.replay import replay
+from masrl.commands.common import INVALID, MAX_INDENT_LEVELS, OK, USAGE, finish, json_text
+from masrl.terminal import printable
+from masrl.traces.replay import NonFiniteResult, replay
 from masrl.traces.validate import ValidationReport, validate_file
 
 
@@ -42,7 +42,8 @@ def _check(path: str) -> ValidationReport:
 
 
 def _print_json(value) -> None:
-    print(json.dumps(value, indent=2, sort_keys=True, allow_nan=False))
+    deep = isinstance(value.get("spawn_depth"), int) and value["spawn_depth"] > MAX_INDENT_LEVELS
+    print(json_text(value, deep=deep))
 
 
 def run_validate(args: argparse.Namespace) -> int:
@@ -54,7 +55,7 @@ def run_validate(args: argparse.Namespace) -> int:
                      "unreadable": [r.source for r in reports if not r.readable]})
     else:  # problems went to stderr; say plainly how each file fared
         for report in found:
-            print(f"{report.source}: {_verdict(report)}")
+            print(printable(f"{report.source}: {_verdict(report)}"))
     if len(found) < len(reports):
         return finish(USAGE)
     return finish(OK if all(r.valid for r in found) else INVALID)
@@ -75,7 +76,11 @@ def run_replay(args: argparse.Namespace) -> int:
         if args.json:
             _print_json(report.to_dict())
         return finish(INVALID)
-    result = replay(report.trace).to_dict()
+    try:
+        result = replay(report.trace).to_dict()
+    except NonFiniteResult as exc:
+        print(printable(f"{args.file}: error: {exc}"), file=sys.stderr)
+        return finish(INVALID)
     if args.json:
         _print_json(result)
     else:
@@ -101,4 +106,4 @@ def summary(result: dict) -> str:
         lines.append(f"team reward {credit['team_reward']:g}: equal split "
                      f"{credit['team_reward'] / max(agents['items'], 1):g} per agent over "
                      f"{agents['items']} agents")
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))  # the trace id and topology come from the file

@@ -12,17 +12,18 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Mapping
-from itertools import combinations
+from itertools import combinations, islice
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from masrl.traces import credit, metrics
+from masrl.traces import replay as replay_trace
 from masrl.traces.graph import EVENT_TYPES
-from masrl.traces.replay import Replay
+from masrl.traces.replay import NonFiniteResult, Replay
 from masrl.traces.run import Run
-from masrl.traces.validate import ValidationReport
+from masrl.traces.validate import TraceProblem, ValidationReport
 
 NOT_APPLICABLE = "–"
 
@@ -37,6 +38,19 @@ def locate(path: str | Path, base: str | Path | None = None) -> Path:
         return given
     fallback = Path(base) / given
     return fallback if fallback.exists() else given
+
+
+def replayed(report: ValidationReport) -> Replay | None:
+    """The replay of a valid trace, else ``None``. A trace whose figures overflow a double
+    (:class:`~masrl.traces.replay.NonFiniteResult`) gets ``None`` too, its reason added to the
+    report's problems, so the report shows why instead of a traceback."""
+    if not report.valid:
+        return None
+    try:
+        return replay_trace(report.trace)
+    except NonFiniteResult as exc:
+        report.problems.append(TraceProblem("error", "non-finite", exc.key, "", str(exc)))
+        return None
 
 
 def verdict(report: ValidationReport) -> str:
@@ -90,9 +104,14 @@ class Preformatted:
         return f'<pre class="masrl-text">{html.escape(self.text)}</pre>'
 
 
+MAX_DRAWN_DEPTH = 40
+
+
 def spawn_tree(replay: Replay) -> Preformatted:
     """Each acting root with the agents it spawned below it (role, spawn event, time alive),
-    then the tools on one line."""
+    then the tools on one line. Past :data:`MAX_DRAWN_DEPTH` levels the tree is not indented
+    further (each line says its depth instead), so a chain thousands deep stays a page of text
+    linear in its length rather than quadratic."""
     run = replay.run
     kinds = agent_kinds(run)
 
@@ -106,18 +125,22 @@ def spawn_tree(replay: Replay) -> Preformatted:
                 f"alive to {end}")
 
     lines: list[str] = []
-
-    def walk(name: str, prefix: str, last: bool, top: bool) -> None:
-        branch = "└── " if last else "├── "
-        lines.append(label(name) if top else f"{prefix}{branch}{label(name)}")
-        children = run.agents[name].children
-        inner = "" if top else prefix + ("    " if last else "│   ")
-        for k, child in enumerate(children):
-            walk(child, inner, k == len(children) - 1, False)
-
     for root in run.roots:
-        if kinds[root.name] != "tool":
-            walk(root.name, "", True, True)
+        if kinds[root.name] == "tool":
+            continue
+        stack = [(root.name, "", True, True)]  # depth first, without recursion
+        while stack:
+            name, prefix, last, top = stack.pop()
+            branch = "└── " if last else "├── "
+            depth = run.agents[name].depth
+            shown = f"[depth {depth}] " if depth > MAX_DRAWN_DEPTH else ""
+            lines.append(label(name) if top else f"{prefix}{branch}{shown}{label(name)}")
+            children = run.agents[name].children
+            inner = "" if top else prefix + ("    " if last else "│   ")
+            if depth >= MAX_DRAWN_DEPTH:  # a deeper tree is not indented further
+                inner = prefix
+            stack.extend((child, inner, k == len(children) - 1, False)
+                         for k, child in reversed(list(enumerate(children))))
     tools = [name for name, kind in kinds.items() if kind == "tool"]
     if tools:
         lines.append("tools (never spawned, only answer calls): " + ", ".join(tools))
@@ -238,9 +261,11 @@ def credit_items_frame(replay: Replay, unit: str) -> pd.DataFrame:
     return frame
 
 
-def coalitions_frame(replay: Replay) -> pd.DataFrame:
-    """Every coalition of the counterfactual players with its value v(S) and where that value
-    comes from (empty frame without counterfactuals)."""
+def coalitions_frame(replay: Replay, limit: int = 2 ** credit.MAX_EXACT_SHAPLEY_PLAYERS
+                     ) -> pd.DataFrame:
+    """The coalitions of the counterfactual players, smallest first, with their value v(S) and
+    where that value comes from (empty frame without counterfactuals); at most ``limit`` rows
+    (30 players have a billion coalitions)."""
     found = replay.credit["counterfactual"]
     columns = ["coalition", "size", "v(S)", "source"]
     if not found:
@@ -250,19 +275,20 @@ def coalitions_frame(replay: Replay) -> pd.DataFrame:
                 for o in replay.run.trace.head["counterfactuals"]["outcomes"]}
     players = found["players"]
     rows = []
-    for size in range(len(players) + 1):
-        for members in combinations(players, size):
-            key = frozenset(members)
-            if key in recorded:
-                source = "counterfactual outcome"
-            elif key in values and size == len(players):
-                source = f"recorded {found['channel']} reward"
-            elif key in values:
-                source = "assumed 0"
-            else:
-                source = "not recorded"
-            rows.append({"coalition": " + ".join(members) or "(nobody)", "size": size,
-                         "v(S)": values.get(key, math.nan), "source": source})
+    every = (members for size in range(len(players) + 1)
+             for members in combinations(players, size))
+    for members in islice(every, limit):
+        key, size = frozenset(members), len(members)
+        if key in recorded:
+            source = "counterfactual outcome"
+        elif key in values and size == len(players):
+            source = f"recorded {found['channel']} reward"
+        elif key in values:
+            source = "assumed 0"
+        else:
+            source = "not recorded"
+        rows.append({"coalition": " + ".join(members) or "(nobody)", "size": size,
+                     "v(S)": values.get(key, math.nan), "source": source})
     return pd.DataFrame(rows, columns=columns).set_index("coalition")
 
 

@@ -230,7 +230,9 @@ def _end_times(events: Records, start: np.ndarray) -> tuple[np.ndarray, int]:
     end, duration = events.numbers("t_end"), events.numbers("duration")
     given = ~np.isnan(duration)
     overdetermined = int(np.count_nonzero(given & ~np.isnan(end)))
-    return np.where(np.isnan(end), start + np.where(given, duration, 0.0), end), overdetermined
+    with np.errstate(over="ignore"):  # t + duration past 1.8e308 is infinite (end-overflow)
+        ends = np.where(np.isnan(end), start + np.where(given, duration, 0.0), end)
+    return ends, overdetermined
 
 
 def edge_columns(edges: list[dict] | Records, index: IdIndex) -> EdgeColumns:

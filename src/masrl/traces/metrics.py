@@ -93,12 +93,16 @@ def critical_path(run: Run) -> list[int]:
 
 
 def spawn_tree(run: Run) -> list[dict]:
-    """Nested ``{"agent", "role", "spawn_event", "children"}`` from each root."""
-    def node(name: str) -> dict:
-        agent = run.agents[name]
-        return {"agent": name, "role": agent.role, "spawn_event": agent.spawn_event,
-                "children": [node(child) for child in agent.children]}
-    return [node(root.name) for root in run.roots]
+    """Nested ``{"agent", "role", "spawn_event", "children"}`` from each root.
+
+    Built without recursion (one node per agent, then the children linked in), so a chain of
+    spawns thousands deep costs what a flat team of the same size costs.
+    """
+    nodes = {name: {"agent": name, "role": agent.role, "spawn_event": agent.spawn_event,
+                    "children": []} for name, agent in run.agents.items()}
+    for name, agent in run.agents.items():
+        nodes[name]["children"] = [nodes[child] for child in agent.children]
+    return [nodes[root.name] for root in run.roots]
 
 
 def lifetimes(run: Run) -> list[tuple[str, float, float]]:
@@ -129,19 +133,41 @@ def busy_time(run: Run) -> dict[str, float]:
 
     Vectorised: events are sorted by (agent, start) and each agent's times are shifted past the
     previous agent's, so one running maximum of end times merges the overlaps of every agent.
+    When the shifted times would overflow a double (times near 1e308), the running maximum
+    runs over the ranks of the end times instead, offset by agent: integers, which cannot.
     """
     events = run.trace.events
     base = events.start.min()
-    shift = (events.end.max() - base + 1.0) * events.agent_codes
-    start, end = events.start - base + shift, events.end - base + shift
-    order = np.lexsort((start, events.agent_codes))
-    start, end = start[order], end[order]
-    reach = np.maximum.accumulate(end)
-    covered_from = np.maximum(start, np.concatenate([[-np.inf], reach[:-1]]))
+    width = events.end.max() - base + 1.0
+    if np.isfinite(width * len(events.agent_names)):
+        shift = width * events.agent_codes
+        start, end = events.start - base + shift, events.end - base + shift
+        order = np.lexsort((start, events.agent_codes))
+        start, end = start[order], end[order]
+        reach = np.maximum.accumulate(end)
+        covered_from = np.maximum(start, np.concatenate([[-np.inf], reach[:-1]]))
+        codes = events.agent_codes[order]
+    else:
+        codes, start, end, covered_from = _covered_from_ranks(events)
     added = np.clip(end - covered_from, 0.0, None)
-    per_code = np.bincount(events.agent_codes[order], weights=added,
-                           minlength=len(events.agent_names))
+    per_code = np.bincount(codes, weights=added, minlength=len(events.agent_names))
     return {name: _seconds(per_code[k]) for k, name in enumerate(events.agent_names)}
+
+
+def _covered_from_ranks(events):
+    """:func:`busy_time`'s running maximum over ranks: per event in (agent, start) order, its
+    agent, start, end and the time from which it adds to the agent's union."""
+    n = events.count
+    order = np.lexsort((events.start, events.agent_codes))
+    codes, start, end = events.agent_codes[order], events.start[order], events.end[order]
+    by_end = np.argsort(end)
+    rank = np.empty(n, dtype=np.int64)
+    rank[by_end] = np.arange(n)
+    offset = codes * n  # each agent's ranks above every rank of the agents before it
+    reach = end[by_end][np.maximum.accumulate(rank + offset) - offset]
+    previous = np.concatenate([[-np.inf], reach[:-1]])
+    previous[np.flatnonzero(np.diff(codes, prepend=-1))] = -np.inf  # an agent's first event
+    return codes, start, end, np.maximum(start, previous)
 
 
 def speedup(busy: dict[str, float], wall: float) -> float | None:
@@ -167,6 +193,17 @@ def rollup(run: Run, key: str) -> dict:
         "total": float(values.sum()),
         "recorded": run.trace.head["costs"].get(recorded_key),
         "per_agent": own,
-        "per_subtree": {name: sum(own[a] for a in run.subtree(name)) for name in run.agents
-                        if run.agents[name].children},
+        "per_subtree": subtree_totals(run, own),
     }
+
+
+def subtree_totals(run: Run, own: dict[str, float]) -> dict[str, float]:
+    """Per agent that spawned someone, its own value plus its spawned agents' subtree totals.
+
+    One pass from the deepest agents up (each total is its own value plus its children's
+    totals, in order of spawn), so the cost is linear in the agents however deep the tree.
+    """
+    totals = dict(own)
+    for agent in sorted(run.agents.values(), key=lambda a: -a.depth):
+        totals[agent.name] = own[agent.name] + sum(totals[c] for c in agent.children)
+    return {name: totals[name] for name, agent in run.agents.items() if agent.children}

@@ -1,9 +1,18 @@
 """Replay a validated trace: reconstruct its run (:mod:`masrl.traces.run`), then compute its
-metrics (:mod:`masrl.traces.metrics`) and its credit (:mod:`masrl.traces.credit`)."""
+metrics (:mod:`masrl.traces.metrics`) and its credit (:mod:`masrl.traces.credit`).
+
+Every number of a replay is a finite double. A valid trace holds only finite numbers, but their
+sums need not be: two events of 1.5e308 tokens each add up to more than a double holds. Such a
+replay raises :class:`NonFiniteResult`, which names the first quantity that overflowed, instead
+of printing ``Infinity`` or ``NaN`` (which are not JSON) or a figure that means nothing.
+"""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+
+import numpy as np
 
 from masrl.traces import credit, metrics
 from masrl.traces.run import Run, reconstruct
@@ -30,7 +39,39 @@ class Replay:
         return {**identity, **self.metrics, "credit": self.credit}
 
 
+class NonFiniteResult(ValueError):
+    """A quantity of a replay is not a finite number: the trace's values overflow a double when
+    they are added up (or multiplied). ``key`` is its dotted place in ``masrl replay --json``."""
+
+    def __init__(self, key: str, value: float):
+        self.key, self.value = key, value
+        super().__init__(f"{key} is {value}: the trace's numbers add up to more than a double "
+                         "holds (about 1.8e308), so no finite figure can be given")
+
+
 def replay(trace: Trace) -> Replay:
-    """Reconstruct a validated trace and compute its metrics and credit."""
-    run = reconstruct(trace)
-    return Replay(run, metrics.compute(run), credit.compute(run))
+    """Reconstruct a validated trace and compute its metrics and credit; raise
+    :class:`NonFiniteResult` when a figure overflows (see the module docstring)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        run = reconstruct(trace)
+        result = Replay(run, metrics.compute(run), credit.compute(run))
+    _check_finite({**result.metrics, "credit": result.credit})
+    return result
+
+
+UNCHECKED = ("critical_path", "spawn_tree")  # names and ids only, by construction
+
+
+def _check_finite(values: dict) -> None:
+    """Raise :class:`NonFiniteResult` at the first float that is not finite (depth first, keys
+    in order, without recursion)."""
+    stack = [(key, value) for key, value in reversed(values.items()) if key not in UNCHECKED]
+    while stack:
+        key, value = stack.pop()
+        if isinstance(value, float):
+            if not math.isfinite(value):
+                raise NonFiniteResult(key, value)
+        elif isinstance(value, dict):
+            stack.extend((f"{key}.{k}", v) for k, v in reversed(value.items()))
+        elif isinstance(value, list):
+            stack.extend((f"{key}[{k}]", v) for k, v in reversed(list(enumerate(value))))

@@ -11,29 +11,37 @@ The fast path. Decoding a million events into dictionaries and then validating t
 (:class:`EventRecord`, :class:`EdgeRecord`), which checks the rules of ``$defs/event`` and
 ``$defs/edge`` in C while decoding and allocates one small object per event instead of a
 dictionary: about 0.7 s. Everything else of the document (``trace_id``, ``rewards``, ``costs``,
-``counterfactuals``, ``provenance``...) is decoded as plain JSON values and checked by the real
-schema (:func:`head_validator`), so only the event and edge rules are written twice, here and in
-the file. The contract is one-sided: a document the records accept must be valid under the schema
-(else an invalid trace could slip through); a valid document they reject merely takes the full
-path (dictionaries + jsonschema-rs), which reports exactly what it always did.
+``counterfactuals``, ``provenance``...) is decoded by strict JSON (:mod:`.strict_json`) and
+checked by the real schema (:func:`head_validator`), so only the event and edge rules are
+written twice, here and in the file. The contract is one-sided: a document the records accept
+must be valid under the schema and strict JSON (else an invalid trace could slip through); a
+valid document they reject merely takes the full path (strict JSON + jsonschema-rs), which
+reports exactly what it always did. What the records cannot see themselves (bytes that are not
+UTF-8 in fields they skip, a repeated top-level key) is checked around them, at about 0.12 s a
+million events (see :func:`decode_records`).
 ``tests/traces/test_fast_path.py`` checks both directions on every fixture and example and on
 systematic single-field mutations of them.
 """
 
 from __future__ import annotations
 
+import codecs
 import copy
 import json
 import math
+import re
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 import jsonschema_rs
 import msgspec
-from msgspec import UNSET, Meta, Struct
+import numpy as np
+from msgspec import UNSET, Meta, Raw, Struct
 
 from masrl.paths import DEFAULT_DATA_DIR
+from masrl.traces import strict_json
 
 SCHEMA_PATH = DEFAULT_DATA_DIR / "schema" / "trace.schema.json"
 SCHEMA_VERSION = "1.0"
@@ -121,42 +129,109 @@ class EdgeRecord(Struct, gc=False, forbid_unknown_fields=True):
 
 
 class TraceRecord(Struct, forbid_unknown_fields=True):
-    """A whole trace: typed events and edges, the head as plain JSON values (``UNSET`` if absent).
+    """A whole trace's top level, every member as its raw JSON text (``UNSET`` if absent).
 
     The top-level property names are those of the schema (a test keeps them in step); an
-    unknown one is rejected here, as the schema's ``additionalProperties: false`` does.
+    unknown one is rejected here, as the schema's ``additionalProperties: false`` does. Raw
+    members are slices of the file, not copies: ``events`` and ``edges`` are then decoded as
+    typed records, the head's members by strict JSON (:mod:`masrl.traces.strict_json`).
     """
 
-    events: Annotated[list[EventRecord], Meta(min_length=1)]
+    events: Raw
+    edges: Raw
+    schema_version: Raw = UNSET
+    trace_id: Raw = UNSET
+    task_id: Raw = UNSET
+    system: Raw = UNSET
+    topology: Raw = UNSET
+    rewards: Raw = UNSET
+    costs: Raw = UNSET
+    metrics: Raw = UNSET
+    counterfactuals: Raw = UNSET
+    provenance: Raw = UNSET
+
+    def members(self) -> dict[str, Raw]:
+        """The members present, by name."""
+        return {name: value for name in self.__struct_fields__
+                if (value := getattr(self, name)) is not UNSET}
+
+
+@dataclass
+class DecodedTrace:
+    """What the fast path decoded: the head as plain JSON values, events and edges as records."""
+
+    head: dict
+    events: list[EventRecord]
     edges: list[EdgeRecord]
-    schema_version: Any = UNSET
-    trace_id: Any = UNSET
-    task_id: Any = UNSET
-    system: Any = UNSET
-    topology: Any = UNSET
-    rewards: Any = UNSET
-    costs: Any = UNSET
-    metrics: Any = UNSET
-    counterfactuals: Any = UNSET
-    provenance: Any = UNSET
-
-    def head(self) -> dict:
-        """The document without ``events`` and ``edges``, as plain JSON values."""
-        return {name: value for name in self.__struct_fields__ if name not in BULK
-                and (value := getattr(self, name)) is not UNSET}
 
 
-_DECODER = msgspec.json.Decoder(TraceRecord)
+_TOP = msgspec.json.Decoder(TraceRecord)
+_EVENTS = msgspec.json.Decoder(Annotated[list[EventRecord], Meta(min_length=1)])
+_EDGES = msgspec.json.Decoder(list[EdgeRecord])
+_MEMBER_GAP = re.compile(rb'\s*[{,]\s*"(?:[^"\\\x00-\x1f]|\\.)*"\s*:\s*')
+_CLOSING = re.compile(rb"\s*}\s*")
 
 
-def decode_records(data: bytes) -> TraceRecord | None:
+def decode_records(data: bytes) -> DecodedTrace | None:
     """The trace in ``data`` as records if its head and every event and edge follow the schema.
 
     ``None`` does not mean invalid: it means "take the full path", which decides and explains.
     The caller still has to check the one event rule records cannot state (see above).
+
+    What the records cannot see is sent down the full path too, so that the fast path never
+    accepts what strict JSON refuses:
+
+    * bytes that are not UTF-8 anywhere, unknown event fields included (msgspec checks the
+      strings it decodes, not those it skips): a scan for non-ASCII bytes, then, only when there
+      are some, a UTF-8 decode;
+    * a repeated top-level key: every top-level member is located in the file (Raw members are
+      slices of it), and the text between consecutive members must be exactly one key;
+    * a repeated key, a non-finite number or a lone surrogate in the head: its members are
+      read by strict JSON.
+
+    Inside events and edges msgspec decodes and checks every occurrence of a field, so a
+    repeated field cannot hide an invalid value there; a field repeated with two valid values
+    is read as its last value (detecting it would cost a second tokenisation of the file).
     """
     try:
-        record = _DECODER.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError):  # not JSON, or a rule of the records broken
+        if not _utf8(data):
+            return None
+        top = _TOP.decode(data)
+        members = top.members()
+        if not _one_key_each(data, members.values()):
+            return None
+        events, edges = _EVENTS.decode(top.events), _EDGES.decode(top.edges)
+        head = {name: strict_json.loads(bytes(raw)) for name, raw in members.items()
+                if name not in BULK}
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError,
+            strict_json.StrictJSONError):  # not JSON, or a rule of the records broken
         return None
-    return record if head_validator().is_valid(record.head()) else None
+    return DecodedTrace(head, events, edges) if head_validator().is_valid(head) else None
+
+
+def _utf8(data) -> bool:
+    """Whether the bytes are UTF-8 text (ASCII checked in one vectorised pass)."""
+    view = np.frombuffer(data, dtype=np.uint8)
+    if not len(view) or int(view.max()) < 0x80:
+        return True
+    try:
+        codecs.utf_8_decode(data, "strict", True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _one_key_each(data, members) -> bool:
+    """Whether the text around the located members is ``{"key": ... , "key": ... }`` with one
+    key before each member and nothing else: a repeated key leaves the value it lost there."""
+    base = np.frombuffer(data, dtype=np.uint8).ctypes.data
+    spans = sorted((np.frombuffer(raw, dtype=np.uint8).ctypes.data - base, len(raw))
+                   for raw in members)
+    position = 0
+    for start, size in spans:
+        if not 0 <= start - position <= 4096:
+            return False
+        if _MEMBER_GAP.fullmatch(bytes(data[position:start])) is None:
+            return False
+        position = start + size
+    return _CLOSING.fullmatch(bytes(data[position:])) is not None

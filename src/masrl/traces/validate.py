@@ -10,14 +10,18 @@ The graph checks then run on the same columns either way.
 
 Errors (the trace is invalid):
 
-* ``not-json``: the file is not UTF-8 JSON; ``non-finite``: it holds ``NaN``, ``Infinity`` or a
-  number too large for a double, which JSON does not allow;
+* ``unreadable``: the file cannot be read as input (missing, a directory, a FIFO or a device, a
+  loop of symbolic links, no permission, larger than the input limit of :mod:`masrl.files`);
+* ``not-json``: the file is not UTF-8 JSON (a lone surrogate included) or nests arrays and
+  objects too deeply; ``duplicate-key``: an object repeats a key; ``non-finite``: it holds
+  ``NaN``, ``Infinity`` or a number too large for a double (see :mod:`.strict_json`);
 * ``schema``: a violation of ``data/schema/trace.schema.json`` (negative times and costs
   included). The graph checks below run only on a schema-valid trace;
 * ``duplicate-id``: two events share an id; ``unknown-event``: an edge end names no event;
 * ``cycle``: the edges form a cycle, a self-loop included;
 * ``time-order``: an edge's destination starts before its source;
-* ``end-before-start``: an event's ``t_end`` is before its ``t``;
+* ``end-before-start``: an event's ``t_end`` is before its ``t``; ``non-finite`` also when
+  ``t + duration`` is past the largest double (the event would end at infinity);
 * ``before-spawn``: an agent has an event that starts before the event that spawns it;
 * ``spawn-cycle``: an agent is spawned by itself or by an agent it spawned (directly or not);
 * ``unknown-player`` / ``duplicate-coalition``: a counterfactual coalition names someone not in
@@ -35,7 +39,6 @@ Warnings (the trace stays valid):
 from __future__ import annotations
 
 import gc
-import json
 import mmap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,7 +49,9 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from masrl.traces import graph
+from masrl.files import InputError, check_input, input_limit
+from masrl.terminal import printable
+from masrl.traces import graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
@@ -66,8 +71,10 @@ class TraceProblem:
     message: str
 
     def line(self, source: str) -> str:
-        """The one-line form ``FILE: where: severity: message``."""
-        return f"{source}: {self.where}: {self.severity}: {self.message}"
+        """The one-line form ``FILE: where: severity: message``, control characters escaped
+        (ids, names and the file name come from input: none may forge a line or drive the
+        terminal, see :mod:`masrl.terminal`)."""
+        return printable(f"{source}: {self.where}: {self.severity}: {self.message}")
 
 
 @dataclass
@@ -181,8 +188,8 @@ def validate_file(path: str | Path, keep_document: bool = True,
     try:
         with _contents(path, mapped=not keep_document) as data:
             return validate_bytes(data, source, keep_document)
-    except OSError as exc:
-        reason = exc.strerror or str(exc)
+    except OSError as exc:  # InputError included: a FIFO, a device, a directory, too large...
+        reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
         return ValidationReport(source, [TraceProblem(ERROR, UNREADABLE, "file", "",
                                                       f"cannot read: {reason}")])
 
@@ -204,14 +211,23 @@ def validate_bytes(data: bytes | mmap.mmap, source: str = "<memory>",
 
 @contextmanager
 def _contents(path: str | Path, mapped: bool) -> Iterator[bytes | mmap.mmap]:
-    """The bytes of a file, or a read-only memory map of it (unless it cannot be mapped)."""
+    """The bytes of a file, or a read-only memory map of it (unless it cannot be mapped).
+
+    Only a regular file of bounded size is opened (:func:`masrl.files.check_input`): a FIFO or
+    ``/dev/zero`` would otherwise block or fill the memory.
+    """
+    limit = input_limit()
+    check_input(path, limit)
     with open(path, "rb") as handle:
         try:
             view = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) if mapped else None
-        except (OSError, ValueError):  # an empty file, a pipe...
+        except (OSError, ValueError):  # an empty file...
             view = None
         if view is None:
-            yield handle.read()
+            data = handle.read(limit + 1)
+            if len(data) > limit:  # the file grew since it was checked
+                raise InputError(path, f"more than the limit of {limit} bytes")
+            yield data
             return
         with view:
             yield view
@@ -258,7 +274,7 @@ def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
     record = decode_records(data)
     if record is None:
         return None
-    trace = _index(record.head(), graph.Records(record.events, structs=True),
+    trace = _index(record.head, graph.Records(record.events, structs=True),
                    graph.Records(record.edges, structs=True), source)
     if trace.events.overdetermined:
         return None
@@ -268,49 +284,16 @@ def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
 
 # ---------------------------------------------------------------------------------- parsing
 
-class _NonFinite(str):
-    """Placeholder for a NaN / Infinity / overflowing literal found while diagnosing."""
-
-
 def parse(data: bytes) -> tuple[Any, list[TraceProblem]]:
-    """Decode strict JSON (msgspec, the fastest decoder measured); on failure, say exactly why."""
-    try:
-        return msgspec.json.decode(data), []
-    except (msgspec.DecodeError, UnicodeDecodeError):
-        return _diagnose(data)
-
-
-def _diagnose(data: bytes) -> tuple[Any, list[TraceProblem]]:
-    """Re-parse a rejected file with the standard library to locate each fault."""
-    try:
-        text = data.decode("utf-8")
-        document = json.loads(text, parse_constant=_NonFinite, parse_float=_finite_or_flagged)
-    except UnicodeDecodeError as exc:
-        return None, [TraceProblem(ERROR, "not-json", f"byte {exc.start}", "", "not UTF-8 text")]
-    except json.JSONDecodeError as exc:
-        where = f"line {exc.lineno} column {exc.colno}"
-        return None, [TraceProblem(ERROR, "not-json", where, "", f"not JSON: {exc.msg}")]
-    flagged = [
-        _problem(document, ERROR, "non-finite", parts, f"{value} is not a JSON number")
-        for parts, value in _walk_non_finite(document, [])
-    ]
-    return (None, flagged) if flagged else (document, [])
-
-
-def _finite_or_flagged(literal: str) -> float | _NonFinite:
-    value = float(literal)
-    return value if np.isfinite(value) else _NonFinite(literal)
-
-
-def _walk_non_finite(node: Any, parts: list):
-    if isinstance(node, _NonFinite):
-        yield parts, str(node)
-    elif isinstance(node, dict):
-        for key, value in node.items():
-            yield from _walk_non_finite(value, [*parts, key])
-    elif isinstance(node, list):
-        for k, value in enumerate(node):
-            yield from _walk_non_finite(value, [*parts, k])
+    """Decode strict JSON (:mod:`masrl.traces.strict_json`: UTF-8, no duplicate keys, finite
+    numbers, bounded nesting); the document, or ``None`` and every reason why not."""
+    document, findings = strict_json.parse(data)
+    if document is None:
+        return None, [TraceProblem(ERROR, f.code, f.place, "", f.message) for f in findings]
+    if findings:
+        return None, [_problem(document, ERROR, f.code, list(f.parts), f.message)
+                      for f in findings]
+    return document, []
 
 
 # ---------------------------------------------------------------------------------- locating
@@ -408,8 +391,8 @@ def graph_problems(trace: Trace) -> list[TraceProblem]:
     """Graph checks of a schema-valid trace; sets ``trace.order`` when the graph is a DAG."""
     checks = (
         _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,
-        _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs, _returns_to_spawner,
-        _never_ended,
+        _end_overflow, _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs,
+        _returns_to_spawner, _never_ended,
     )
     return [problem for check in checks for problem in check(trace)]
 
@@ -497,6 +480,15 @@ def _end_before_start(trace: Trace):
                      f"t_end {events.end[i]:g} is before t {events.start[i]:g}")
 
 
+def _end_overflow(trace: Trace):
+    events = trace.events
+    for i in np.flatnonzero(np.isinf(events.end)).tolist():
+        yield _found(trace, ERROR, "non-finite", ["events", i, "duration"],
+                     f"t + duration ({events.start[i]:g} + "
+                     f"{trace.event_records.value(i, 'duration'):g}) is past the largest "
+                     "double: the event has no finite end")
+
+
 def _before_spawn(trace: Trace):
     events, life = trace.events, trace.life
     too_early = events.start < spawn_times(life, events)[events.agent_codes]
@@ -509,17 +501,49 @@ def _before_spawn(trace: Trace):
 
 
 def _spawn_cycles(trace: Trace):
-    """Agents whose chain of spawners comes back to them; reported at their spawn event."""
-    spawner = trace.life.spawner
+    """Agents whose chain of spawners comes back to them; reported at their spawn event.
+
+    Each agent has at most one spawner, so the chains form a functional graph: one walk along
+    each chain, never revisiting an agent, finds every cycle in time linear in the agents.
+    """
+    on_cycle = spawn_loops(trace.life.spawner)
     for agent, i in sorted(trace.life.spawn_event.items(), key=lambda item: item[1]):
-        chain, current = [agent], spawner[agent]
-        while current in spawner and current not in chain:
-            chain.append(current)
-            current = spawner[current]
-        if current == agent:
-            loop = " <- ".join([*chain, agent])
+        if agent in on_cycle:
+            cycle, k = on_cycle[agent]
             yield _found(trace, ERROR, "spawn-cycle", ["events", i, "to"],
-                         f"agent '{agent}' is spawned by its own descendant: {loop}")
+                         f"agent '{agent}' is spawned by its own descendant: "
+                         f"{_loop_text(cycle, k)}")
+
+
+def spawn_loops(spawner: dict[str, str]) -> dict[str, tuple[list[str], int]]:
+    """Agent -> ``(cycle, k)`` for every agent that is its own ancestor: ``cycle`` lists the
+    loop's agents, each spawned by the next (the last by the first), the agent at position
+    ``k``. Each agent is visited once, whatever the chains' lengths."""
+    done: set[str] = set()
+    loops: dict[str, tuple[list[str], int]] = {}
+    for start in spawner:
+        path, index = [], {}
+        current = start
+        while current in spawner and current not in done and current not in index:
+            index[current] = len(path)
+            path.append(current)
+            current = spawner[current]
+        if current in index:  # the walk came back to itself: a new cycle
+            cycle = path[index[current]:]
+            loops.update((agent, (cycle, k)) for k, agent in enumerate(cycle))
+        done.update(path)
+    return loops
+
+
+def _loop_text(cycle: list[str], k: int, shown: int = 10) -> str:
+    """``a <- b <- a`` from ``cycle[k]`` round to itself; a loop of more than ``shown`` agents
+    keeps its ends and counts the rest (a problem line stays short however long the loop)."""
+    size = len(cycle)
+    if size <= shown:
+        return " <- ".join(cycle[(k + j) % size] for j in range(size + 1))
+    head = [cycle[(k + j) % size] for j in range(shown // 2)]
+    tail = [cycle[(k + j) % size] for j in range(size - shown // 2 + 1, size + 1)]
+    return " <- ".join([*head, f"... ({size + 1 - len(head) - len(tail)} more)", *tail])
 
 
 def _counterfactual_players(trace: Trace):

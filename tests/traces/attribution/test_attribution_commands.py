@@ -89,7 +89,7 @@ def test_missing_files_and_usage_exit_2(tmp_path, write_predictions):
         empty.stderr
     absent = run("score", str(GOLD), str(tmp_path / "none.jsonl"))
     assert (absent.returncode, absent.stderr) == (
-        2, f"{tmp_path / 'none.jsonl'}: error: cannot read: No such file or directory\n")
+        2, f"{tmp_path / 'none.jsonl'}: error: cannot read: no such file\n")
     assert run("score", str(GOLD)).returncode == 2
     assert run("score", str(GOLD), str(path), "--subset", "both").returncode == 2
     assert run("score", str(GOLD), str(path), "--resamples", "0").returncode == 2

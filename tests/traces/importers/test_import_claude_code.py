@@ -301,7 +301,8 @@ def first_line(path) -> str:
      "not a JSON record (Expecting ',' delimiter at column 115); is the line truncated?"),
     ('"content":"and be quick"}', '"content":"and be quick"}\n[1, 2]', 19,
      "a record must be a JSON object, not list"),
-    ('"preTokens":700', '"preTokens":NaN', 21, "not JSON: NaN is not a JSON number"),
+    ('"preTokens":700', '"preTokens":NaN', 21,
+     "not JSON: NaN is not a JSON number (at /compactMetadata/preTokens)"),
 ])
 def test_bad_session_is_an_error_naming_file_and_line(fixture_copy, edit_file, old, new, line,
                                                      message):

@@ -151,7 +151,7 @@ THOUGHT = {"role": "Orchestrator (thought)", "content": "x"}
     (json.dumps({"history": [{"role": "user", "name": 3, "content": "x"}]}), "history[0].name",
      "must be a non-empty string, found 3 (a number)"),
     ('{"history": [{"role": "human", "content": NaN}]}', None,
-     "not JSON: NaN is not a JSON number"),
+     "not JSON: NaN is not a JSON number (at /history/0/content)"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
     assert_source_error("who-and-when", tmp_path / "log.json", text, where, message)

@@ -54,16 +54,45 @@ NOTES = ("Exported by masrl from an orchestration trace: one step per event; tim
          "each event as the trace has it.")
 
 
+MAX_EMBEDDED_DEPTH = 100
+LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
+
+
+class CannotExport(ValueError):
+    """A valid trace that ATIF cannot hold (the message says why)."""
+
+
 def export(document: dict) -> dict:
-    """The ATIF trajectory of a valid trace (see the module docstring); deterministic."""
+    """The ATIF trajectory of a valid trace (see the module docstring); deterministic.
+
+    :class:`CannotExport` when ATIF cannot hold the trace: a spawn chain deeper than
+    :data:`MAX_EMBEDDED_DEPTH` (each sub-agent's trajectory is embedded in its spawner's, so the
+    document would nest past what JSON readers accept, ours included), or a time past the year
+    9999 (ATIF timestamps are dates).
+    """
     report = validate_document(document)
     if not report.valid:
         raise InvalidTraceError(report)
     return _Export(document).trajectory()
 
 
+def _check_depth(children: dict[str | None, list[str]]) -> None:
+    """:class:`CannotExport` when trajectories would embed more than MAX_EMBEDDED_DEPTH deep."""
+    stack = [(ROOT, 0)]
+    while stack:
+        key, depth = stack.pop()
+        if depth > MAX_EMBEDDED_DEPTH:
+            raise CannotExport(f"the spawn tree is more than {MAX_EMBEDDED_DEPTH} agents deep; "
+                               "ATIF embeds each sub-agent's trajectory in its spawner's, so "
+                               "the document would nest too deeply to be read back")
+        stack.extend((child, depth + 1) for child in children.get(key, []))
+
+
 def timestamp(t: float) -> str:
     """``t`` seconds after 1970-01-01T00:00:00Z as ISO 8601 (microseconds, ``Z``)."""
+    if not t <= (LATEST - EPOCH).total_seconds():
+        raise CannotExport(f"t = {t:g} s is past the year 9999, which an ATIF timestamp cannot "
+                           "write")
     moment = EPOCH + timedelta(microseconds=round(t * 1_000_000))
     return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
@@ -167,6 +196,7 @@ class _Export:
         children: dict[str | None, list[str]] = {}
         for agent, spawner in self.spawner.items():  # in spawn order
             children.setdefault(self.key({"agent": spawner}), []).append(agent)
+        _check_depth(children)
 
         def build(key: str | None) -> dict:
             node = {"schema_version": SCHEMA_VERSION, "session_id": doc["trace_id"],

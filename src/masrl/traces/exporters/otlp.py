@@ -43,6 +43,9 @@ the agent of a ``tool_result`` becomes the calling agent; times are rounded to n
 from __future__ import annotations
 
 import hashlib
+import math
+from collections import deque
+from fractions import Fraction
 from typing import Any
 
 EPOCH_NS = 1_700_000_000 * 1_000_000_000
@@ -58,7 +61,10 @@ def export(document: dict) -> dict:
     results = _pair_results(document)
     tool_only = {e["agent"] for e in events if e["type"] == "tool_result"} - {
         e["agent"] for e in events if e["type"] != "tool_result"}
-    agents = sorted({e["agent"] for e in events} - tool_only, key=lambda a: _first_t(events, a))
+    own: dict[str, list[dict]] = {}  # agent -> its events, in file order
+    for event in events:
+        own.setdefault(event["agent"], []).append(event)
+    agents = sorted(set(own) - tool_only, key=lambda a: (min(e["t"] for e in own[a]), a))
     spawned = {}  # child -> its first spawn event
     for event in sorted(events, key=lambda e: e["t"]):
         if event["type"] == "spawn" and event.get("to") in agents and \
@@ -72,7 +78,7 @@ def export(document: dict) -> dict:
     covered = {id(e) for e in spawned.values()} | {id(e) for e in returned.values()}
     covered |= {id(r) for r in results.values()}
     agent_ids = {a: _digest(f"{run}\0agent {a}", 8) for a in agents}
-    spans = [_agent_span(run, trace_hex, a, agent_ids, events, spawned, returned) for a in agents]
+    spans = [_agent_span(run, trace_hex, a, agent_ids, own[a], spawned, returned) for a in agents]
     for event in events:
         if id(event) in covered:
             continue
@@ -103,21 +109,24 @@ def _pair_results(document: dict) -> dict[int, dict]:
             used.add(id(dst))
     calls = sorted((e for e in document["events"] if e["type"] == "tool_call"),
                    key=lambda e: e["t"])
-    results = sorted((e for e in document["events"] if e["type"] == "tool_result"),
-                     key=lambda e: e["t"])
-    for call in calls:
+    waiting: dict = {}  # tool -> its results in time order, the earliest still usable first
+    for result in sorted((e for e in document["events"] if e["type"] == "tool_result"),
+                         key=lambda e: e["t"]):
+        waiting.setdefault(result.get("tool"), deque()).append(result)
+    for call in calls:  # in time order, so a result too early for one call is for none later
         if id(call) in paired:
             continue
-        match = next((r for r in results if id(r) not in used and r.get("tool") == call.get("tool")
-                      and r["t"] >= call["t"]), None)
-        if match is not None:
+        queue = waiting.get(call.get("tool"), deque())
+        while queue and (id(queue[0]) in used or queue[0]["t"] < call["t"]):
+            queue.popleft()
+        if queue:
+            match = queue.popleft()
             paired[id(call)] = match
             used.add(id(match))
     return paired
 
 
-def _agent_span(run, trace_hex, agent, agent_ids, events, spawned, returned) -> dict:
-    own = [e for e in events if e["agent"] == agent]
+def _agent_span(run, trace_hex, agent, agent_ids, own, spawned, returned) -> dict:
     spawn, ret = spawned.get(agent), returned.get(agent)
     start = spawn["t"] if spawn else min(e["t"] for e in own)
     end = ret["t"] if ret else max([_end(e) for e in own] + [start])
@@ -215,12 +224,13 @@ def _sum(a, b):
     return (a or 0) + (b or 0)
 
 
-def _first_t(events: list[dict], agent: str) -> tuple:
-    return (min(e["t"] for e in events if e["agent"] == agent), agent)
-
-
 def _ns(seconds: float) -> int:
-    return EPOCH_NS + round(seconds * 1_000_000_000)
+    """Nanoseconds after the epoch; times so large that their nanoseconds overflow a double are
+    converted exactly instead (an integer, however large)."""
+    nanoseconds = seconds * 1_000_000_000
+    if math.isfinite(nanoseconds):
+        return EPOCH_NS + round(nanoseconds)
+    return EPOCH_NS + round(Fraction(seconds) * 1_000_000_000)
 
 
 def _digest(text: str, size: int) -> str:

@@ -104,11 +104,11 @@ imported on its own (every record a sidechain record).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from masrl.traces import strict_json
 from masrl.traces.importers.common import (
     ImportResult,
     SourceError,
@@ -858,9 +858,8 @@ def _session_of(file: Path) -> str | None:
     """The ``sessionId`` of the first record of ``file`` that has one (lines that are not JSON
     objects are passed over here; reading the file for the import reports them)."""
     for line in read_text(file).split("\n"):
-        try:
-            data = json.loads(line)
-        except ValueError:
+        data, findings = strict_json.parse(line)
+        if findings:
             continue
         if isinstance(data, dict) and isinstance(data.get("sessionId"), str):
             return data["sessionId"]

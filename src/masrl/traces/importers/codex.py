@@ -74,12 +74,12 @@ does not start with ``session_meta``, a sub-agent rollout that no ``spawn_agent`
 
 from __future__ import annotations
 
-import json
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from masrl.traces import strict_json
 from masrl.traces.importers.common import (
     ImportResult,
     SourceError,
@@ -143,12 +143,10 @@ def parent_of(meta: dict) -> str | None:
 
 def _peek_parent(file: Path) -> str | None:
     """The parent thread named in the first line of a rollout (``None`` when it is not one)."""
-    first = read_text(file).split("\n", 1)[0]
-    try:
-        record = json.loads(first)
-    except ValueError:
+    record, findings = strict_json.parse(read_text(file).split("\n", 1)[0])
+    if findings or not isinstance(record, dict):
         return None
-    payload = record.get("payload") if isinstance(record, dict) else None
+    payload = record.get("payload")
     if record.get("type") != "session_meta" or not isinstance(payload, dict):
         return None
     return parent_of(payload)
@@ -157,10 +155,8 @@ def _peek_parent(file: Path) -> str | None:
 def _arguments(value):
     """A call's arguments: the JSON they encode when they are a JSON string, else as given."""
     if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
+        document, findings = strict_json.parse(value)
+        return value if findings else document
     return value
 
 
@@ -262,7 +258,7 @@ class _Session:
             kind, payload = data["type"], data["payload"]
             t = self.time(rollout, line, data["timestamp"])
             base = {"id": f"{rollout.tag}:{line}", "t": t, "x_source": f"{name}:{line}"}
-            sub = payload.get("type")
+            sub = payload.get("type") if isinstance(payload.get("type"), str) else None
             if kind == "turn_context":
                 if isinstance(payload.get("model"), str):
                     state["model"] = payload["model"]
@@ -375,7 +371,8 @@ class _Session:
         self.action(rollout, state, event)
 
     def output(self, rollout, state, calls, base, payload) -> None:
-        call = calls.get(payload.get("call_id"))
+        call_id = payload.get("call_id")
+        call = calls.get(call_id) if isinstance(call_id, str) else None
         event_id, tool = call if call is not None else (None, None)
         output = payload.get("output", payload.get("tools"))
         parsed = _arguments(_text(output) if isinstance(output, list) else output)

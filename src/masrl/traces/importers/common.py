@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 from collections import Counter
 from dataclasses import dataclass, field
@@ -45,8 +46,9 @@ from typing import Any
 
 import numpy as np
 
-from masrl.files import write_text_atomically
-from masrl.traces import graph
+from masrl.files import read_input, write_text_atomically
+from masrl.terminal import printable
+from masrl.traces import graph, strict_json
 from masrl.traces.schema import SCHEMA_VERSION
 
 
@@ -61,6 +63,11 @@ class SourceError(ValueError):
         self.file, self.where, self.message = str(file), where, message
         place = self.file if where is None else f"{self.file}:{where}"
         super().__init__(f"{place}: {message}")
+
+    def __str__(self) -> str:
+        """The message with control characters escaped: file names, ids and values quoted
+        from a log cannot forge a line or drive the terminal (:mod:`masrl.terminal`)."""
+        return printable(super().__str__())
 
 
 @dataclass
@@ -111,10 +118,33 @@ class ImportResult:
 
     def with_provenance(self) -> ImportResult:
         """Write :meth:`provenance` into the trace, as its last key; call it once the counts are
-        final (an importer's last step). Returns the result itself."""
+        final (an importer's last step). Returns the result itself.
+
+        Every number of the trace must be a finite double: token counts a log gives as 1e308
+        add up to infinity, which JSON cannot write; that is a :class:`SourceError` naming the
+        event and its source, not a trace with ``Infinity`` in it."""
+        self._check_finite()
         self.trace.pop("provenance", None)
         self.trace["provenance"] = self.provenance()
         return self
+
+
+    def _check_finite(self) -> None:
+        places = [(f"event {e['id']} ({e.get('x_source', 'no source')}): ", e)
+                  for e in self.trace.get("events", [])]
+        places += [("costs.", self.trace.get("costs", {})),
+                   ("rewards.", self.trace.get("rewards", {}))]
+        for place, fields in places:
+            stack = list(fields.items())
+            while stack:  # nested values too (x_usage breakdowns), without recursion
+                key, value = stack.pop()
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise SourceError(self.source, None, f"{place}{key} is {value}: the log's "
+                                      "numbers add up to more than a double holds")
+                if isinstance(value, dict):
+                    stack.extend((f"{key}.{k}", v) for k, v in value.items())
+                elif isinstance(value, list):
+                    stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
 
 
 def source_file(path: Path, folder: Path) -> dict:
@@ -124,7 +154,7 @@ def source_file(path: Path, folder: Path) -> dict:
         name = path.relative_to(folder).as_posix()
     except ValueError:
         name = path.name
-    return {"name": name, "sha256": hashlib.sha256(path.read_bytes()).hexdigest()}
+    return {"name": name, "sha256": hashlib.sha256(read_bytes(path)).hexdigest()}
 
 
 # ---------------------------------------------------------------------------------- content
@@ -137,10 +167,18 @@ def content_ref(value: Any) -> str:
 
 
 # ---------------------------------------------------------------------------------- reading
+# The one way in for every importer: files through masrl.files (a regular file of bounded size;
+# anything else raises its InputError, an OSError: the command exits 2), JSON through
+# masrl.traces.strict_json (no repeated keys, finite numbers, bounded nesting, UTF-8 only).
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a regular file of bounded size (:func:`masrl.files.read_input`)."""
+    return read_input(path)
+
 
 def read_text(path: Path) -> str:
     """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`."""
-    data = path.read_bytes()
+    data = read_bytes(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -150,21 +188,44 @@ def read_text(path: Path) -> str:
 
 def read_json(path: Path) -> Any:
     """One JSON document; a syntax error is reported with its line and column."""
-    text = read_text(path)
+    return parse_json(read_text(path), path)
+
+
+def parse_json(text: str, path: Path, where: str | int | None = None) -> Any:
+    """The JSON document in ``text`` (strict, see above), or a :class:`SourceError` at ``where``
+    (for a syntax error with no ``where``, at its ``LINE:COLUMN``)."""
+    document, findings = strict_json.parse(text)
+    if findings:
+        raise source_error(path, where, findings[0])
+    return document
+
+
+def source_error(path: Path, where: str | int | None, finding: strict_json.Finding
+                 ) -> SourceError:
+    """The :class:`SourceError` of a strict-JSON finding, naming the field it concerns."""
+    if finding.syntax is not None and where is None:
+        where = f"{finding.line}:{finding.column}"
+    message = finding.message
+    if finding.code == strict_json.NON_FINITE:
+        message = f"not JSON: {message}"
+    if finding.parts is not None:
+        message += f" (at {strict_json.pointer(finding.parts) or '/'})"
+    return SourceError(path, where, message)
+
+
+def json_values(path: Path, text: str) -> list[tuple[int, Any]]:
+    """The JSON values of ``text`` (read from ``path``) written one after another (JSON Lines,
+    or indented objects concatenated), each with the line it starts on; a fault is a
+    :class:`SourceError` naming that line."""
     try:
-        return json.loads(text, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise SourceError(path, f"{exc.lineno}:{exc.colno}", f"not JSON: {exc.msg}") from None
-    except _NonFinite as exc:
-        raise SourceError(path, None, f"not JSON: {exc} is not a JSON number") from None
-
-
-class _NonFinite(ValueError):
-    """NaN or Infinity in a source: valid Python, not JSON."""
-
-
-def _no_constant(name: str):
-    raise _NonFinite(name)
+        values = strict_json.parse_sequence(text)
+    except strict_json.StrictJSONError as exc:  # a syntax error names its line and column
+        where = exc.finding.line if exc.finding.syntax is None else None
+        raise source_error(path, where, exc.finding) from None
+    for line, _, findings in values:
+        if findings:
+            raise source_error(path, line, findings[0])
+    return [(line, value) for line, value, _ in values]
 
 
 def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
@@ -181,13 +242,12 @@ def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
         if not line.strip():
             skipped["blank line"] += 1
             continue
-        try:
-            record = json.loads(line, parse_constant=_no_constant)
-        except _NonFinite as exc:
-            raise SourceError(path, number, f"not JSON: {exc} is not a JSON number") from None
-        except json.JSONDecodeError as exc:
-            raise SourceError(path, number, f"not a JSON record ({exc.msg} at column {exc.colno}); "
-                              "is the line truncated?") from None
+        record, findings = strict_json.parse(line)
+        if findings and findings[0].syntax is not None:
+            raise SourceError(path, number, f"not a JSON record ({findings[0].syntax} at column "
+                              f"{findings[0].column}); is the line truncated?")
+        if findings:
+            raise source_error(path, number, findings[0])
         if not isinstance(record, dict):
             raise SourceError(path, number, f"a record must be a JSON object, not "
                               f"{type(record).__name__}")

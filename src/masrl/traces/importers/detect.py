@@ -11,14 +11,14 @@ was found.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from masrl.traces.importers.common import SourceError, read_text
+from masrl.traces import strict_json
+from masrl.traces.importers.common import SourceError, read_text, source_error
 
 SAMPLE_RECORDS = 50  # JSON Lines records a sniffer sees
 
@@ -57,23 +57,25 @@ def sample(path: str | Path) -> Sample:
     it is neither)."""
     path = Path(path)
     text = read_text(path)
-    try:
-        return Sample(path, document=json.loads(text), one_line=text.strip().count("\n") == 0)
-    except json.JSONDecodeError:
-        pass
+    document, findings = strict_json.parse(text)
+    if not findings or findings[0].parts is not None:  # a document (the importer reports faults)
+        return Sample(path, document=document, one_line=text.strip().count("\n") == 0)
+    if findings[0].syntax is None:  # nested too deeply
+        raise source_error(path, None, findings[0])
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
+        record, found = strict_json.parse(line)
+        if found and found[0].parts is None:
+            if found[0].syntax is None:
+                raise source_error(path, number, found[0])
             if records:  # a truncated later line: the sample so far is enough to recognise
                 break
             concatenated = _concatenated(text)
             if concatenated:
                 return Sample(path, records=concatenated)
-            raise SourceError(path, number, f"neither JSON nor JSON Lines ({exc.msg})") from None
+            raise SourceError(path, number, f"neither JSON nor JSON Lines ({found[0].syntax})")
         if isinstance(record, dict):
             records.append(record)
         if len(records) >= SAMPLE_RECORDS:
@@ -87,19 +89,8 @@ def _concatenated(text: str) -> list[dict]:
     """The first :data:`SAMPLE_RECORDS` objects of JSON values written one after another
     (indented objects, as OpenTelemetry's Python ``ConsoleSpanExporter`` prints them); empty
     when the text does not start with one."""
-    decoder, found, at = json.JSONDecoder(), [], 0
-    while len(found) < SAMPLE_RECORDS:
-        while at < len(text) and text[at].isspace():
-            at += 1
-        if at >= len(text):
-            break
-        try:
-            value, at = decoder.raw_decode(text, at)
-        except json.JSONDecodeError:
-            break
-        if isinstance(value, dict):
-            found.append(value)
-    return found
+    values = strict_json.parse_sequence(text, prefix=True)
+    return [value for _, value, _ in values if isinstance(value, dict)][:SAMPLE_RECORDS]
 
 
 def detect(path: str | Path, modules: Mapping[str, ModuleType]) -> tuple[str, str]:

@@ -43,7 +43,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers.common import SourceError, read_text
+from masrl.traces import strict_json
+from masrl.traces.importers.common import SourceError, json_values, read_text, source_error
 from masrl.traces.importers.spans import fingerprint
 from masrl.traces.importers.timestamps import NS, hrtime_ns, is_int, iso_ns
 
@@ -80,31 +81,12 @@ def values(path: Path) -> list[tuple[str, Any]]:
     """The JSON values of a file: ``[("", document)]`` for one document, else ``(line, value)``
     for each value of a sequence (JSON Lines or concatenated objects)."""
     text = read_text(path)
-    try:
-        return [("", json.loads(text, parse_constant=_no_constant))]
-    except (json.JSONDecodeError, ValueError):
-        pass
-    decoder = json.JSONDecoder(parse_constant=_no_constant)
-    found, at = [], 0
-    while True:
-        while at < len(text) and text[at].isspace():
-            at += 1
-        if at >= len(text):
-            break
-        line = text.count("\n", 0, at) + 1
-        try:
-            value, at = decoder.raw_decode(text, at)
-        except json.JSONDecodeError as exc:
-            raise SourceError(path, f"{exc.lineno}:{exc.colno}", f"not JSON: {exc.msg}"
-                              ) from None
-        except ValueError as exc:
-            raise SourceError(path, line, f"not JSON: {exc} is not a JSON number") from None
-        found.append((str(line), value))
-    return found
-
-
-def _no_constant(name: str):
-    raise ValueError(name)
+    document, findings = strict_json.parse(text)
+    if not findings:
+        return [("", document)]
+    if findings[0].parts is not None:  # one document, with a fault inside
+        raise source_error(path, None, findings[0])
+    return [(str(line), value) for line, value in json_values(path, text)]
 
 
 def _value_spans(path: Path, where: str, value: Any) -> Iterator[RawSpan]:

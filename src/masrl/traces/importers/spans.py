@@ -18,6 +18,8 @@ The mapping (:data:`MAPPING`, appended to the docstring of every importer that u
 
 from __future__ import annotations
 
+import bisect
+import heapq
 import json
 from collections import Counter
 from dataclasses import dataclass, field
@@ -169,24 +171,34 @@ def link(path: Path, spans: list[Span], repairs: Counter) -> list[Span]:
 
 
 def _cut_cycles(spans: list[Span], repairs: Counter) -> None:
+    """Make roots of spans that no root reaches (they hang on a cycle of parents): repeatedly
+    the earliest unreached span, until every span is reached. One sort and one walk over each
+    span: linear after the sort, however many cycles there are."""
     reached: set[int] = set()
 
     def reach(root: Span) -> None:
         stack = [root]
         while stack:
             node = stack.pop()
-            reached.add(id(node))
-            stack.extend(node.children)
+            if id(node) not in reached:
+                reached.add(id(node))
+                stack.extend(c for c in node.children if c.parent is node)
 
     for span in spans:
         if span.parent is None:
             reach(span)
-    while len(reached) < len(spans):
-        cut = min((s for s in spans if id(s) not in reached), key=_order)
-        cut.parent.children.remove(cut)
+    if len(reached) == len(spans):
+        return
+    cut_from = []
+    for cut in sorted((s for s in spans if id(s) not in reached), key=_order):
+        if id(cut) in reached:
+            continue
+        cut_from.append(cut.parent)
         cut.parent = None
         repairs[CYCLE] += 1
         reach(cut)
+    for parent in cut_from:  # each cut span leaves its former parent's children once
+        parent.children = [c for c in parent.children if c.parent is parent]
 
 
 def _order(span: Span) -> tuple:
@@ -236,9 +248,12 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
     def source(span: Span) -> dict:
         return {"x_source": f"span {span.span_id}", "x_error": True if span.error else None}
 
-    def walk(span: Span, agent: str, outer: Unit | None) -> None:
+    def walk(span: Span, agent: str, outer: Unit | None) -> list:
+        """Map one span; return what comes next, in order: its children to walk, and for an
+        agent span the nesting to record once they are walked (so no recursion: the caller
+        keeps a stack, however deep the spans nest)."""
         unit = None
-        if span.kind == AGENT and _agent_above(span):
+        if span.kind == AGENT and id(span) in under_agent:
             child = agents[span.span_id]
             spawn = build.event(f"{span.span_id}.spawn", t(span.start), "spawn", agent,
                                 to=child, tokens=span.spawn_cost[0],
@@ -251,15 +266,10 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
                                   cost_usd=_cost(span.return_cost[1]), **source(span))["id"]
             unit = _unit(units, agent, span, spawn["id"], ret or spawn["id"])
             bounds[child] = (spawn["id"], ret, agent)
-            for kid in span.children:
-                walk(kid, child, None)
-            if outer is not None:
-                nested.append((outer, unit))
-            return
+            after = [] if outer is None else [(outer, unit)]
+            return [(kid, child, None) for kid in span.children] + after
         if span.kind == AGENT:  # a top-level agent span: the agent's whole run
-            for kid in span.children:
-                walk(kid, agents[span.span_id], None)
-            return
+            return [(kid, agents[span.span_id], None) for kid in span.children]
         if span.kind == MODEL:
             event = build.event(span.span_id, t(span.start), "message", agent,
                                 t_end=t(span.end), tokens=span.tokens,
@@ -295,11 +305,16 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
             skipped[f"span: {span.label or 'unknown'}"] += 1
         if unit is not None and outer is not None:
             nested.append((outer, unit))
-        for kid in span.children:
-            walk(kid, agent, unit or outer)
+        return [(kid, agent, unit or outer) for kid in span.children]
 
-    for root in roots(spans):
-        walk(root, agents[root.span_id], None)
+    under_agent = _under_agent(roots(spans))
+    stack = [(root, agents[root.span_id], None) for root in reversed(roots(spans))]
+    while stack:
+        item = stack.pop()
+        if len(item) == 2:  # (outer, unit): an agent span's nesting, after its children
+            nested.append(item)
+            continue
+        stack.extend(reversed(walk(*item)))
     if not build.events:
         raise SourceError(path, None, "no span maps to an event (no model call, tool call, "
                           "handoff or nested agent)")
@@ -307,17 +322,18 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
         _sequence(build, members)
     for outer, inner in nested:
         build.edge(outer.entry, inner.entry, "causal")
+    links = _Links(build, units)
     for child, (spawn, ret, _parent) in bounds.items():
         members = units.get(child, [])
-        firsts, lasts = _ends(build, members)
+        firsts, lasts = links.ends(members)
         for unit in firsts:
-            build.edge(spawn, unit.entry, "spawn")
+            links.edge(spawn, unit.entry, "spawn")
         if ret is not None:
             for unit in lasts:
-                build.edge(unit.exit, ret, "causal")
+                links.edge(unit.exit, ret, "causal")
             if not members:
-                build.edge(spawn, ret, "causal")
-    _hand_over(build, spans, agents, units, handoffs)
+                links.edge(spawn, ret, "causal")
+    _hand_over(links, spans, agents, units, handoffs)
     raised = build.raise_times()
     if raised:
         repairs["event time raised to the time of an event it depends on"] += raised
@@ -333,28 +349,56 @@ def _agents(spans: list[Span], default: str) -> dict[str, str]:
         names[span.span_id] = span.name if used[span.name] == 1 else \
             f"{span.name}#{used[span.name]}"
     agent_spans = [s for s in spans if s.kind == AGENT]
-
-    def visit(span: Span, current: str) -> None:
-        current = names.get(span.span_id, current)
-        names[span.span_id] = current
-        for kid in span.children:
-            visit(kid, current)
-
-    for root in roots(spans):
-        visit(root, _enclosing(root, agent_spans, names) or default)
+    top = roots(spans)
+    enclosing = _enclosing_agents(top, agent_spans)
+    for root in top:
+        around = enclosing.get(id(root))
+        stack = [(root, default if around is None else names[around.span_id])]
+        while stack:  # depth first, without recursion
+            span, current = stack.pop()
+            current = names.get(span.span_id, current)
+            names[span.span_id] = current
+            stack.extend((kid, current) for kid in span.children)
     return names
 
 
-def _enclosing(span: Span, agent_spans: list[Span], names: dict[str, str]) -> str | None:
-    """The agent of the latest-starting agent span whose time encloses a root span."""
-    if span.kind == AGENT:
-        return None
-    around = [a for a in agent_spans if a is not span and a.start <= span.start
-              and span.end <= a.end]
-    if not around:
-        return None
-    best = max(around, key=lambda a: (a.start, -a.end, a.span_id))
-    return names[best.span_id]
+def _enclosing_agents(top: list[Span], agent_spans: list[Span]) -> dict[int, Span]:
+    """For each root span that is not an agent span, the latest-starting agent span (then the
+    shortest, then the smallest id) whose time encloses it: ``id(root) -> agent span``.
+
+    All roots at once, in start order: agent spans are added as their start passes, into a
+    Fenwick tree over their end times that keeps, for each suffix of ends, the best span so far
+    (the one added last: they are added in the order of preference). n log n, where asking
+    every agent span for every root was quadratic.
+    """
+    ranked = sorted(agent_spans, key=lambda a: (a.start, -a.end, a.span_id))
+    ends = sorted({a.end for a in ranked})
+    size = len(ends)
+    best = [-1] * (size + 1)  # Fenwick tree over reversed end ranks: max position added
+
+    def add(end: int, position: int) -> None:
+        k = size - bisect.bisect_left(ends, end)
+        while k <= size:
+            best[k] = max(best[k], position)
+            k += k & -k
+
+    def latest(end: int) -> int:  # best position among spans ending at or after ``end``
+        k, found = size - bisect.bisect_left(ends, end), -1
+        while k > 0:
+            found = max(found, best[k])
+            k -= k & -k
+        return found
+
+    found: dict[int, Span] = {}
+    added = 0
+    for root in sorted((r for r in top if r.kind != AGENT), key=lambda r: r.start):
+        while added < len(ranked) and ranked[added].start <= root.start:
+            add(ranked[added].end, added)
+            added += 1
+        position = latest(root.end)
+        if position >= 0:
+            found[id(root)] = ranked[position]
+    return found
 
 
 def _unit(units: dict, agent: str, span: Span, entry: str, exit: str) -> Unit:
@@ -375,56 +419,124 @@ def _cost(value: float | None) -> float | None:
 def _sequence(build: TraceBuilder, members: list[Unit]) -> None:
     """Edges from each unit B to the latest units that finished before it started: the units A
     that precede B in start order and ended by B's start, unless another such unit started at
-    or after A's end (see the module docstring). Nested units are left to the nesting edges."""
+    or after A's end (see the module docstring). Nested units are left to the nesting edges.
+
+    One pass in start order: the units done by B's start are taken from a heap of ends as B's
+    start grows; of them, A is superseded unless it ends after the latest start among the
+    others (the greatest start, or the second greatest for the unit that holds the greatest
+    alone), so the kept ones are those that end after the greatest start (found by bisection in
+    the done units sorted by end) and, when it holds it alone and ends exactly there, that
+    unit. Cost n log n plus the edges made, where comparing every pair cost n^2 log n.
+    """
     ordered = sorted(members, key=lambda u: (u.start, u.order))
+    pending: list[tuple[int, int]] = []  # (end, position) of units not yet done
+    done_ends: list[tuple[int, int]] = []  # (end, position) of done units, sorted
+    top: list[tuple[int, int]] = []  # (start, position) of the two latest-starting done units
+    count_at_top = 0  # how many done units start at the greatest start
     for j, unit in enumerate(ordered):
-        done = [a for a in ordered[:j] if a.end <= unit.start]
-        starts = sorted(((a.start, k) for k, a in enumerate(done)), reverse=True)
-        for k, before in enumerate(done):
-            latest_other = next((start for start, m in starts if m != k), None)
-            if latest_other is not None and latest_other >= before.end:
-                continue  # superseded by work that started after it ended
-            if not _inside(unit.span, before.span):
-                build.edge(before.exit, unit.entry, "causal")
+        while pending and pending[0][0] <= unit.start:
+            end, k = heapq.heappop(pending)
+            bisect.insort(done_ends, (end, k))
+            start = ordered[k].start
+            if top and start == top[0][0]:
+                count_at_top += 1
+            elif not top or start > top[0][0]:
+                count_at_top = 1
+            top = sorted([*top, (start, k)], reverse=True)[:2]
+        if top:
+            latest = top[0][0]
+            kept = [k for _, k in done_ends[bisect.bisect_right(done_ends, (latest, len(ordered))):]]
+            alone = top[0][1]
+            second = top[1][0] if len(top) > 1 else None
+            if (count_at_top == 1 and ordered[alone].end == latest
+                    and (second is None or second < latest)):
+                kept.append(alone)
+            if len(done_ends) == 1:  # no other unit can supersede the only one
+                kept = [done_ends[0][1]]
+            for k in sorted(set(kept)):
+                before = ordered[k]
+                if not _inside(unit.span, before.span):
+                    build.edge(before.exit, unit.entry, "causal")
+        heapq.heappush(pending, (unit.end, j))
 
 
-def _ends(build: TraceBuilder, members: list[Unit]) -> tuple[list[Unit], list[Unit]]:
-    """Units with no predecessor and units with no successor among ``members``."""
-    entries = {u.entry for u in members}
-    exits = {u.exit for u in members}
-    has_pred = {e["dst"] for e in build.edges if e["src"] in exits and e["dst"] in entries}
-    has_succ = {e["src"] for e in build.edges if e["src"] in exits and e["dst"] in entries}
-    nested_in = {u.entry for u in members if any(_inside(u.span, o.span) for o in members)}
-    firsts = [u for u in members if u.entry not in has_pred and u.entry not in nested_in]
-    lasts = [u for u in members if u.exit not in has_succ]
-    return firsts, lasts
+class _Links:
+    """For every agent's units, which entries have a predecessor and which exits a successor
+    among the same agent's units: built from the edges once, kept up to date as edges are
+    added, so that each :meth:`ends` costs the agent's units, not every edge of the trace."""
+
+    def __init__(self, build: TraceBuilder, units: dict[str, list[Unit]]):
+        self.build = build
+        self.entry_of = {u.entry: agent for agent, members in units.items() for u in members}
+        self.exit_of = {u.exit: agent for agent, members in units.items() for u in members}
+        self.has_pred: set[str] = set()
+        self.has_succ: set[str] = set()
+        for edge in build.edges:
+            self.note(edge["src"], edge["dst"])
+
+    def note(self, src: str, dst: str) -> None:
+        agent = self.exit_of.get(src)
+        if agent is not None and self.entry_of.get(dst) == agent:
+            self.has_pred.add(dst)
+            self.has_succ.add(src)
+
+    def edge(self, src: str, dst: str, type: str, mode: str | None = None) -> None:
+        self.build.edge(src, dst, type, mode)
+        self.note(src, dst)
+
+    def ends(self, members: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+        """Units with no predecessor and units with no successor among ``members`` (one
+        agent's units; a unit nested in another of them has a predecessor)."""
+        spans = {id(u.span) for u in members}
+        nested_in = {u.entry for u in members if _has_ancestor_in(u.span, spans)}
+        firsts = [u for u in members
+                  if u.entry not in self.has_pred and u.entry not in nested_in]
+        lasts = [u for u in members if u.exit not in self.has_succ]
+        return firsts, lasts
 
 
-def _hand_over(build: TraceBuilder, spans: list[Span], agents: dict[str, str],
-               units: dict[str, list[Unit]], handoffs: list[tuple[Span, str]]) -> None:
-    """Name each handoff's target invocation in ``to`` and link it to the target's first
-    units (``message``, ``handoff``)."""
-    lives = sorted((s for s in spans if s.kind == AGENT), key=_order)
-    for span, event_id in handoffs:
-        target = next((a for a in lives if a.name == span.handoff_to
-                       and a.start >= span.start), None)
-        if target is None:
-            continue
-        name = agents[target.span_id]
-        build.by_id[event_id]["to"] = name
-        firsts, _ = _ends(build, units.get(name, []))
-        for unit in firsts:
-            build.edge(event_id, unit.entry, "message", "handoff")
-
-
-def _agent_above(span: Span) -> bool:
-    """Whether an agent span encloses ``span`` in the tree (which is then a sub-agent)."""
+def _has_ancestor_in(span: Span, spans: set[int]) -> bool:
     node = span.parent
     while node is not None:
-        if node.kind == AGENT:
+        if id(node) in spans:
             return True
         node = node.parent
     return False
+
+
+def _hand_over(links: _Links, spans: list[Span], agents: dict[str, str],
+               units: dict[str, list[Unit]], handoffs: list[tuple[Span, str]]) -> None:
+    """Name each handoff's target invocation in ``to`` (the first invocation of that name that
+    starts at or after the handoff) and link it to the target's first units (``message``,
+    ``handoff``)."""
+    lives: dict[str, list[Span]] = {}  # agent span name -> its invocations, in time order
+    for span in sorted((s for s in spans if s.kind == AGENT), key=_order):
+        lives.setdefault(span.name, []).append(span)
+    starts = {name: [s.start for s in found] for name, found in lives.items()}
+    for span, event_id in handoffs:
+        found = lives.get(span.handoff_to, [])
+        k = bisect.bisect_left(starts.get(span.handoff_to, []), span.start)
+        if k == len(found):
+            continue
+        name = agents[found[k].span_id]
+        links.build.by_id[event_id]["to"] = name
+        firsts, _ = links.ends(units.get(name, []))
+        for unit in firsts:
+            links.edge(event_id, unit.entry, "message", "handoff")
+
+
+def _under_agent(top: list[Span]) -> set[int]:
+    """``id`` of every span that an agent span encloses in the tree (a sub-agent, when it is an
+    agent span itself): one pass down from the roots, not a walk up from each span."""
+    found: set[int] = set()
+    stack = [(root, False) for root in top]
+    while stack:
+        span, enclosed = stack.pop()
+        if enclosed:
+            found.add(id(span))
+        inner = enclosed or span.kind == AGENT
+        stack.extend((child, inner) for child in span.children)
+    return found
 
 
 def _inside(span: Span, other: Span) -> bool:

@@ -1,0 +1,229 @@
+"""Hostile logs: repeated keys, numbers beyond a double, deep nesting and lone surrogates in
+every importer's reading (one strict JSON, located by line and field); span trees thousands
+deep and thousands of parent cycles (no recursion, one pass); token counts whose sums
+overflow (a located error, never ``Infinity`` in a trace)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+
+import pytest
+from importer_helpers import FIXTURES
+
+from masrl.traces.importers import SourceError, import_file
+from masrl.traces.importers.spans import CYCLE
+
+
+def otlp(spans: list[dict]) -> dict:
+    return {"resourceSpans": [{"resource": {"attributes": []},
+                               "scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]}
+
+
+def span(k: int, parent: int | None, operation: str = "invoke_agent") -> dict:
+    return {"traceId": "ab" * 16, "spanId": f"{k + 1:016x}",
+            "parentSpanId": "" if parent is None else f"{parent + 1:016x}",
+            "name": f"{operation} agent{k}", "startTimeUnixNano": str(10**9 + 1000 * k),
+            "endTimeUnixNano": str(10**9 + 10**7 - 1000 * k),
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}},
+                           {"key": "gen_ai.agent.name", "value": {"stringValue": f"agent{k}"}}],
+            "status": {}}
+
+
+def test_a_span_tree_3000_deep_imports_without_recursion(tmp_path):
+    path = tmp_path / "deep.json"
+    spans = [span(k, None if k == 0 else k - 1) for k in range(3000)]
+    spans.append({**span(3000, 2999, "chat"), "name": "chat model"})
+    path.write_text(json.dumps(otlp(spans)), encoding="utf-8")
+    start = time.perf_counter()
+    result = import_file("otel", path)
+    assert time.perf_counter() - start < 30
+    spawns = [e for e in result.trace["events"] if e["type"] == "spawn"]
+    assert len(spawns) == 2999
+    assert result.trace["events"][-1]["agent"] == "agent2999"
+
+
+def test_thousands_of_parent_cycles_are_cut_in_one_pass(tmp_path):
+    path = tmp_path / "cycles.json"
+    spans = [span(0, None, "chat")]
+    for k in range(1, 4001, 2):  # 2,000 pairs of spans, each the other's parent
+        spans += [span(k, k + 1, "chat"), span(k + 1, k, "chat")]
+    path.write_text(json.dumps(otlp(spans)), encoding="utf-8")
+    start = time.perf_counter()
+    result = import_file("otel", path)
+    assert time.perf_counter() - start < 30
+    assert result.repairs[CYCLE] == 2000
+    assert len(result.trace["events"]) == 4001  # every span kept
+
+
+# ---------------------------------------------------------------------------------- strict JSON
+
+CASES = {  # format -> (fixture, text replaced, replacement, where, message)
+    "who-and-when": ("who_and_when/magentic_one.json", '"is_corrected": false',
+                     '"is_corrected": "no", "is_corrected": false', None,
+                     'duplicate key "is_corrected": JSON objects must not repeat a key (only the '
+                     "last value would be read) (at /)"),
+    "claude-code": ("claude_code/s1.jsonl", '"preTokens":700', '"preTokens":-1,"preTokens":700',
+                    21, 'duplicate key "preTokens": JSON objects must not repeat a key (only the '
+                    "last value would be read) (at /compactMetadata)"),
+    "otel": ("otel/otlp.json", '"intValue": "30"', '"intValue": 1' + "0" * 400, None,
+             "not JSON: 100000000000...0000 (401 characters) is too large a number: a double "
+             "holds at most about 1.8e308 (at /resourceSpans/0/scopeSpans/0/spans/1/attributes/"
+             "2/value/intValue)"),
+    "atif": ("atif/single_agent.json", '"schema_version"', '"x": "\\udc00", "schema_version"',
+             None, "a string holds a lone surrogate (\\ud800 to \\udfff without its pair), which "
+             "is not Unicode text (at /x)"),
+}
+
+
+@pytest.mark.parametrize("fmt", CASES)
+def test_strict_json_in_every_importer(tmp_path, fmt):
+    fixture, old, new, where, message = CASES[fmt]
+    source = FIXTURES / fixture
+    path = tmp_path / source.name
+    text = source.read_text(encoding="utf-8")
+    assert text.count(old) >= 1, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file(fmt, path)
+    place = str(path) if where is None else f"{path}:{where}"
+    assert str(caught.value) == f"{place}: {message}"
+
+
+@pytest.mark.parametrize("fmt", ["otel", "who-and-when", "atif", "langfuse", "auto"])
+def test_deep_nesting_is_a_source_error(tmp_path, fmt):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 50_000 + "]" * 50_000, encoding="utf-8")
+    with pytest.raises(SourceError, match="nested too deeply"):
+        import_file(fmt, path)
+
+
+@pytest.mark.parametrize("fmt", ["claude-code", "codex", "openai-agents"])
+def test_deep_nesting_in_a_line_is_a_source_error_naming_it(tmp_path, fmt):
+    path = tmp_path / "deep.jsonl"
+    path.write_text('{"a": 1}\n' + "[" * 50_000 + "]" * 50_000 + "\n", encoding="utf-8")
+    with pytest.raises(SourceError, match="nested too deeply") as caught:
+        import_file(fmt, path)
+    assert caught.value.where == 2
+
+
+def test_token_counts_whose_sum_overflows_are_a_located_error(tmp_path):
+    folder = tmp_path / "codex"
+    shutil.copytree(FIXTURES / "codex", folder)
+    main = next(folder.glob("*aaaa.jsonl"))
+    text = main.read_text(encoding="utf-8")
+    for count in ('"last_token_usage":{"input_tokens":1200',
+                  '"last_token_usage":{"input_tokens":1400'):
+        assert count in text
+        text = text.replace(count, '"last_token_usage":{"input_tokens":1.5e308')
+    main.write_text(text, encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("codex", main)
+    assert str(caught.value) == (f"{main}: costs.tokens is inf: the log's numbers add up to "
+                                 "more than a double holds")
+
+
+# ---------------------------------------------------------------------------------- sequencing
+
+def reference_sequence(build, members):
+    """The pairwise ``_sequence`` this module replaced (n^2 log n), kept as the definition."""
+    from masrl.traces.importers.spans import _inside
+
+    ordered = sorted(members, key=lambda u: (u.start, u.order))
+    for j, unit in enumerate(ordered):
+        done = [a for a in ordered[:j] if a.end <= unit.start]
+        starts = sorted(((a.start, k) for k, a in enumerate(done)), reverse=True)
+        for k, before in enumerate(done):
+            latest_other = next((start for start, m in starts if m != k), None)
+            if latest_other is not None and latest_other >= before.end:
+                continue
+            if not _inside(unit.span, before.span):
+                build.edge(before.exit, unit.entry, "causal")
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_sequencing_units_makes_the_edges_of_its_definition(seed):
+    import random
+
+    from masrl.traces.importers.common import TraceBuilder
+    from masrl.traces.importers.spans import Span, Unit, _sequence
+
+    pick = random.Random(seed)
+    members, spans = [], []
+    for k in range(pick.randint(0, 14)):
+        start = pick.randint(0, 12)
+        end = start + pick.choice([0, 0, 1, 2, 5])
+        span = Span(f"s{k}", None, start, end, "model", "-")
+        if spans and pick.random() < 0.3:  # nested in an earlier span
+            span.parent = pick.choice(spans)
+        spans.append(span)
+        members.append(Unit(span, f"in{k}", f"out{k}" if pick.random() < 0.5 else f"in{k}",
+                            start, end, k))
+    pick.shuffle(members)
+    fast, slow = TraceBuilder(), TraceBuilder()
+    _sequence(fast, members)
+    reference_sequence(slow, members)
+    assert fast.edges == slow.edges
+
+
+def test_thousands_of_model_calls_of_one_agent_import_in_seconds(tmp_path):
+    """Sequencing an agent's units compared every pair: these 8,000 calls took 20 s (0.6 s now);
+    20,000 took minutes."""
+    spans = [span(0, None)]
+    for k in range(1, 8001):
+        call = span(k, 0, "chat")
+        call["startTimeUnixNano"] = str(10**9 + 1000 * k)
+        call["endTimeUnixNano"] = str(10**9 + 1000 * k + 500)
+        spans.append(call)
+    spans[0]["endTimeUnixNano"] = str(10**9 + 1000 * 8002)
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(otlp(spans)), encoding="utf-8")
+    start = time.perf_counter()
+    result = import_file("otel", path)
+    assert time.perf_counter() - start < 10
+    assert len(result.trace["edges"]) == 7999  # one chain of calls
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_enclosing_agents_are_those_of_the_definition(seed):
+    """The latest-starting (then shortest, then smallest id) agent span around each root."""
+    import random
+
+    from masrl.traces.importers.spans import AGENT, Span, _enclosing_agents
+
+    pick = random.Random(seed)
+    spans = []
+    for k in range(pick.randint(0, 12)):
+        start = pick.randint(0, 10)
+        spans.append(Span(f"s{k:02d}", None, start, start + pick.randint(0, 6),
+                          pick.choice([AGENT, "model"]), "-"))
+    agents = [s for s in spans if s.kind == AGENT]
+    expected = {}
+    for root in spans:
+        around = [a for a in agents if a is not root and a.start <= root.start
+                  and root.end <= a.end]
+        if root.kind != AGENT and around:
+            expected[id(root)] = max(around, key=lambda a: (a.start, -a.end, a.span_id))
+    assert _enclosing_agents(spans, agents) == expected
+
+
+def test_roots_enclosed_by_thousands_of_agent_spans_import_in_seconds(tmp_path):
+    """Asking every agent span about every root was quadratic (4,000 of each: 7 s)."""
+    spans = [span(k, None) for k in range(20_000)]
+    for k, item in enumerate(spans):
+        item["startTimeUnixNano"] = str(10**9 + 1000 * k)
+        item["endTimeUnixNano"] = str(10**9 + 10**8 - 1000 * k)
+    for k in range(20_000):
+        call = span(20_000 + k, None, "chat")
+        call["startTimeUnixNano"] = str(10**9 + 10**7 + k)
+        call["endTimeUnixNano"] = str(10**9 + 10**7 + k + 5)
+        spans.append(call)
+    path = tmp_path / "roots.json"
+    path.write_text(json.dumps(otlp(spans)), encoding="utf-8")
+    start = time.perf_counter()
+    result = import_file("otel", path)
+    assert time.perf_counter() - start < 30
+    # chat k starts 10^7 + k ns in; the latest agent span starting by then is 10000 + k // 1000
+    assert {e["agent"] for e in result.trace["events"]} == {
+        f"agent{10_000 + k // 1000}" for k in range(20_000)}
