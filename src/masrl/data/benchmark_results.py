@@ -14,16 +14,31 @@ from masrl import paths
 
 THROUGHPUT_KEYS = ("agents", "events", "file_bytes", "json_load_peak_mib", "json_load_s",
                    "memory_ratio", "ratio", "replay_peak_mib", "replay_s", "tool_calls")
+CORPUS_KEYS = ("corpus_bytes", "corpus_cpu_s", "corpus_peak_mib", "corpus_s", "events",
+               "events_per_s", "json_load_cpu_s", "json_load_s", "load_1m_at_start",
+               "metrics_only_ratio", "metrics_only_s", "parquet_bytes", "ratio", "traces",
+               "workers")
 
 
-def throughput_results(path: str | os.PathLike | None = None) -> dict | None:
-    """The figures of the last run of ``benchmarks/trace_throughput.py`` (its results file), or
-    ``None`` when no run has been recorded. Raises ``ValueError`` naming a missing key."""
-    target = Path(path) if path else paths.BENCHMARK_RESULTS / "trace_throughput.json"
+def load_results(name: str, keys: tuple[str, ...],
+                 path: str | os.PathLike | None = None) -> dict | None:
+    """The figures of a benchmark's last recorded run (``benchmarks/results/<name>``, or
+    ``path``), or ``None`` when none was recorded. Raises ``ValueError`` naming a missing key."""
+    target = Path(path) if path else paths.BENCHMARK_RESULTS / name
     if not target.exists():
         return None
     figures = json.loads(target.read_text(encoding="utf-8"))
-    missing = [key for key in THROUGHPUT_KEYS if key not in figures]
+    missing = [key for key in keys if key not in figures]
     if missing:
         raise ValueError(f"{target}: missing {', '.join(missing)}")
     return figures
+
+
+def throughput_results(path: str | os.PathLike | None = None) -> dict | None:
+    """``benchmarks/trace_throughput.py``'s figures (see :func:`load_results`)."""
+    return load_results("trace_throughput.json", THROUGHPUT_KEYS, path)
+
+
+def corpus_results(path: str | os.PathLike | None = None) -> dict | None:
+    """``benchmarks/corpus_throughput.py``'s figures (see :func:`load_results`)."""
+    return load_results("corpus_throughput.json", CORPUS_KEYS, path)

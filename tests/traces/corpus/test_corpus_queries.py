@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from masrl.data import benchmark_results
 from masrl.traces import corpus
 from masrl.traces.corpus import estimate, queries
 from masrl.traces.synthetic import write_training_run
@@ -48,15 +49,15 @@ def test_analysis_cost_by_hand(tmp_path):
 
 
 def test_recorded_benchmark_figures_are_read_and_checked(tmp_path):
-    recorded = estimate.corpus_results()
+    recorded = benchmark_results.corpus_results()
     assert recorded is not None and recorded["traces"] >= 1000
     assert recorded["ratio"] == pytest.approx(recorded["corpus_s"] / recorded["json_load_s"],
                                               rel=0.01)
-    assert estimate.corpus_results(tmp_path / "none.json") is None
+    assert benchmark_results.corpus_results(tmp_path / "none.json") is None
     partial = tmp_path / "partial.json"
     partial.write_text(json.dumps({"traces": 1}), encoding="utf-8")
     with pytest.raises(ValueError, match="partial.json: missing corpus_bytes, corpus_cpu_s"):
-        estimate.corpus_results(partial)
+        benchmark_results.corpus_results(partial)
 
 
 def test_the_per_step_chart_has_one_panel_per_metric_and_a_text_alternative():

@@ -17,30 +17,6 @@ worker processes, and the bytes of the input and of the tables per event. From t
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
-
-from masrl import paths
-
-RESULTS_FILE = "corpus_throughput.json"
-KEYS = ("corpus_bytes", "corpus_cpu_s", "corpus_peak_mib", "corpus_s", "events",
-        "events_per_s", "json_load_cpu_s", "json_load_s", "load_1m_at_start",
-        "metrics_only_ratio", "metrics_only_s", "parquet_bytes", "ratio", "traces", "workers")
-
-
-def corpus_results(path: str | os.PathLike | None = None) -> dict | None:
-    """The figures of the last recorded corpus benchmark, or ``None`` when none was recorded.
-    Raises ``ValueError`` naming a missing key."""
-    target = Path(path) if path else paths.BENCHMARK_RESULTS / RESULTS_FILE
-    if not target.exists():
-        return None
-    figures = json.loads(target.read_text(encoding="utf-8"))
-    missing = [key for key in KEYS if key not in figures]
-    if missing:
-        raise ValueError(f"{target}: missing {', '.join(missing)}")
-    return figures
-
 
 def analysis_cost(figures: dict, events_per_trace: float, traces_per_step: int, steps: int,
                   cores: int) -> dict[str, float]:

@@ -375,18 +375,7 @@ class _Import:
                 self.link(src, dst)
 
     def link(self, src: str, dst: str) -> None:
-        a, b = self.build.by_id[src], self.build.by_id[dst]
-        if a["type"] == "spawn" and b["agent"] == a.get("to"):
-            kind, mode = "spawn", "blocking"
-        elif a["type"] == "return" and b["agent"] == a.get("to"):
-            kind, mode = "return", None
-        elif (src, dst) in self.answers:
-            kind, mode = "tool_dependency", "blocking"
-        elif a["type"] == "message" and a.get("to") == b["agent"]:
-            kind, mode = "message", None
-        else:
-            kind, mode = "causal", None
-        self.build.edge(src, dst, kind, mode)
+        self.build.link(src, dst, self.answers, spawn_mode="blocking")
 
     # ------------------------------------------------------------------ document
 

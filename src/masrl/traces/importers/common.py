@@ -291,6 +291,23 @@ class TraceBuilder:
         self.edges.append(edge)
         return True
 
+    def link(self, src: str, dst: str, answers: set[tuple[str, str]] | frozenset = frozenset(),
+             spawn_mode: str = "blocking") -> bool:
+        """Add the dependency ``src -> dst`` with the edge type its two events imply: ``spawn``
+        (``spawn_mode``) from a spawn to the spawned agent's event, ``return`` from a return to
+        the agent it returns to, ``tool_dependency`` (blocking) for a pair in ``answers`` (call,
+        result), ``message`` from a message to its addressee's event, else ``causal``."""
+        a, b = self.by_id[src], self.by_id[dst]
+        if a["type"] == "spawn" and b["agent"] == a.get("to"):
+            return self.edge(src, dst, "spawn", spawn_mode)
+        if a["type"] == "return" and b["agent"] == a.get("to"):
+            return self.edge(src, dst, "return")
+        if (src, dst) in answers:
+            return self.edge(src, dst, "tool_dependency", "blocking")
+        if a["type"] == "message" and a.get("to") == b["agent"]:
+            return self.edge(src, dst, "message")
+        return self.edge(src, dst, "causal")
+
     def raise_times(self) -> int:
         """Raise each event's start to the latest start among its dependencies; return how many
         events moved. Events are visited in a topological order of the edges
