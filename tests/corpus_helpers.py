@@ -23,7 +23,7 @@ from trace_helpers import FIXTURES
 from masrl import paths
 from masrl.traces.synthetic import broken, draw_rollout, rollout_trace
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / "traces" / "examples").glob("*.json"))
+EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
 
 
 def rollout(sample: int) -> dict:

@@ -7,7 +7,7 @@ import json
 from masrl import paths
 from masrl.traces import Replay, load_trace, replay, validate_document
 
-EXAMPLES = paths.DEFAULT_DATA_DIR / "traces" / "examples"
+EXAMPLES = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES
 NAMES = ["centralized", "planner_executor_critic", "debate", "swarm", "hierarchical", "harness"]
 HOSTILE = '<img src=x onerror="alert(1)">&amp;'
 

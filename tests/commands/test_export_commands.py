@@ -11,7 +11,7 @@ from masrl.commands import main
 from masrl.traces.exporters import atif
 from masrl.traces.importers import dumps, import_file
 
-SWARM = paths.REPO_ROOT / "data" / "traces" / "examples" / "swarm.json"
+SWARM = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES / "swarm.json"
 
 
 def test_writes_the_export_and_exits_0(tmp_path, capsys):

@@ -35,7 +35,7 @@ from masrl.traces.validate import (
     validate_file,
 )
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / "traces" / "examples").glob("*.json"))
+EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
 FILES = sorted(FIXTURES.glob("*.json")) + EXAMPLES
 VALID = [p for p in FILES if p.name not in ("non_finite.json", "not_json.json")]
 

@@ -11,7 +11,7 @@ from masrl import paths
 from masrl.traces import InvalidTraceError, load_trace, replay
 from masrl.traces.validate import validate_document
 
-EXAMPLES = paths.DEFAULT_DATA_DIR / "traces" / "examples"
+EXAMPLES = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES
 
 
 def test_agents_of_the_small_trace():

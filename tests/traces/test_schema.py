@@ -11,7 +11,7 @@ from trace_helpers import FIXTURES
 from masrl import paths
 from masrl.traces.schema import SCHEMA_VERSION, load_schema, schema_validator
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / "traces" / "examples").glob("*.json"))
+EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
 
 
 def read(path):

@@ -25,7 +25,7 @@ from masrl.traces.validate import validate_file
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
-SEEDS = [FIXTURES / "small.json", *sorted((paths.DEFAULT_DATA_DIR / "traces" / "examples")
+SEEDS = [FIXTURES / "small.json", *sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES)
                                             .glob("*.json"))]
 
 EVENT_KEYS = ["id", "t", "type", "agent", "role", "from", "to", "tool", "content_ref", "trusted",

@@ -40,10 +40,10 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Meta, Raw, Struct
 
-from masrl.paths import DEFAULT_DATA_DIR
+from masrl.paths import DEFAULT_DATA_DIR, TRACE_SCHEMA
 from masrl.traces import strict_json
 
-SCHEMA_PATH = DEFAULT_DATA_DIR / "schema" / "trace.schema.json"
+SCHEMA_PATH = DEFAULT_DATA_DIR / TRACE_SCHEMA
 SCHEMA_VERSION = "1.0"
 BULK = ("events", "edges")  # the arrays the records decode; the rest is the document's head
 

@@ -16,7 +16,7 @@ from masrl.traces import InvalidTraceError, validate_document
 from masrl.traces.exporters import EXPORTERS, atif
 from masrl.traces.importers import dumps, import_file
 
-EXAMPLES = sorted((paths.REPO_ROOT / "data" / "traces" / "examples").glob("*.json"))
+EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
 
 
 def load(path: Path) -> dict:
@@ -110,7 +110,7 @@ def test_round_trip_rebuilds_the_edges(path, tmp_path):
 def test_native_reading_without_our_extras(tmp_path):
     """An ATIF reader that ignores extra.masrl sees the agents, the tool calls and their
     results, the spawns and returns; other event types read as messages."""
-    document = load(paths.REPO_ROOT / "data" / "traces" / "examples" / "centralized.json")
+    document = load(paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES / "centralized.json")
     out = atif.export(document)
 
     def strip(node):

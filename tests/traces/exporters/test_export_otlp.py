@@ -13,7 +13,7 @@ from masrl.traces import validate_document
 from masrl.traces.exporters import EXPORTERS, otlp
 from masrl.traces.importers import import_file
 
-EXAMPLES = sorted((paths.REPO_ROOT / "data" / "traces" / "examples").glob("*.json"))
+EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
 
 
 def load(path) -> dict:

@@ -7,7 +7,7 @@ import json
 from masrl import paths
 from masrl.traces.exporters import round_trip
 
-CENTRALIZED = paths.REPO_ROOT / "data" / "traces" / "examples" / "centralized.json"
+CENTRALIZED = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES / "centralized.json"
 
 
 def document() -> dict:
