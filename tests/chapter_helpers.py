@@ -41,3 +41,10 @@ def glued(notebook) -> dict[str, str]:
 def printed(notebook) -> str:
     return "\n".join("".join(o.get("text", "")) for c in notebook.cells
                      for o in c.get("outputs", []) if o.get("output_type") == "stream")
+
+
+def chapters_needing_real_logs() -> set[str]:
+    """The chapter names (``24_real_runs``) of ``notebooks/needs_real_logs.txt``: computed from
+    ``../shared/traces``, so they can only be executed where those logs are."""
+    listed = (NOTEBOOKS / "needs_real_logs.txt").read_text(encoding="utf-8").splitlines()
+    return {Path(line.strip()).stem for line in listed if line.strip() and not line.startswith("#")}

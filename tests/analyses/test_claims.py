@@ -65,7 +65,7 @@ def test_the_artifacts_self_contradiction_is_a_finding_not_a_failure():
 def test_one_changed_tag_fails_the_matching_claims(data_copy):
     replace_in(data_copy / "audit.csv", *ONE_TAG)
     results = by_id(claims.evaluate(Dataset(data_copy)))
-    failed = {i for i, r in results.items() if not r.passed}
+    failed = {i for i, r in results.items() if r.failed}
     assert failed == {"orchestrator-credit", "orchestrator-credit-rows", "readings-orchestrator",
                       "stress-note-predates-wideseek", "strict-reading-matches-spotcheck"}
     assert results["orchestrator-credit"].computed == {"broad": 8, "strict": 4}
