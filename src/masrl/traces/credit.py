@@ -114,7 +114,12 @@ def _per_event_items(run: Run, positions: np.ndarray, unit: str):
 
 
 def acting(run: Run) -> np.ndarray:
-    """Per agent code, whether the name acts in an event other than a ``tool_result``."""
+    """Per agent code, whether the name acts in an event other than a ``tool_result``
+    (computed once per run; read-only)."""
+    return run.remembered("acting", lambda: _acting(run))
+
+
+def _acting(run: Run) -> np.ndarray:
     events = run.trace.events
     flags = np.zeros(len(events.agent_names), dtype=bool)
     flags[events.agent_codes[events.types != EVENT_TYPES.index("tool_result")]] = True
@@ -124,7 +129,12 @@ def acting(run: Run) -> np.ndarray:
 def answered_call(run: Run) -> np.ndarray:
     """Per event, the event whose agent it counts for: itself, except that a ``tool_result``
     counts for the ``tool_call`` it answers (the source of an incoming edge from a ``tool_call``
-    event; the last such edge in file order if several), or for nobody (-1)."""
+    event; the last such edge in file order if several), or for nobody (-1). Computed once per
+    run; read-only."""
+    return run.remembered("answered_call", lambda: _answered_call(run))
+
+
+def _answered_call(run: Run) -> np.ndarray:
     events, edges = run.trace.events, run.trace.edges
     result = EVENT_TYPES.index("tool_result")
     proxy = np.arange(events.count, dtype=np.int64)

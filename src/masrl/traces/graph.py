@@ -15,7 +15,7 @@ Definitions used throughout:
 from __future__ import annotations
 
 from collections import Counter, deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
 from operator import attrgetter, eq, itemgetter
@@ -66,6 +66,20 @@ class Records:
             values[np.isnan(values)] = default
         return values
 
+    def codes(self, key: str, known: dict | None = None,
+              dtype: type = np.int64) -> tuple[np.ndarray, list]:
+        """A string field as integer codes, in one pass: ``(codes, names)`` with
+        ``names[codes[i]]`` the value of item ``i`` (``None`` where it is absent). With
+        ``known`` (value -> code; a :class:`FirstSeen` grows as new values come) the codes are
+        those; otherwise values are numbered in order of first appearance."""
+        if self.structs:
+            values = map(attrgetter(_attribute(key)), self.items)
+        else:
+            values = map(dict.get, self.items, repeat(key))
+        table = FirstSeen() if known is None else known
+        codes = np.fromiter(map(table.__getitem__, values), dtype=dtype, count=len(self.items))
+        return codes, list(table)
+
     def counts(self, key: str, default=None) -> Counter:
         """How often each value of a string field occurs (``default`` counting the absent)."""
         if not self.structs:
@@ -81,6 +95,14 @@ class Records:
             return self.items[i].get(key, default)
         value = getattr(self.items[i], _attribute(key))
         return default if value is None else value
+
+
+class FirstSeen(dict):
+    """Value -> code, a new value getting the next code when it is first looked up."""
+
+    def __missing__(self, key):
+        self[key] = code = len(self)
+        return code
 
 
 def _attribute(key: str) -> str:
@@ -120,7 +142,11 @@ class IdIndex:
 
     @cached_property
     def exact(self) -> dict[str, int]:
-        """The plain dictionary, built only when a look-up needs it."""
+        """The plain dictionary, built only when a look-up needs it (ids are mostly unique:
+        then the dictionary of last occurrences is that of first ones)."""
+        last = dict(zip(self.ids, range(len(self.ids))))
+        if len(last) == len(self.ids):
+            return last
         return dict(zip(reversed(self.ids), range(len(self.ids) - 1, -1, -1)))
 
     def positions(self, names: list[str]) -> np.ndarray:
@@ -192,32 +218,34 @@ class EdgeColumns:
 
     src: np.ndarray  # int64 event positions
     dst: np.ndarray
+    _known: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def count(self) -> int:
         return len(self.src)
 
     def known(self) -> np.ndarray:
-        """Boolean mask of the edges whose two ends are events of the trace."""
-        return (self.src >= 0) & (self.dst >= 0)
+        """Boolean mask of the edges whose two ends are events of the trace (computed once)."""
+        if self._known is None:
+            self._known = (self.src >= 0) & (self.dst >= 0)
+        return self._known
+
+
+TYPE_CODES = {name: k for k, name in enumerate(EVENT_TYPES)}
 
 
 def event_columns(events: list[dict] | Records) -> EventColumns:
     """Columns of a schema-valid ``events`` array (C-level ``map`` loops throughout)."""
     events = as_records(events)
-    n = len(events)
     ids = events.column("id")
-    agents = events.column("agent")
-    names = {name: k for k, name in enumerate(dict.fromkeys(agents))}
-    type_code = {name: k for k, name in enumerate(EVENT_TYPES)}
+    agent_codes, agent_names = events.codes("agent")
     start = events.numbers("t")
     end, overdetermined = _end_times(events, start)
     return EventColumns(
         ids=ids,
-        types=np.fromiter(map(type_code.__getitem__, events.column("type")), dtype=np.int8,
-                          count=n),
-        agent_codes=np.fromiter(map(names.__getitem__, agents), dtype=np.int64, count=n),
-        agent_names=list(names),
+        types=events.codes("type", TYPE_CODES, np.int8)[0],
+        agent_codes=agent_codes,
+        agent_names=agent_names,
         start=start,
         end=end,
         index=IdIndex(ids),
@@ -306,24 +334,28 @@ def longest_path(order: np.ndarray, src: np.ndarray, dst: np.ndarray) -> list[in
     Dynamic programming over the edges sorted by the topological position of their source: when
     an edge is relaxed, every edge into its source has been relaxed already. Among paths of equal
     length the one ending at the earliest node in ``order`` is returned.
+
+    Nodes are renamed by their topological position first, so that the lengths end up in
+    topological order and the earliest longest one is found by ``list.index``; the one loop left
+    in Python is the relaxation, one step per edge.
     """
     n = len(order)
     if n == 0:
         return []
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n)
-    by_source = np.argsort(position[src])  # edges into one node come from distinct sources
+    tail, head = position[src], position[dst]
+    by_source = np.argsort(tail)  # edges into one node come from distinct sources
     length = [1] * n
     previous = [-1] * n
-    for u, v in zip(src[by_source].tolist(), dst[by_source].tolist()):
+    for u, v in zip(tail[by_source].tolist(), head[by_source].tolist()):
         candidate = length[u] + 1
         if candidate > length[v]:
             length[v] = candidate
             previous[v] = u
-    lengths = np.fromiter(length, dtype=np.int64, count=n)[order]
-    node = int(order[int(np.argmax(lengths))])
+    node = length.index(max(length))
     path = []
     while node != -1:
         path.append(node)
         node = previous[node]
-    return path[::-1]
+    return order[path[::-1]].tolist()

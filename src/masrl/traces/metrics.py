@@ -60,7 +60,7 @@ def compute(run: Run) -> dict:
         "tool_calls": types["tool_call"],
         "messages": types["message"],
         "critical_steps": len(path),
-        "critical_path": [run.trace.events.ids[i] for i in path],
+        "critical_path": list(map(run.trace.events.ids.__getitem__, path)),
         "parallelism": run.trace.events.count / len(path),
         "spawn_depth": max((a.depth for a in run.agents.values()), default=0),
         "spawn_tree": spawn_tree(run),
@@ -89,7 +89,8 @@ def _decisions(run: Run) -> list[str]:
 def critical_path(run: Run) -> list[int]:
     """Event positions along a longest dependency path (see the module docstring)."""
     edges = run.trace.edges
-    return graph.longest_path(run.trace.order, edges.src, edges.dst)
+    return list(run.remembered("critical_path", lambda: tuple(
+        graph.longest_path(run.trace.order, edges.src, edges.dst))))
 
 
 def spawn_tree(run: Run) -> list[dict]:

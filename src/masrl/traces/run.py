@@ -15,9 +15,11 @@ Definitions (quoted by the book):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from itertools import repeat
 from operator import is_not
+from typing import Any
 
 import numpy as np
 
@@ -46,6 +48,18 @@ class Run:
     timeline: np.ndarray  # event positions in start-time order (a topological order)
     agents: dict[str, AgentLife]  # in order of first appearance (spawned-only agents last)
     trace_end: float  # the latest end time of any event
+    _memo: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def remembered(self, key: str, compute: Callable[[], Any]) -> Any:
+        """``compute()`` the first time ``key`` is asked for, its result afterwards: figures
+        that several metrics, credit units and tables share are computed once per run. Arrays
+        come back read-only, so that no caller can change what the next one reads."""
+        if key not in self._memo:
+            value = compute()
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            self._memo[key] = value
+        return self._memo[key]
 
     @property
     def roots(self) -> list[AgentLife]:

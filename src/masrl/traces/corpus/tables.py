@@ -38,9 +38,19 @@ from masrl.traces.schema import schema_enum
 CORPUS_SCHEMA_VERSION = "1"
 TABLE_NAMES = ("traces", "agents", "events", "credit", "problems")
 PARQUET_OPTIONS = {
-    "compression": "zstd", "compression_level": 3, "use_dictionary": True,
+    "compression": "zstd", "compression_level": 3,
     "write_statistics": True, "version": "2.6", "data_page_version": "1.0",
     "row_group_size": 1 << 20, "store_schema": True, "write_page_index": False,
+}
+# Columns whose few distinct values repeat row after row: dictionary-encoded in the files. The
+# others (ids, numbers) are written plain: a dictionary of nearly unique values costs time to
+# build and is then dropped by the writer anyway.
+DICTIONARY_COLUMNS = {
+    "traces": ("task_id", "system", "topology", "schema_version"),
+    "agents": ("source", "agent", "role", "parent"),
+    "events": ("source", "type", "agent", "role", "tool", "decision"),
+    "credit": ("source", "unit"),
+    "problems": ("source", "severity", "code"),
 }
 
 STRING, INT, FLOAT, BOOL = pa.string(), pa.int64(), pa.float64(), pa.bool_()
@@ -173,9 +183,12 @@ def empty(name: str) -> pa.Table:
 
 
 def parquet_bytes(table: pa.Table) -> bytes:
-    """The table as a Parquet file, written with :data:`PARQUET_OPTIONS`."""
+    """The table as a Parquet file, written with :data:`PARQUET_OPTIONS` (dictionary encoding
+    for the :data:`DICTIONARY_COLUMNS` of the table named in its schema's metadata)."""
+    name = (table.schema.metadata or {}).get(b"masrl.table", b"").decode()
     sink = io.BytesIO()
-    pq.write_table(table, sink, **PARQUET_OPTIONS)
+    pq.write_table(table, sink, **PARQUET_OPTIONS,
+                   use_dictionary=list(DICTIONARY_COLUMNS.get(name, ())))
     return sink.getvalue()
 
 
