@@ -121,3 +121,15 @@ def test_every_finding_is_reported_in_document_order():
     assert [(f.code, strict_json.pointer(f.parts)) for f in found] == [
         ("duplicate-key", "/a"), ("non-finite", "/a/b"), ("non-finite", "/c/0"),
         ("duplicate-key", "/c/1")]
+
+
+def test_a_schema_message_never_quotes_a_large_value_whole(tmp_path):
+    # A file that is one long array: the validator's message quotes it before "is not of type".
+    path = tmp_path / "array.json"
+    path.write_text("[" + ",".join(['{"name": "span"}'] * 20_000) + "]", encoding="utf-8")
+    report = validate_file(path)
+    (problem,) = report.errors
+    assert len(problem.message) < 400
+    assert "characters ..." in problem.message
+    assert problem.message.endswith('is not of type "object"')
+    assert problem.message.startswith('[{"name":"span"}')

@@ -335,14 +335,29 @@ def schema_problems(document: Any) -> list[TraceProblem]:
     return sorted(found, key=lambda p: _pointer_key(p.pointer))
 
 
+MESSAGE_LIMIT = 300  # characters of a schema message; the validator quotes whole values
+
+
 def _schema_message(err) -> str:
-    """The validator's message, except for ``not`` where the subschema's description says more."""
+    """The validator's message, except for ``not`` where the subschema's description says more.
+
+    The validator quotes the offending value whole ("[...] is not of type 'object'"): a file
+    that is one large array would fill the terminal. A longer message keeps its beginning and
+    its end (the rule broken) and says how much was left out."""
     if err.schema_path and err.schema_path[-1] == "not":
         node = load_schema()
         for key in err.schema_path:
             node = node[key]
         return f"not allowed: {node.get('description', 'matches a forbidden pattern')}"
-    return err.message
+    return abbreviated(err.message)
+
+
+def abbreviated(message: str, limit: int = MESSAGE_LIMIT) -> str:
+    """``message``, or its first and last ``limit`` / 2 characters around a count of the rest."""
+    if len(message) <= limit:
+        return message
+    half = limit // 2
+    return f"{message[:half]} [... {len(message) - 2 * half:,} characters ...] {message[-half:]}"
 
 
 def _pointer_key(text: str) -> list:
