@@ -185,6 +185,27 @@ def test_a_repeated_field_cannot_hide_an_invalid_value():
     assert [f.code for f in parse(data)[1]] == ["duplicate-key"]
 
 
+@pytest.mark.parametrize(("old", "new"), [
+    ('"id": "e1",', '"id": "e0", "id": "e1",'),  # a field of an event, both values valid
+    ('"src": "e1",', '"src": "e1", "src": "e1",'),  # a field of an edge, the same value twice
+    ('"id": "e1",', '"x_note": {"k": 1, "k": 2}, "id": "e1",'),  # inside a field of its own
+])
+def test_a_repeated_key_with_valid_values_takes_the_full_path_and_is_refused(old, new):
+    """msgspec keeps the last of two valid values; the fast path must not accept what strict
+    JSON refuses (issue 9: reject duplicate keys)."""
+    text = (FIXTURES / "small.json").read_text(encoding="utf-8")
+    assert old in text
+    data = text.replace(old, new, 1).encode()
+    assert fast_trace(data) is None
+    assert [f.code for f in parse(data)[1]] == ["duplicate-key"]
+
+
+def test_a_field_of_its_own_holding_objects_stays_on_the_fast_path():
+    text = (FIXTURES / "small.json").read_text(encoding="utf-8")
+    data = text.replace('"id": "e1",', '"x_note": {"k": [{"k": 1}], "j": "k"}, "id": "e1",', 1)
+    assert fast_trace(data.encode()) is not None
+
+
 @pytest.mark.parametrize("label_data", [c for c in CORPUS if schema_valid(c[1])][::7],
                          ids=lambda c: c[0])
 def test_fast_and_full_paths_build_the_same_trace(label_data):

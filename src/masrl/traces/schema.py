@@ -17,8 +17,8 @@ written twice, here and in the file. The contract is one-sided: a document the r
 must be valid under the schema and strict JSON (else an invalid trace could slip through); a
 valid document they reject merely takes the full path (strict JSON + jsonschema-rs), which
 reports exactly what it always did. What the records cannot see themselves (bytes that are not
-UTF-8 in fields they skip, a repeated top-level key) is checked around them, at about 0.12 s a
-million events (see :func:`decode_records`).
+UTF-8 in fields they skip, a repeated key, at the top level or inside an event or edge) is
+checked around them (see :func:`decode_records` and :mod:`.repeated_keys`).
 ``tests/traces/test_fast_path.py`` checks both directions on every fixture and example and on
 systematic single-field mutations of them.
 """
@@ -41,7 +41,7 @@ import numpy as np
 from msgspec import UNSET, Meta, Raw, Struct
 
 from masrl.paths import DEFAULT_DATA_DIR, TRACE_SCHEMA
-from masrl.traces import strict_json
+from masrl.traces import repeated_keys, strict_json
 
 SCHEMA_PATH = DEFAULT_DATA_DIR / TRACE_SCHEMA
 SCHEMA_VERSION = "1.0"
@@ -93,11 +93,13 @@ def _one_of(definition: str, name: str):
     return Literal[tuple(schema_enum(definition, name))]
 
 
-class EventRecord(Struct, gc=False):
+class EventRecord(Struct, gc=False, omit_defaults=True):
     """One event, fields as in ``$defs/event`` (unknown fields are allowed and skipped).
 
-    ``gc=False``: an event holds only strings and numbers, so it can never be part of a
-    reference cycle; untracked, a million of them add nothing to garbage-collection passes.
+    ``omit_defaults``: encoded again, an event holds exactly the fields the text gave it, which
+    :mod:`.repeated_keys` counts. ``gc=False``: an event holds only strings and numbers, so it
+    can never be part of a reference cycle; untracked, a million of them add nothing to
+    garbage-collection passes.
     """
 
     id: _Name
@@ -118,7 +120,7 @@ class EventRecord(Struct, gc=False):
     duration: _NonNegative = _NAN
 
 
-class EdgeRecord(Struct, gc=False, forbid_unknown_fields=True):
+class EdgeRecord(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=True):
     """One edge, fields as in ``$defs/edge`` (no other field allowed)."""
 
     src: _Name
@@ -189,9 +191,9 @@ def decode_records(data: bytes) -> DecodedTrace | None:
     * a repeated key, a non-finite number or a lone surrogate in the head: its members are
       read by strict JSON.
 
-    Inside events and edges msgspec decodes and checks every occurrence of a field, so a
-    repeated field cannot hide an invalid value there; a field repeated with two valid values
-    is read as its last value (detecting it would cost a second tokenisation of the file).
+    * a repeated key inside an event or an edge (msgspec checks every occurrence of a field
+      but keeps the last): :mod:`.repeated_keys` counts the keys against the records, and
+      scans the structure only when the count cannot tell.
     """
     try:
         if not _utf8(data):
@@ -201,12 +203,21 @@ def decode_records(data: bytes) -> DecodedTrace | None:
         if not _one_key_each(data, members.values()):
             return None
         events, edges = _EVENTS.decode(top.events), _EDGES.decode(top.edges)
+        if not (_each_key_once(top.events, events) and _each_key_once(top.edges, edges)):
+            return None
         head = {name: strict_json.loads(bytes(raw)) for name, raw in members.items()
                 if name not in BULK}
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError,
             strict_json.StrictJSONError):  # not JSON, or a rule of the records broken
         return None
     return DecodedTrace(head, events, edges) if head_validator().is_valid(head) else None
+
+
+def _each_key_once(raw: Raw, records: list) -> bool:
+    """Whether no object of the array ``raw`` repeats a key (see :mod:`.repeated_keys`)."""
+    if repeated_keys.keys_match_records(raw, records):
+        return True
+    return not repeated_keys.may_repeat_keys(raw)
 
 
 def _utf8(data) -> bool:
