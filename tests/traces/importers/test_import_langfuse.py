@@ -69,7 +69,9 @@ def changed(change) -> str:
     (changed(lambda d: d.update(observations={})), "observations",
      "observations must be a list, found an object"),
     (changed(lambda d: d["observations"][1].update(startTime="soon")), "observations[1]",
-     "startTime must be an ISO-8601 time, found a string 'soon'"),
+     "observation obs-2: startTime must be an ISO-8601 time, found a string 'soon'"),
+    (changed(lambda d: d["observations"][1].update(endTime=[1])), "observations[1]",
+     "observation obs-2: endTime must be an ISO-8601 time or null, found a list [1]"),
     (changed(lambda d: d["observations"][1].update(endTime="2025-06-10T11:00:00Z")),
      "observations[1]", ("observation obs-2 ends (2025-06-10T11:00:00Z) before it starts "
      "(2025-06-10T12:00:00.100Z)")),

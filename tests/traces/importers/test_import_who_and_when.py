@@ -176,26 +176,15 @@ def captain(history: list, **fields) -> dict:
 SAID = {"role": "assistant", "name": "A", "content": "x"}
 
 
-@pytest.mark.parametrize("verdict", ['"False"', '"true"', "0", "1", "null", '["x"]'])
+@pytest.mark.parametrize(("verdict", "shown"), [
+    ('"False"', "'False' (a string)"), ('"true"', "'true' (a string)"), ("0", "0 (a number)"),
+    ("1", "1 (a number)"), ("null", "null"), ('["x"]', "an array"), ('{"v": true}', "an object"),
+])
 @pytest.mark.parametrize("key", ["is_correct", "is_corrected"])
-def test_a_verdict_that_is_not_a_boolean_is_an_error(tmp_path, key, verdict):
+def test_a_verdict_that_is_not_a_boolean_is_an_error(tmp_path, key, verdict, shown):
     text = json.dumps(magentic([THOUGHT])).replace('"history"', f'"{key}": {verdict}, "history"')
-    found = json.loads(verdict)
     assert_source_error("who-and-when", tmp_path / "log.json", text, key,
-                        f"must be true or false, found {describe(found)}")
-
-
-def describe(value) -> str:
-    """What the importer's messages say it found (the value itself only for short scalars)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"{str(value).lower()} (a boolean)"
-    if isinstance(value, (int, float)):
-        return f"{value!r} (a number)"
-    if isinstance(value, str):
-        return f"{value!r} (a string)"
-    return "an array" if isinstance(value, list) else "an object"
+                        f"must be true or false, found {shown}")
 
 
 @pytest.mark.parametrize("verdict, reward", [("true", 1.0), ("false", 0.0)])
@@ -212,14 +201,19 @@ def test_two_verdicts_that_disagree_are_an_error(tmp_path):
                         "disagrees with 'is_correct' (false against true)")
 
 
-@pytest.mark.parametrize("step", [2.5, "2.5", "\u0663", True, False, -1, "-1", " 2", "2 ", "",
-                                  "+2", "\u00b2", None, [2], {"k": 2}])
-def test_a_mistake_step_that_is_not_a_step_index_is_an_error(tmp_path, step):
+@pytest.mark.parametrize(("step", "shown"), [
+    (2.5, "2.5 (a number)"), ("2.5", "'2.5' (a string)"), ("\u0663", "'\u0663' (a string)"),
+    (True, "true (a boolean)"), (False, "false (a boolean)"), (-1, "-1 (a number)"),
+    ("-1", "'-1' (a string)"), (" 2", "' 2' (a string)"), ("2 ", "'2 ' (a string)"),
+    ("", "'' (a string)"), ("+2", "'+2' (a string)"), ("\u00b2", "'\u00b2' (a string)"),
+    (None, "null"), ([2], "an array"), ({"k": 2}, "an object"),
+])
+def test_a_mistake_step_that_is_not_a_step_index_is_an_error(tmp_path, step, shown):
     history = [THOUGHT, THOUGHT, THOUGHT]
     text = json.dumps(magentic(history, mistake_step=step), ensure_ascii=False)
     assert_source_error("who-and-when", tmp_path / "log.json", text, "mistake_step",
                         f"must be a step index (an integer, or a string of the digits 0-9), "
-                        f"found {describe(step)}")
+                        f"found {shown}")
 
 
 @pytest.mark.parametrize("step", [2, "2", "02"])

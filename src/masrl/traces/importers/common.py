@@ -366,3 +366,18 @@ def write_trace(document: dict, out: str | os.PathLike,
     """Write ``document`` to ``out`` atomically, never over one of ``inputs``
     (:func:`masrl.files.write_text_atomically`)."""
     return write_text_atomically(out, dumps(document), inputs)
+
+
+def json_type(value: Any) -> str:
+    """The JSON name of a value's type, with its article: ``an object``, ``a list``..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"

@@ -41,10 +41,9 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces.importers import spans
-from masrl.traces.importers.common import ImportResult, SourceError, read_json
-from masrl.traces.importers.otel_shapes import json_type
+from masrl.traces.importers.common import ImportResult, SourceError, json_type, read_json
 from masrl.traces.importers.spans import AGENT, MODEL, OTHER, TOOL, Span
-from masrl.traces.importers.timestamps import is_number, iso_ns
+from masrl.traces.importers.timestamps import is_number
 
 FORMAT = "langfuse"
 KINDS = {"AGENT": AGENT, "GENERATION": MODEL, "TOOL": TOOL}
@@ -118,21 +117,8 @@ def _observation(path: Path, where: str, raw: Any, trace_id: str, repairs) -> Sp
     if raw.get("traceId") not in (None, trace_id):
         raise SourceError(path, where, f"observation {oid} belongs to trace "
                           f"{raw.get('traceId')}, not {trace_id}")
-    start = iso_ns(raw.get("startTime"))
-    if start is None:
-        raise SourceError(path, where, f"startTime must be an ISO-8601 time, found "
-                          f"{json_type(raw.get('startTime'))} {raw.get('startTime')!r}")
-    if raw.get("endTime") is None:
-        end = start
-        repairs[NO_END] += 1
-    else:
-        end = iso_ns(raw.get("endTime"))
-        if end is None:
-            raise SourceError(path, where, f"endTime must be an ISO-8601 time or null, found "
-                              f"{raw.get('endTime')!r}")
-        if end < start:
-            raise SourceError(path, where, f"observation {oid} ends ({raw['endTime']}) before "
-                              f"it starts ({raw['startTime']})")
+    start, end = spans.iso_interval(path, where, raw, ("startTime", "endTime"),
+                                    f"observation {oid}", repairs, NO_END)
     parent = raw.get("parentObservationId")
     if parent is not None and not isinstance(parent, str):
         raise SourceError(path, where, f"parentObservationId must be a string or null, found "

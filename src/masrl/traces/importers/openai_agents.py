@@ -44,10 +44,10 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces.importers import spans
-from masrl.traces.importers.common import ImportResult, SourceError
-from masrl.traces.importers.otel_shapes import json_type, values
+from masrl.traces.importers.common import ImportResult, SourceError, json_type
+from masrl.traces.importers.otel_shapes import values
 from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
-from masrl.traces.importers.timestamps import is_number, iso_ns
+from masrl.traces.importers.timestamps import is_number
 
 FORMAT = "openai-agents"
 KINDS = {"agent": AGENT, "generation": MODEL, "response": MODEL, "function": TOOL,
@@ -120,18 +120,8 @@ def _span(path: Path, where: str | None, raw: dict, repairs) -> Span:
     if not isinstance(data, dict) or not isinstance(data.get("type"), str):
         raise SourceError(path, where, f"span {sid}: span_data must be an object with a type, "
                           f"found {json_type(data)}")
-    start = iso_ns(raw.get("started_at"))
-    if start is None:
-        raise SourceError(path, where, f"span {sid}: started_at must be an ISO-8601 time, "
-                          f"found {raw.get('started_at')!r}")
-    if raw.get("ended_at") is None:
-        end = start
-        repairs[NO_END] += 1
-    else:
-        end = iso_ns(raw.get("ended_at"))
-        if end is None or end < start:
-            raise SourceError(path, where, f"span {sid}: ended_at {raw.get('ended_at')!r} is "
-                              "not an ISO-8601 time at or after started_at")
+    start, end = spans.iso_interval(path, where, raw, ("started_at", "ended_at"), f"span {sid}",
+                                    repairs, NO_END)
     parent = raw.get("parent_id")
     if parent is not None and not isinstance(parent, str):
         raise SourceError(path, where, f"span {sid}: parent_id must be a string or null, found "

@@ -44,7 +44,13 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.common import SourceError, json_values, read_text, source_error
+from masrl.traces.importers.common import (
+    SourceError,
+    json_type,
+    json_values,
+    read_text,
+    source_error,
+)
 from masrl.traces.importers.spans import fingerprint
 from masrl.traces.importers.timestamps import NS, hrtime_ns, is_int, iso_ns
 
@@ -341,21 +347,6 @@ def _nanos(path: Path, where: str, key: str, value: Any) -> int:
 
 
 # ---------------------------------------------------------------------------------- checks
-
-def json_type(value: Any) -> str:
-    """The JSON name of a value's type, with its article: ``an object``, ``a list``..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "a list"
-    return "an object"
-
 
 def _shown(value: Any) -> str:
     if isinstance(value, (str, int, float)) and not isinstance(value, bool):

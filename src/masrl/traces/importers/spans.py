@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers.common import SourceError, TraceBuilder, content_ref
-from masrl.traces.importers.timestamps import NS
+from masrl.traces.importers.common import SourceError, TraceBuilder, content_ref, json_type
+from masrl.traces.importers.timestamps import NS, iso_ns
 
 AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
 KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
@@ -560,3 +560,27 @@ def _costs(build: TraceBuilder, spans: list[Span], t0: int) -> dict:
 
 
 __doc__ = f"{__doc__}\n{MAPPING}"
+
+
+def iso_interval(path: Path, where: str | None, record: dict, keys: tuple[str, str],
+                 subject: str, repairs: Counter, no_end: str) -> tuple[int, int]:
+    """Start and end (nanoseconds) of a record whose times are ISO-8601 texts under ``keys``
+    (start key, end key). A missing or null end is the start, counted in ``repairs`` under
+    ``no_end``; a start that is no time, an end that is neither a time nor null, and an end
+    before the start are errors naming the record (``subject``) and the field."""
+    start_key, end_key = keys
+    start = iso_ns(record.get(start_key))
+    if start is None:
+        raise SourceError(path, where, f"{subject}: {start_key} must be an ISO-8601 time, found "
+                          f"{json_type(record.get(start_key))} {record.get(start_key)!r}")
+    if record.get(end_key) is None:
+        repairs[no_end] += 1
+        return start, start
+    end = iso_ns(record.get(end_key))
+    if end is None:
+        raise SourceError(path, where, f"{subject}: {end_key} must be an ISO-8601 time or null, "
+                          f"found {json_type(record[end_key])} {record[end_key]!r}")
+    if end < start:
+        raise SourceError(path, where, f"{subject} ends ({record[end_key]}) before it starts "
+                          f"({record[start_key]})")
+    return start, end
