@@ -114,14 +114,14 @@ def _unescaped_quotes(data: np.ndarray) -> np.ndarray:
     suspects = np.flatnonzero(data[np.maximum(quotes - 1, 0)] == BACKSLASH)
     if not len(suspects):
         return quotes
+    slashes = np.flatnonzero(data == BACKSLASH)
+    first_of_run = np.ones(len(slashes), dtype=bool)
+    first_of_run[1:] = slashes[1:] != slashes[:-1] + 1
+    run_start = slashes[np.maximum.accumulate(np.where(first_of_run, np.arange(len(slashes)), 0))]
+    escaped = quotes[suspects]
+    run = escaped - run_start[np.searchsorted(slashes, escaped - 1)]
     keep = np.ones(len(quotes), dtype=bool)
-    for k in suspects.tolist():
-        position = int(quotes[k]) - 1
-        run = 0
-        while position >= 0 and data[position] == BACKSLASH:
-            run += 1
-            position -= 1
-        keep[k] = run % 2 == 0
+    keep[suspects] = run % 2 == 0
     return quotes[keep]
 
 
