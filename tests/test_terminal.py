@@ -22,3 +22,20 @@ def test_control_characters_are_escaped(raw, shown):
 def test_ordinary_text_is_unchanged():
     assert printable("Agent «Ω» 日本 tab-free, 42") == "Agent «Ω» 日本 tab-free, 42"
     assert printable(3.5) == "3.5"
+
+
+def test_a_long_text_keeps_its_start_and_end_around_a_count():
+    text = "start " + "x" * 10_000 + " end"
+    shown = printable(text)
+    assert len(shown) < 1_100
+    assert shown.startswith("start x") and shown.endswith("x end")
+    assert "[... 9,010 characters ...]" in shown
+
+
+def test_a_text_at_the_limit_is_whole():
+    assert printable("y" * 1_000) == "y" * 1_000
+
+
+def test_abbreviating_never_reveals_a_control_character():
+    text = "\x1b" * 600 + "\n" * 600
+    assert "\x1b" not in printable(text) and "\n" not in printable(text)

@@ -7,6 +7,11 @@ control character (C0, DEL, C1), the Unicode line and paragraph separators and l
 surrogates (how Python holds the bytes of a file name that is not UTF-8; a UTF-8 terminal cannot
 print them) the way Python writes them in a string literal (``\\x1b``, ``\\n``, ``\\u2028``,
 ``\\udcff``), and leaves everything else, non-ASCII letters included, as it is.
+
+A value can also be long: a 10 MB id in a message would flood the terminal, and a validator that
+quotes the value it refuses would print a whole file. Text longer than :data:`LIMIT` characters
+keeps its beginning and its end (where messages say what is wrong) around a count of what was
+left out (:func:`abbreviated`).
 """
 
 from __future__ import annotations
@@ -16,6 +21,19 @@ import re
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
-def printable(text: object) -> str:
-    """``str(text)`` with control characters escaped (see the module docstring)."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], str(text))
+LIMIT = 1000  # characters; the longest line masrl prints from good data is under 300
+PART_LIMIT = 400  # characters of one part of a problem line (its place, its message)
+
+
+def printable(text: object, limit: int = LIMIT) -> str:
+    """``str(text)`` cut to ``limit`` characters, control characters escaped (see the module
+    docstring)."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], abbreviated(str(text), limit))
+
+
+def abbreviated(text: str, limit: int = LIMIT) -> str:
+    """``text``, or its first and last ``limit // 2`` characters around a count of the rest."""
+    if len(text) <= limit:
+        return text
+    half = limit // 2
+    return f"{text[:half]} [... {len(text) - 2 * half:,} characters ...] {text[-half:]}"

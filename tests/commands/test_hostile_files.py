@@ -11,6 +11,7 @@ may end in exit 3 (an internal error), which would mean a bug slipped through.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import stat
@@ -242,3 +243,17 @@ def test_a_full_disk_keeps_the_old_output(tmp_path, capsys, monkeypatch, command
     assert "not written (No space left on device); the old file, if any, is kept" in err
     assert out.read_text(encoding="utf-8") == "the old output\n"
     assert sorted(os.listdir(tmp_path)) == ["out.json"]  # no temporary file left behind
+
+
+def test_a_huge_id_does_not_flood_the_terminal(tmp_path, capsys):
+    """A duplicated event id of a megabyte: the error line quotes its beginning and end only."""
+    trace = json.loads(SMALL.read_text(encoding="utf-8"))
+    huge = "id-" + "z" * 1_000_000
+    trace["events"][0]["id"] = trace["events"][1]["id"] = huge
+    path = tmp_path / "huge.json"
+    path.write_text(json.dumps(trace), encoding="utf-8")
+    code, out, err = run(["validate", path], capsys)
+    assert code == 1
+    lines = (out + err).splitlines()
+    assert any("error: duplicate event id 'id-zzz" in line for line in lines)
+    assert max(map(len, lines)) < 2_500

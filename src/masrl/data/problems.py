@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from masrl.terminal import printable
+from masrl.terminal import PART_LIMIT, abbreviated, printable
 
 
 @dataclass(frozen=True, order=True)
@@ -27,7 +27,9 @@ class DataProblem:
     unreadable: bool = field(default=False, compare=False)
 
     def __str__(self) -> str:
-        return printable(f"{self.file}:{self.row}:{self.field}: {self.message}")
+        return printable(f"{self.file}:{abbreviated(self.row, PART_LIMIT)}:"
+                         f"{abbreviated(self.field, PART_LIMIT)}: "
+                         f"{abbreviated(self.message, PART_LIMIT)}")
 
 
 class DataError(ValueError):

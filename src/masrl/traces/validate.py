@@ -50,7 +50,7 @@ import msgspec
 import numpy as np
 
 from masrl.files import InputError, check_input, input_limit
-from masrl.terminal import printable
+from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
@@ -73,8 +73,10 @@ class TraceProblem:
     def line(self, source: str) -> str:
         """The one-line form ``FILE: where: severity: message``, control characters escaped
         (ids, names and the file name come from input: none may forge a line or drive the
-        terminal, see :mod:`masrl.terminal`)."""
-        return printable(f"{source}: {self.where}: {self.severity}: {self.message}")
+        terminal, see :mod:`masrl.terminal`); the place and the message each cut to a few
+        hundred characters around their middle, so that a huge id leaves both readable."""
+        return printable(f"{source}: {abbreviated(self.where, PART_LIMIT)}: {self.severity}: "
+                         f"{abbreviated(self.message, PART_LIMIT)}")
 
 
 @dataclass
@@ -349,15 +351,7 @@ def _schema_message(err) -> str:
         for key in err.schema_path:
             node = node[key]
         return f"not allowed: {node.get('description', 'matches a forbidden pattern')}"
-    return abbreviated(err.message)
-
-
-def abbreviated(message: str, limit: int = MESSAGE_LIMIT) -> str:
-    """``message``, or its first and last ``limit`` / 2 characters around a count of the rest."""
-    if len(message) <= limit:
-        return message
-    half = limit // 2
-    return f"{message[:half]} [... {len(message) - 2 * half:,} characters ...] {message[-half:]}"
+    return abbreviated(err.message, MESSAGE_LIMIT)
 
 
 def _pointer_key(text: str) -> list:
