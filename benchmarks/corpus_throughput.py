@@ -3,7 +3,8 @@
 Writes ``--traces`` trace files (default 10,000) of about ``--events`` events each (default
 1,000) into a temporary folder: swarm traces of :mod:`masrl.traces.synthetic` with 1 to 8
 sub-agents, call durations, tokens and a process reward on each return, so that every metric,
-credit unit and reward term has something to compute. Then runs, each in its own process:
+credit unit and reward term has something to compute. Then times, each in its own process and
+in turn for ``--repeat`` rounds (:mod:`measuring`):
 
 * ``json.load`` of every file, one after the other (plain parsing with the standard library);
 * ``masrl corpus FOLDER -o OUT --workers W`` (validation, replay, metrics, credit, reward terms
@@ -11,8 +12,7 @@ credit unit and reward term has something to compute. Then runs, each in its own
 * the same with ``--tables traces,agents,problems`` (every metric and reward term per trace and
   agent, without the per-event ``events`` and ``credit`` tables).
 
-For each: wall time (process start included; best of ``--repeat`` runs, as other work on a
-shared machine only ever adds time), CPU time (user + system of every process, summed; on a
+For each: the best wall time (process start included), CPU time (user + system of every process, summed; on a
 busy machine the fairer comparison, since a 2-worker run needs two free cores to show its wall
 time) and peak resident memory of the largest single process
 (``ru_maxrss`` of ``RUSAGE_CHILDREN`` in a fresh wrapper: the corpus's worker processes are
@@ -33,9 +33,10 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import astuple
 from pathlib import Path
 
-from trace_throughput import measure, measure_once, write_results
+from measuring import Command, in_turn, write_results
 
 from masrl.traces.synthetic import spread, swarm_trace
 
@@ -66,22 +67,12 @@ def write_corpus(folder: Path, traces: int, events: int) -> tuple[int, int]:
     return total_events, total_bytes
 
 
-def fresh_runs(command: list[str], out: Path, repeat: int) -> tuple[float, float, float]:
-    """``measure`` of a corpus command, its output folder removed before each run (a folder
-    left by the previous run would be resumed, not recomputed)."""
-    runs = []
-    for _ in range(repeat):
-        shutil.rmtree(out, ignore_errors=True)
-        runs.append(measure_once(command, ok=(0, 1)))
-    return min(r[0] for r in runs), max(r[1] for r in runs), min(r[2] for r in runs)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=int, default=10_000)
     parser.add_argument("--events", type=int, default=1_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--output", type=Path, default=RESULTS,
                         help="where to write the figures as JSON (default: %(default)s)")
     args = parser.parse_args()
@@ -94,14 +85,21 @@ def main() -> None:
         loader = ("import json, pathlib, sys\n"
                   "for p in sorted(pathlib.Path(sys.argv[1]).glob('*.json')):\n"
                   "    with open(p, encoding='utf-8') as f: json.load(f)\n")
-        load_s, load_mb, load_cpu = measure([sys.executable, "-c", loader, str(corpus)],
-                                            args.repeat)
         command = [masrl, "corpus", str(corpus), "-o", str(out), "--workers", str(args.workers)]
-        corpus_s, corpus_mb, corpus_cpu = fresh_runs(command, out, args.repeat)
+
+        def fresh() -> None:  # a folder left by the previous run would be resumed, not redone
+            shutil.rmtree(out, ignore_errors=True)
+
+        timed = in_turn({
+            "load": Command([sys.executable, "-c", loader, str(corpus)]),
+            "metrics": Command([*command, "--tables", "traces,agents,problems"], (0, 1), fresh),
+            "corpus": Command(command, (0, 1), fresh),  # last: its tables stay to be weighed
+        }, args.repeat)
         out_bytes = {table.name: sum(f.stat().st_size for f in table.glob("*.parquet"))
                      for table in sorted(out.iterdir()) if table.is_dir()}
-        metrics_s, metrics_mb, metrics_cpu = fresh_runs(
-            [*command, "--tables", "traces,agents,problems"], out, args.repeat)
+    (load_s, load_mb, load_cpu), (corpus_s, corpus_mb, corpus_cpu), (
+        metrics_s, metrics_mb, metrics_cpu) = (astuple(timed[name])
+                                               for name in ("load", "corpus", "metrics"))
     print(f"json.load of every file:  {load_s:7.2f} s wall {load_cpu:7.2f} s CPU "
           f"{load_mb:7.0f} MiB peak")
     print(f"masrl corpus --workers {args.workers}: {corpus_s:7.2f} s wall {corpus_cpu:7.2f} s CPU "
