@@ -16,8 +16,8 @@ THROUGHPUT_KEYS = ("agents", "events", "file_bytes", "json_load_peak_mib", "json
                    "memory_ratio", "ratio", "replay_peak_mib", "replay_s", "tool_calls")
 CORPUS_KEYS = ("corpus_bytes", "corpus_cpu_s", "corpus_peak_mib", "corpus_s", "events",
                "events_per_s", "json_load_cpu_s", "json_load_s", "load_1m_at_start",
-               "metrics_only_ratio", "metrics_only_s", "parquet_bytes", "ratio", "traces",
-               "workers")
+               "metrics_only_ratio", "metrics_only_s", "parquet_bytes", "ratio", "repeat",
+               "traces", "workers")
 
 
 def load_results(name: str, keys: tuple[str, ...],
