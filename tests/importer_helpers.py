@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
+import json
+from collections.abc import Callable
 from pathlib import Path
 
 from masrl import paths
@@ -34,3 +37,10 @@ def assert_source_error(fmt: str, path: Path, text: str, where: str | None, mess
         import_file(fmt, path)
     place = str(path) if where is None else f"{path}:{where}"
     assert str(caught.value) == f"{place}: {message}"
+
+
+def changed_text(document: dict, change: Callable[[dict], object]) -> str:
+    """The JSON text of a copy of ``document`` after ``change`` (which edits it in place)."""
+    copied = copy.deepcopy(document)
+    change(copied)
+    return json.dumps(copied)

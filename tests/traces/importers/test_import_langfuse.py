@@ -3,11 +3,10 @@ types, an error level, an open observation) and on the list form; bad input name
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
-from importer_helpers import FIXTURES, assert_source_error, source_file
+from importer_helpers import FIXTURES, assert_source_error, changed_text, source_file
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
@@ -52,9 +51,7 @@ def test_the_list_form_with_one_trace_and_no_agent():
 
 
 def changed(change) -> str:
-    document = copy.deepcopy(RAW)
-    change(document)
-    return json.dumps(document)
+    return changed_text(RAW, change)
 
 
 @pytest.mark.parametrize("text, where, message", [

@@ -4,11 +4,10 @@ run as a tool); bad input names the place."""
 
 from __future__ import annotations
 
-import copy
 import json
 
 import pytest
-from importer_helpers import FIXTURES, assert_source_error
+from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
@@ -55,9 +54,7 @@ def test_json_lines_records_with_an_agent_run_as_a_tool():
 
 
 def changed(change) -> str:
-    document = copy.deepcopy(RAW)
-    change(document)
-    return json.dumps(document)
+    return changed_text(RAW, change)
 
 
 @pytest.mark.parametrize("text, where, message", [

@@ -8,7 +8,7 @@ import hashlib
 import json
 
 import pytest
-from importer_helpers import FIXTURES, assert_source_error, source_file
+from importer_helpers import FIXTURES, assert_source_error, changed_text, source_file
 
 from masrl.traces import replay, validate_document
 from masrl.traces.importers import dumps, import_file
@@ -143,9 +143,7 @@ def test_a_second_invocation_of_an_agent_is_a_second_agent(tmp_path):
 
 
 def mutated(change) -> str:
-    document = copy.deepcopy(RAW)
-    change(document)
-    return json.dumps(document)
+    return changed_text(RAW, change)
 
 
 def set_in(span: int, key: str, value):

@@ -9,7 +9,7 @@ import copy
 import json
 
 import pytest
-from importer_helpers import FIXTURES, assert_source_error
+from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
@@ -183,9 +183,7 @@ def otlp(spans=None, **resource) -> str:
 
 
 def any_agent(change) -> str:
-    document = copy.deepcopy(RAW)
-    change(document)
-    return json.dumps(document)
+    return changed_text(RAW, change)
 
 
 @pytest.mark.parametrize("text, where, message", [
