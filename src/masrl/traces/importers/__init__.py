@@ -49,6 +49,23 @@ FORMATS: dict[str, Callable[[Path], ImportResult]] = {
 AUTO = "auto"
 
 
+def import_traces(format: str, path: str | Path) -> list[ImportResult]:
+    """Every run the log at ``path`` holds, one trace each, never merged: a format whose files
+    can hold several runs (many traces in one export) has ``import_traces(path)``; for the
+    others this is :func:`import_file`'s one result. ``format`` as for :func:`import_file`."""
+    detected = None
+    if format == AUTO:
+        format, detected = detect.detect(path, MODULES)
+    if format not in FORMATS:
+        raise ValueError(f"unknown format {format!r}; expected one of {', '.join(FORMATS)}")
+    module = MODULES[format]
+    many = getattr(module, "import_traces", None)
+    results = many(Path(path)) if many is not None else [module.import_file(Path(path))]
+    for result in results:
+        result.detected = detected
+    return results
+
+
 def import_file(format: str, path: str | Path) -> ImportResult:
     """Import the log at ``path`` in ``format`` (a key of :data:`FORMATS`, or ``auto``: the
     format :func:`.detect.detect` recognises from the content, recorded in the result)."""
@@ -62,4 +79,5 @@ def import_file(format: str, path: str | Path) -> ImportResult:
     return FORMATS[format](Path(path))
 
 
-__all__ = ["AUTO", "FORMATS", "MODULES", "ImportResult", "SourceError", "dumps", "import_file", "write_trace"]
+__all__ = ["AUTO", "FORMATS", "MODULES", "ImportResult", "SourceError", "dumps", "import_file",
+           "import_traces", "write_trace"]

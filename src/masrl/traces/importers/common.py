@@ -18,13 +18,17 @@ Conventions (quoted by the book):
   the destination's ``t`` (and ``t_end``) is raised to its source's, in dependency order, and
   each raised event is counted as a repair: the dependency is kept, the clock is corrected.
 * **Skips and repairs are counted, never silent.** :class:`ImportResult` carries ``skipped``
-  (records that become no event, by documented reason) and ``repairs`` (records kept but changed,
-  by reason); the ``masrl import`` command prints both.
+  (records, or parts of records, that become no event, by documented reason) and ``repairs``
+  (records kept but changed, by reason); the ``masrl import`` command prints both. Its
+  ``account`` (:mod:`.accounting`) balances the books: records read = mapped + skipped, and the
+  tokens and dollars the source states = those the events carry + those of skipped records.
 * **Provenance travels with the trace.** Every imported trace ends with a ``provenance`` object
   (keys sorted): ``format``; ``sources``, every file read, the imported one first, each as
   ``{name, sha256}`` (the name relative to the imported file's folder, ``/`` between folders, so
   never an absolute path; the SHA-256 of its bytes); the counts ``skipped`` and
-  ``repaired``, by reason (sorted; empty objects when there are none); and, when one format
+  ``repaired``, by reason (sorted; empty objects when there are none); ``records`` and ``usage``,
+  the account of :mod:`.accounting`; ``time_origin`` when the source has clock times; and,
+  when one format
   holds logs of several systems (Who&When), ``recognised``: the ``system``, its ``shape`` and
   the ``evidence`` it was recognised by, so the choice is never silent. They are the counts of
   the summary, so they are known without the importer's output.
@@ -49,6 +53,7 @@ import numpy as np
 from masrl.files import read_input, write_text_atomically
 from masrl.terminal import printable
 from masrl.traces import graph, strict_json
+from masrl.traces.importers.accounting import Account, figures
 from masrl.traces.schema import SCHEMA_VERSION
 
 
@@ -82,6 +87,14 @@ class ImportResult:
     repairs: Counter = field(default_factory=Counter)  # reason -> events kept but changed
     detected: str | None = None  # with ``import auto``: why the format was chosen
     recognised: dict | None = None  # which system (and shape) wrote the log, and the evidence
+    account: Account | None = None  # records read, mapped and skipped; usage (accounting.py)
+    time_origin: str | None = None  # ISO 8601 UTC time of t = 0, when the source has clock times
+
+    def __post_init__(self) -> None:
+        if self.account is None:
+            self.account = Account(reasons=self.skipped)
+        elif self.account.reasons is not self.skipped:
+            raise AssertionError("importer bug: the account must count into result.skipped")
 
     def summary(self) -> dict:
         """JSON-ready account: sizes, files read, skips and repairs (sorted by reason)."""
@@ -98,6 +111,8 @@ class ImportResult:
             "repairs": dict(sorted(self.repairs.items())),
             "detected": self.detected,
             "recognised": self.recognised,
+            **self.account.provenance(),
+            "figures": figures(self.trace, self.time_origin),
         }
 
     def provenance(self) -> dict:
@@ -111,7 +126,10 @@ class ImportResult:
             "repaired": dict(sorted(self.repairs.items())),
             "skipped": dict(sorted(self.skipped.items())),
             "sources": [source_file(Path(name), folder) for name in self.files],
+            **self.account.provenance(),
         }
+        if self.time_origin is not None:
+            provenance["time_origin"] = self.time_origin
         if self.recognised is not None:
             provenance["recognised"] = dict(sorted(self.recognised.items()))
         return dict(sorted(provenance.items()))

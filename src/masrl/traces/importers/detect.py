@@ -6,11 +6,15 @@ file is in its format (``"OTLP JSON: resourceSpans/scopeSpans"``) and ``None`` o
 :func:`detect` asks every format of the registry it is given
 (:data:`masrl.traces.importers.MODULES`), in order, and returns the one that recognises the
 file, with its reason; no format, or more than one, is a :class:`SourceError` that lists what
-was found.
+was found. When none does, the message names every format tried and why each refused: the
+module's ``refusal(sample) -> str`` when it has one (what it looked for and did not find), else
+what its ``sniff`` looks for (the first sentence of its docstring).
 """
 
 from __future__ import annotations
 
+import inspect
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -102,10 +106,21 @@ def detect(path: str | Path, modules: Mapping[str, ModuleType]) -> tuple[str, st
     if len(found) == 1:
         return found[0]
     if not found:
-        raise SourceError(path, None, f"no known log format recognises this file ({_shape(seen)}); "
-                          f"name one of: {', '.join(modules)}")
+        tried = "; ".join(f"{name}: {refusal(module, seen)}" for name, module in modules.items())
+        raise SourceError(path, None, f"no known log format recognises this file ({_shape(seen)}). "
+                          f"Tried {tried}")
     raise SourceError(path, None, "several formats recognise this file: " + "; ".join(
         f"{name} ({reason})" for name, reason in found) + "; name the format instead of 'auto'")
+
+
+def refusal(module: ModuleType, seen: Sample) -> str:
+    """Why ``module`` does not read the sampled file: its own ``refusal`` when it has one, else
+    what its ``sniff`` looks for."""
+    if hasattr(module, "refusal"):
+        return module.refusal(seen)
+    wanted = " ".join((inspect.getdoc(module.sniff) or "").split()).split(". ")[0]
+    wanted = re.split(r"\s*[(;]\s*see :mod:", wanted)[0].replace("``", "").rstrip(".")
+    return f"looks for: {wanted}" if wanted else "not its shape"
 
 
 def _shape(seen: Sample) -> str:
