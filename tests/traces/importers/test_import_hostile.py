@@ -13,7 +13,7 @@ import pytest
 from importer_helpers import FIXTURES
 
 from masrl.traces.importers import SourceError, import_file
-from masrl.traces.importers.spans import CYCLE
+from masrl.traces.importers.spans import CYCLE, WORKFLOW
 
 
 def otlp(spans: list[dict]) -> dict:
@@ -40,7 +40,8 @@ def test_a_span_tree_3000_deep_imports_without_recursion(tmp_path):
     result = import_file("otel", path)
     assert time.perf_counter() - start < 30
     spawns = [e for e in result.trace["events"] if e["type"] == "spawn"]
-    assert len(spawns) == 2999
+    assert len(spawns) == 2998  # agent0 only holds agent1: the run, not an agent (WORKFLOW)
+    assert result.skipped[WORKFLOW] == 1
     assert result.trace["events"][-1]["agent"] == "agent2999"
 
 
@@ -48,13 +49,13 @@ def test_thousands_of_parent_cycles_are_cut_in_one_pass(tmp_path):
     path = tmp_path / "cycles.json"
     spans = [span(0, None, "chat")]
     for k in range(1, 4001, 2):  # 2,000 pairs of spans, each the other's parent
-        spans += [span(k, k + 1, "chat"), span(k + 1, k, "chat")]
+        spans += [span(k, k + 1, "chat"), span(k + 1, k, "execute_tool")]
     path.write_text(json.dumps(otlp(spans)), encoding="utf-8")
     start = time.perf_counter()
     result = import_file("otel", path)
     assert time.perf_counter() - start < 30
     assert result.repairs[CYCLE] == 2000
-    assert len(result.trace["events"]) == 4001  # every span kept
+    assert len(result.trace["events"]) == 1 + 2000 + 2 * 2000  # every span kept
 
 
 # ---------------------------------------------------------------------------------- strict JSON

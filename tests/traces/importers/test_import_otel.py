@@ -113,17 +113,32 @@ def test_otlp_export_with_a_missing_parent():
 
 
 def test_provenance_records_the_file_and_the_counts():
-    assert import_file("otel", ANY_AGENT).trace["provenance"] == {
+    none = {"tokens_in": 0, "tokens_out": 0, "cost_usd": 0}
+    provenance = import_file("otel", ANY_AGENT).trace["provenance"]
+    assert provenance["usage"]["source"]["cost_usd"] == pytest.approx(0.0045)  # 0.0015 + 0.003
+    provenance["usage"]["source"]["cost_usd"] = 0.0045
+    assert provenance == {
         "format": "otel",
+        "recognised": {"evidence": "span kinds read by GenAI operation name (8)",
+                       "shape": "any-agent AgentTrace", "system": "any-agent 0.0-test"},
+        "records": {"unit": "span", "read": 9, "mapped": 8, "skipped": 1},
         "repaired": {},
         "skipped": {"span: no GenAI operation attribute": 1},
         "sources": [source_file(ANY_AGENT, "any_agent.json")],
+        "time_origin": "1970-01-01T00:00:01.000000Z",  # the fixture's first start, 10^9 ns
+        "usage": {"source": {"tokens_in": 100 + 50 + 200, "tokens_out": 10 + 5 + 20,
+                             "cost_usd": 0.0045}, "skipped": none},
     }
     assert import_file("otel", OTLP).trace["provenance"] == {
         "format": "otel",
+        "recognised": {"evidence": "span kinds read by GenAI operation name (4); "
+                       "instrumentation test", "shape": "OTLP JSON", "system": "svc-test"},
+        "records": {"unit": "span", "read": 4, "mapped": 3, "skipped": 1},
         "repaired": {"span whose parent span is not in the file (made a root)": 1},
         "skipped": {"span: embeddings": 1},
         "sources": [source_file(OTLP, "otlp.json")],
+        "time_origin": "1970-01-01T00:00:05.000000Z",
+        "usage": {"source": {"tokens_in": 30, "tokens_out": 7, "cost_usd": 0}, "skipped": none},
     }
 
 
@@ -183,7 +198,7 @@ def only_root(document):
      "span id 0000000000000003 is used by two different records (the other is spans[2])"),
     (mutated(context(3, trace_id=78)), None,
      ("spans of 2 traces (0000000000000000000000000000004d, 0000000000000000000000000000004e); "
-     "import one trace per file")),
+     "a file of several runs imports as one trace per run (masrl import otel FILE -o DIR)")),
     (mutated(context(3, span_id="four")), "spans[3]",
      "context.span_id must be an integer or a hex string like '0x0000000000000001', found "
      'a string "four"'),
@@ -193,7 +208,8 @@ def only_root(document):
     (mutated(lambda d: d["spans"].__setitem__(3, "not a span")), "spans[3]",
      "must be a span (a JSON object), found a string"),
     (mutated(only_root), None,
-     "no span maps to an event (no model call, tool call, handoff or nested agent)"),
+     "no span maps to an event (no model call, tool call, handoff or nested agent); its 1 "
+     "spans: 1 agent span with no work (no model, tool, handoff or sub-agent span is its own)"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
     assert_source_error("otel", tmp_path / "trace.json", text, where, message)

@@ -13,7 +13,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.importers.spans import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT
+from masrl.traces.importers.spans import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT, WRAPPER
 
 FOLDER = FIXTURES / "otel"
 RAW = json.loads((FOLDER / "any_agent.json").read_text(encoding="utf-8"))
@@ -86,7 +86,8 @@ def test_otlp_json_lines_base64_ids_old_scope_key_and_an_exact_duplicate():
         ("00f067aa0ba902b5", 1.5, 2.4, "message", "researcher", None, 75, 0.00125, True),
         ("00f067aa0ba902b7", 0.1, 0.6, "message", "lead", None, 120, None, False),  # old names
     ]
-    assert dict(result.repairs) == {DUPLICATE: 1}
+    assert dict(result.repairs) == {}
+    assert result.skipped[DUPLICATE] == 1  # a record that gives no event, its usage not stated
     message = next(e for e in trace["events"] if e["id"] == "00f067aa0ba902b7")
     assert message["x_usage"] == {"input": 100, "output": 20}
 
@@ -101,7 +102,7 @@ def test_vercel_ai_sdk_spans_with_hrtime_and_ai_attributes():
          None, False),
         ("6e0c63257de34c95", 2.0, 3.4, "message", "next-app", None, 52, None, False),
     ]
-    assert dict(result.skipped) == {"span: ai.generateText": 1}  # the outer call: no double count
+    assert dict(result.skipped) == {WRAPPER: 1}  # the outer ai.generateText: no double count
     assert result.trace["costs"]["tokens"] == 91
 
 
@@ -133,7 +134,11 @@ def test_byte_identical_copies_are_dropped_and_counted(tmp_path):
         document["spans"] += [copy.deepcopy(document["spans"][k]) for k in (2, 3, 2, 3)]
 
     result = written(tmp_path, copies)
-    assert dict(result.repairs) == {DUPLICATE: 4}
+    assert dict(result.repairs) == {}
+    assert result.skipped[DUPLICATE] == 4
+    assert result.trace["provenance"]["records"] == {"unit": "span", "read": 9 + 4,
+                                                     "mapped": 8, "skipped": 1 + 4}
+    assert result.trace["provenance"]["usage"] == original.trace["provenance"]["usage"]
     assert events(result.trace) == events(original.trace)
     assert edges(result.trace) == edges(original.trace)
 

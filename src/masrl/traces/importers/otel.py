@@ -80,15 +80,18 @@ of several traces in one file; two different spans with one id; no span that map
 
 from __future__ import annotations
 
+import hashlib
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from masrl.traces.importers import otel_shapes, spans
-from masrl.traces.importers.common import ImportResult, SourceError
+from masrl.traces.importers.accounting import iso_from_ns
+from masrl.traces.importers.common import ImportResult, SourceError, read_bytes
 from masrl.traces.importers.otel_shapes import RawSpan
 from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
-from masrl.traces.importers.timestamps import is_number
+from masrl.traces.importers.timestamps import hrtime_ns, is_number
 
 FORMAT = "otel"
 MODEL_CALLS = ("call_llm", "chat", "text_completion", "generate_content")
@@ -98,6 +101,15 @@ GEN_AI = {**dict.fromkeys(MODEL_CALLS, MODEL), "invoke_agent": AGENT, "invoke_wo
           "execute_tool": TOOL, "handoff": HANDOFF}
 OPENINFERENCE = {"AGENT": AGENT, "LLM": MODEL, "TOOL": TOOL}
 TRACELOOP = {"agent": AGENT, "tool": TOOL, "handoff": HANDOFF}
+VERCEL_CALLS = ("ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject")
+HANDOFF_TOOL = re.compile(r"handoff to (?P<to>.+)")  # OpenInference's OpenAI Agents handoff
+
+# conventions a span's kind is read by, as ``provenance.recognised`` counts them
+MASRL, HANDOFF_ATTRIBUTE, GEN_AI_OPERATION, OPENINFERENCE_ATTRIBUTE, OPENINFERENCE_FIELD, \
+    AWS_KIND, VERCEL, TRACELOOP_KIND = (
+        "masrl event type", "gen_ai.handoff.to_agent", "GenAI operation name",
+        "OpenInference span kind attribute", "OpenInference span kind field (Phoenix)",
+        "aws.genai.span_kind", "Vercel AI SDK operation", "OpenLLMetry span kind")
 
 INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
                 "llm.token_count.prompt", "ai.usage.inputTokens", "ai.usage.promptTokens")
@@ -105,6 +117,17 @@ OUTPUT_TOKENS = ("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens",
                  "llm.token_count.completion", "ai.usage.outputTokens",
                  "ai.usage.completionTokens")
 TOTAL_TOKENS = ("gen_ai.usage.total_tokens", "llm.token_count.total", "ai.usage.totalTokens")
+PARTS = {  # named parts of the input and output counts: recorded, never added on top
+    "cached_input": ("gen_ai.usage.cache_read.input_tokens", "gen_ai.usage.cache_read_input_tokens",
+                     "llm.token_count.prompt_details.cache_read", "ai.usage.cachedInputTokens"),
+    "cache_creation": ("gen_ai.usage.cache_creation.input_tokens",
+                       "gen_ai.usage.cache_creation_input_tokens",
+                       "llm.token_count.prompt_details.cache_write"),
+    "reasoning_output": ("gen_ai.usage.reasoning.output_tokens", "gen_ai.usage.reasoning_tokens",
+                         "llm.token_count.completion_details.reasoning",
+                         "ai.usage.reasoningTokens"),
+}
+COST = ("gen_ai.usage.cost", "llm.cost.total", "operation.cost")
 MODEL_NAME = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name",
               "ai.response.model", "ai.model.id")
 AGENT_NAME = ("gen_ai.agent.name", "agent.name", "traceloop.entity.name")
@@ -114,37 +137,154 @@ TOOL_ARGS = ("gen_ai.tool.args", "gen_ai.tool.call.arguments", "ai.toolCall.args
 OUTPUT = ("gen_ai.output", "gen_ai.tool.call.result", "gen_ai.output.messages",
           "ai.toolCall.result", "ai.toolCall.output", "ai.response.text", "output.value",
           "traceloop.entity.output")
+NOT_IN_A_TRACE = "(not a span of any trace: counted with the file's first trace)"
+NO_RUN = "span of a trace with no agent work (no span of it maps to an event: not a run)"
+NO_EVENT = "no span maps to an event"
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of one OpenTelemetry trace file (see the module docstring for the mapping)."""
+    """The trace of a file of one OpenTelemetry trace (see the module docstring for the
+    mapping); a file of several runs is an error naming them (:func:`import_traces` reads
+    it)."""
+    results = import_traces(path)
+    if len(results) > 1:
+        ids = ", ".join(r.trace["trace_id"].removeprefix("otel:") for r in results)
+        raise SourceError(path, None, f"spans of {len(results)} traces ({ids}); a file of "
+                          "several runs imports as one trace per run "
+                          "(masrl import otel FILE -o DIR)")
+    return results[0]
+
+
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """One trace per OpenTelemetry trace id of the file (an OTLP batch, a console output of many
+    runs, an ADOT bundle of several sessions), in order of their first span, never merged.
+
+    A trace none of whose spans maps to an event (an agent's creation, an embedding call) is no
+    run: when the file holds runs too, its spans are counted as skipped records of the first
+    run (as are the file's records that are no span), else the file is an error."""
     path = Path(path)
-    result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
-    raw = otel_shapes.read(path)
-    if not raw:
+    reading, groups = _groups(path)
+    several = len(groups) > 1
+    results, idle = [], []
+    for tid, group in groups:
+        try:
+            results.append(_import_trace(path, reading, tid, group, several=several))
+        except SourceError as exc:
+            if not several or NO_EVENT not in exc.message or len(idle) + 1 == len(groups):
+                raise
+            idle.append(group)
+    first = results[0]
+    for reason, n in reading.repairs.items():
+        first.repairs[reason] += n
+    for _, what in reading.others:
+        first.account.read()
+        first.account.skip(f"{what} {NOT_IN_A_TRACE}" if several else what)
+    for group in idle:
+        for raw in group:
+            stated = classify(raw).stated()
+            if stated:
+                first.account.state_usage(**stated)
+            first.account.read()
+            first.account.skip(NO_RUN, usage=stated)
+    return [result.with_provenance() for result in results]
+
+
+def _groups(path: Path) -> tuple[otel_shapes.Reading, list[tuple[str | None, list[RawSpan]]]]:
+    """The file's spans by trace id, in order of each trace's first start (then its id)."""
+    reading = otel_shapes.read_all(path)
+    if not reading.spans:
         raise SourceError(path, None, "the file holds no spans")
-    traces = sorted({s.trace_id for s in raw})
-    if len(traces) > 1:
-        raise SourceError(path, None, f"spans of {len(traces)} traces ({', '.join(traces)}); "
-                          "import one trace per file")
+    groups: dict[str | None, list[RawSpan]] = {}
+    for span in reading.spans:
+        groups.setdefault(span.trace_id, []).append(span)
+    ordered = sorted(groups.items(), key=lambda item: (min(s.start for s in item[1]),
+                                                       item[0] or ""))
+    return reading, ordered
+
+
+def _trace_id(path: Path, tid: str | None) -> str:
+    """The id of a trace; spans printed without ids are named by the file's content."""
+    if tid is not None:
+        return tid
+    return "sha256-" + hashlib.sha256(read_bytes(path)).hexdigest()[:32]
+
+
+def _import_trace(path: Path, reading: otel_shapes.Reading, tid: str | None,
+                  group: list[RawSpan], *, several: bool) -> ImportResult:
+    """The trace of one trace id's spans, without its provenance yet."""
+    result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
+    account = result.account
+    account.unit = "span"
+    account.read(len(group))
+    raw, merged, open_ended = otel_shapes.merge_prints(group)
+    if merged:
+        account.skip(spans.STARTED, merged)
+    if open_ended:
+        result.repairs[otel_shapes.NO_END] += open_ended
     for span in raw:
         if span.end < span.start:
             raise SourceError(path, span.where, f"span ends ({span.end}) before it starts "
                               f"({span.start})")
-    linked = spans.link(path, [classify(s) for s in raw], result.repairs)
-    mapped = spans.map_spans(path, linked, _default_agent(raw), result.skipped, result.repairs)
+    conventions: Counter = Counter()
+    classified = [classify(s, conventions) for s in raw]
+    _vercel_calls(raw, classified)
+    linked = spans.link(path, classified, result.repairs, account)
+    name = _trace_id(path, tid)
+    try:
+        mapped = spans.map_spans(path, linked, _default_agent(raw), account, result.repairs)
+    except SourceError as exc:
+        if not several:
+            raise
+        raise SourceError(path, exc.where, f"trace {name}: {exc.message}") from None
+    result.time_origin = iso_from_ns(mapped.t0)
+    system = _system(raw)
+    result.recognised = {"system": system, "shape": _shapes(raw),
+                         "evidence": _evidence(conventions, merged, raw)}
     result.trace = mapped.build.document(
-        trace_id=f"otel:{traces[0]}", task_id=f"otel:{traces[0]}", system=_system(raw),
+        trace_id=f"otel:{name}", task_id=f"otel:{name}", system=system,
         topology="unknown", rewards={}, costs=mapped.costs)
-    return result.with_provenance()
+    return result
+
+
+def _vercel_calls(raw: list[RawSpan], classified: list[Span]) -> None:
+    """A Vercel AI SDK call span (``ai.generateText``...) is the model call only in a trace
+    that holds none of the step spans (``ai.*.doGenerate``, ``ai.*.doStream``) it wraps: spans
+    printed without ids cannot show that the steps are below it."""
+    operations = [s.attributes.get("ai.operationId") for s in raw]
+    if not any(isinstance(op, str) and op.endswith((".doGenerate", ".doStream"))
+               for op in operations):
+        return
+    for op, span in zip(operations, classified):
+        if op in VERCEL_CALLS and span.kind == MODEL:
+            span.kind, span.reason = OTHER, spans.WRAPPER
+
+
+def _shapes(raw: list[RawSpan]) -> str:
+    found = sorted({s.shape for s in raw if s.shape})
+    return " + ".join(found) or "OpenTelemetry spans"
+
+
+def _evidence(conventions: Counter, merged: int, raw: list[RawSpan]) -> str:
+    parts = [f"span kinds read by {', '.join(f'{name} ({n})' for name, n in sorted(conventions.items()))}"
+             if conventions else "no span names its kind"]
+    scopes = sorted({s.scope for s in raw if s.scope})
+    if scopes:
+        parts.append("instrumentation " + ", ".join(scopes[:4]) + (", ..." if len(scopes) > 4
+                                                                   else ""))
+    if merged:
+        parts.append(f"{merged} spans printed at their start and at their end, merged")
+    return "; ".join(parts)
 
 
 # ---------------------------------------------------------------------------------- reading
 
-def classify(raw: RawSpan) -> Span:
-    """The span model of one OpenTelemetry span (see the module docstring)."""
+def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
+    """The span model of one OpenTelemetry span (see the module docstring); ``conventions``
+    counts the convention each span's kind was read by."""
     a = raw.attributes
-    kind, label = _kind(a)
+    kind, label, convention = _kind(a, raw)
+    if conventions is not None and convention:
+        conventions[convention] += 1
     span = Span(raw.span_id, raw.parent_id, raw.start, raw.end, kind, raw.where,
                 name=raw.name, label=label, fingerprint=raw.fingerprint, error=raw.error)
     if kind == AGENT:
@@ -160,8 +300,9 @@ def classify(raw: RawSpan) -> Span:
         span.to = _text(a.get("masrl.to"))
     elif kind == HANDOFF:
         span.handoff_to = _text(a.get("gen_ai.handoff.to_agent"))
-    if kind in (MODEL, TOOL, EVENT, HANDOFF):
-        _usage(span, a)
+        if span.handoff_to is None and (match := HANDOFF_TOOL.fullmatch(raw.name)):
+            span.handoff_to = match["to"].strip()
+    _usage(span, a)
     if kind in (MODEL, EVENT):
         span.model = _first_text(a, MODEL_NAME)
         span.output = _first(a, OUTPUT)
@@ -175,36 +316,45 @@ def classify(raw: RawSpan) -> Span:
     return span
 
 
-def _kind(a: dict) -> tuple[str, str]:
-    """(kind, label) of a span from its attributes: the first convention that knows it."""
+def _kind(a: dict, raw: RawSpan) -> tuple[str, str, str]:
+    """(kind, label, convention) of a span: the first convention that knows it."""
     event = a.get("masrl.event.type")
     if isinstance(event, str) and event in EVENT_TYPES:
-        return EVENT, ""
+        return EVENT, "", MASRL
     if isinstance(a.get("gen_ai.handoff.to_agent"), str):
-        return HANDOFF, ""
-    op, oi = a.get("gen_ai.operation.name"), a.get("openinference.span.kind")
-    ai_op, tl = a.get("ai.operationId"), a.get("traceloop.span.kind")
+        return HANDOFF, "", HANDOFF_ATTRIBUTE
+    op, ai_op, tl = a.get("gen_ai.operation.name"), a.get("ai.operationId"), \
+        a.get("traceloop.span.kind")
+    oi, where = a.get("openinference.span.kind"), OPENINFERENCE_ATTRIBUTE
+    if not isinstance(oi, str) and raw.kind_field is not None:
+        oi, where = raw.kind_field, OPENINFERENCE_FIELD
+    if not isinstance(oi, str) and isinstance(a.get("aws.genai.span_kind"), str):
+        oi, where = a["aws.genai.span_kind"], AWS_KIND
     if isinstance(op, str) and op in GEN_AI:
-        return GEN_AI[op], ""
+        return GEN_AI[op], "", GEN_AI_OPERATION
     if isinstance(oi, str) and oi.upper() in OPENINFERENCE:
-        return OPENINFERENCE[oi.upper()], ""
-    if isinstance(ai_op, str) and ai_op.endswith((".doGenerate", ".doStream")):
-        return MODEL, ""
+        kind = OPENINFERENCE[oi.upper()]
+        if kind == TOOL and HANDOFF_TOOL.fullmatch(raw.name):
+            return HANDOFF, "", where
+        return kind, "", where
+    if isinstance(ai_op, str) and (ai_op.endswith((".doGenerate", ".doStream"))
+                                   or ai_op in VERCEL_CALLS):
+        return MODEL, "", VERCEL
     if ai_op == "ai.toolCall":
-        return TOOL, ""
+        return TOOL, "", VERCEL
     if isinstance(tl, str) and tl in TRACELOOP:
-        return TRACELOOP[tl], ""
+        return TRACELOOP[tl], "", TRACELOOP_KIND
     if a.get("llm.request.type") in ("chat", "completion"):
-        return MODEL, ""
+        return MODEL, "", TRACELOOP_KIND
     if isinstance(op, str):
-        return OTHER, op
+        return OTHER, op, GEN_AI_OPERATION
     if isinstance(oi, str):
-        return OTHER, f"openinference {oi}"
+        return OTHER, f"openinference {oi}", where
     if isinstance(ai_op, str):
-        return OTHER, ai_op
+        return OTHER, ai_op, VERCEL
     if isinstance(tl, str):
-        return OTHER, f"traceloop {tl}"
-    return OTHER, "no GenAI operation attribute"
+        return OTHER, f"traceloop {tl}", TRACELOOP_KIND
+    return OTHER, "no GenAI operation attribute", ""
 
 
 def _usage(span: Span, a: dict) -> None:
@@ -212,13 +362,18 @@ def _usage(span: Span, a: dict) -> None:
         value = _first_number(a, names)
         if value is not None:
             span.usage[key] = value
+    if span.usage:
+        for part, names in PARTS.items():
+            value = _first_number(a, names)
+            if value:
+                span.parts[part] = value
     span.total_tokens = _first_number(a, TOTAL_TOKENS)
-    parts = [a[k] for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
+    costs = [a[k] for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
              if is_number(a.get(k))]
-    if parts:
-        span.cost = sum(parts)
+    if costs:
+        span.cost = sum(costs)
     else:
-        span.cost = _first_number(a, ("gen_ai.usage.cost", "llm.cost.total"))
+        span.cost = _first_number(a, COST)
 
 
 def _first(a: dict, names: tuple[str, ...]) -> Any:
@@ -252,12 +407,16 @@ def _system(raw: list[RawSpan]) -> str:
     if version:
         return f"any-agent {version}"
     service = next((s.service for s in raw if s.service), None)
-    return service or "OpenTelemetry"
+    if service:
+        return service
+    scopes = sorted({s.scope for s in raw if s.scope})
+    return f"OpenTelemetry ({scopes[0]})" if len(scopes) == 1 else "OpenTelemetry"
 
 
 def sniff(sample) -> str | None:
-    """OTLP JSON (``resourceSpans``), or spans with OpenTelemetry ids: Python (``context``) or
-    JavaScript (``traceId`` and ``spanId``); see :mod:`masrl.traces.importers.detect`."""
+    """OTLP JSON (``resourceSpans``), or spans with OpenTelemetry ids: Python (``context``), flat
+    span dicts (``trace_id`` and ``span_id``) or JavaScript (``traceId`` / ``spanContext``); see
+    :mod:`masrl.traces.importers.detect`."""
     items = _sniffed_items(sample)
     if any(isinstance(i, dict) and "resourceSpans" in i for i in items):
         return "OTLP JSON: resourceSpans"
@@ -266,10 +425,22 @@ def sniff(sample) -> str | None:
         return None
     context = first.get("context")
     if isinstance(context, dict) and "span_id" in context and "trace_id" in context:
+        if "span_kind" in first or "status_code" in first:
+            return "Phoenix spans: context ids and span_kind"
         return "spans with OpenTelemetry context ids (Python SDK / any-agent)"
+    if "context.span_id" in first and "context.trace_id" in first:
+        return "Phoenix spans dataframe records: context.span_id"
+    if "trace_id" in first and "span_id" in first and ("start_time" in first
+                                                       or "start_time_unix_nano" in first):
+        return "flat span dicts: trace_id, span_id, start_time"
     if "traceId" in first and ("spanId" in first or "parentSpanId" in first
                                or ("id" in first and "timestamp" in first)):
         return "spans with OpenTelemetry traceId / spanId (JavaScript SDK)"
+    span_context = first.get("spanContext", first.get("_spanContext"))
+    if isinstance(span_context, dict) and "traceId" in span_context:
+        return "spans with OpenTelemetry spanContext (JavaScript SDK)"
+    if hrtime_ns(first.get("startTime")) is not None and "name" in first:
+        return "JavaScript SDK spans without ids: name, startTime [seconds, nanoseconds]"
     return None
 
 
@@ -279,8 +450,13 @@ def _sniffed_items(sample) -> list:
     document = sample.document
     if isinstance(document, dict) and isinstance(document.get("spans"), list):
         return document["spans"][:1]
+    if isinstance(document, dict) and isinstance(document.get("data"), list):
+        return document["data"][:1]
     if isinstance(document, list):
-        return document[:1]
+        first = document[:1]
+        if first and isinstance(first[0], dict) and isinstance(first[0].get("spans"), list):
+            return first[0]["spans"][:1]  # a list of bundles
+        return first
     if isinstance(document, dict):
         return [document]
     return []

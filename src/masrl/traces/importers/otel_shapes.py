@@ -18,18 +18,39 @@ value is one of:
   ``start_time`` / ``end_time``, ``status.status_code`` ``ERROR``), and the any-agent
   ``AgentTrace`` export (``{"spans": [...]}``, the same span with integer ids, ``parent.span_id``
   and integer nanosecond times). ``attributes`` and ``resource.attributes`` are objects.
+* **Flat span dicts**: ``trace_id``, ``span_id``, ``parent_span_id`` (or ``parent_id``) at the
+  top, times ``start_time`` / ``end_time`` (integer nanoseconds, ISO-8601 text) or
+  ``start_time_unix_nano`` / ``end_time_unix_nano``, ``attributes`` an object or an OTLP
+  ``{key, value}`` list (camelCase or snake_case value keys), ``status.code`` or
+  ``status_code``; as the strands-agents evals mappers read spans (``readable_spans_to_dicts``,
+  the AWS ADOT / CloudWatch parser), as Phoenix's ``/spans/otlpv1`` returns them, and as
+  pandas records of a Phoenix spans dataframe (``context.span_id``, ``context.trace_id``,
+  ``attributes.*`` columns). Ids are kept as written (hex is lowercased).
+* **Phoenix spans** (``GET /v1/projects/{project}/spans``: ``{"data": [...], "next_cursor"}``):
+  the Python shape with ``context.trace_id`` / ``context.span_id`` without ``0x``, ``parent_id``,
+  ISO times, ``status_code`` and the OpenInference span kind as the field ``span_kind`` (Phoenix
+  takes it out of the attributes); nested attribute objects are flattened to dotted keys.
+* **AWS ADOT / CloudWatch bundles**: ``{"session_id", "span_count", "spans": [...]}``, alone or
+  in a list; a ``span_count`` that differs from the spans held is counted as a repair.
 * **JavaScript spans** (the JS SDK's span JSON as the Vercel AI SDK and Mastra log it):
   ``traceId``, ``spanId`` (or ``id``, or ``spanContext`` / ``_spanContext``), ``parentSpanId``
   (or ``parentId``, or ``parentSpanContext.spanId``), ``startTime`` / ``endTime`` as ``HrTime``
   ``[seconds, nanoseconds]``, an ISO-8601 text or an epoch number, or the console exporter's
   ``timestamp`` and ``duration`` in microseconds; ``attributes`` an object; ``status.code`` 2 is
   an error. An epoch number is read by its size: below 10^14 milliseconds, below 10^17
-  microseconds, else nanoseconds.
+  microseconds, else nanoseconds. Spans printed without any id (Mastra's test fixtures keep
+  only ``parentSpanId``) get the id ``#<position>`` and are one trace of their own.
 
-A list of such values, or ``{"spans": [...]}``, is read item by item. Every container of the
-wrong type (spans that are not a list, attributes that are not an object...) is an error naming
-its place: a path inside the document (``resourceSpans[0].scopeSpans[1].spans[2]``), prefixed
-with the line where the value starts when the file holds several.
+A span printed twice, once at its start (no end time) and once at its end, is merged into one
+(the end print's fields win) by :func:`merge_prints`. A value of a file of several values that
+is no span (a metrics or log record of the Python console exporters, an unknown object) is not
+an error: it is returned among the file's other records, with what it is.
+
+A list of such values, ``{"spans": [...]}`` or ``{"data": [...]}``, is read item by item.
+Every container of the wrong type (spans that are not a list, attributes that are not an
+object...) is an error naming its place: a path inside the document
+(``resourceSpans[0].scopeSpans[1].spans[2]``), prefixed with the line where the value starts
+when the file holds several.
 """
 
 from __future__ import annotations
@@ -55,7 +76,17 @@ from masrl.traces.importers.spans import fingerprint
 from masrl.traces.importers.timestamps import NS, hrtime_ns, is_int, iso_ns
 
 HEX = re.compile(r"[0-9a-fA-F]+")
-SPAN_KEYS = {"context", "traceId", "spanContext", "_spanContext"}  # what makes an object a span
+SPAN_KEYS = {"context", "traceId", "spanContext", "_spanContext", "trace_id", "context.span_id",
+             "startTime"}  # what makes an object a span (with the checks of :func:`is_span`)
+OPENINFERENCE_KINDS = {"LLM", "TOOL", "AGENT", "CHAIN", "RETRIEVER", "EMBEDDING", "RERANKER",
+                       "GUARDRAIL", "EVALUATOR", "PROMPT", "UNKNOWN"}
+MAX_ID = 256  # characters of an id that is not hex
+
+# shapes, as :attr:`RawSpan.shape` names them (and ``provenance.recognised`` reports them)
+OTLP, PYTHON, ANY_AGENT, PHOENIX, FLAT, PANDAS, JS, JS_NO_IDS = (
+    "OTLP JSON", "Python SDK span JSON", "any-agent AgentTrace", "Phoenix REST spans",
+    "flat span dicts", "Phoenix dataframe records", "JavaScript SDK spans",
+    "JavaScript spans without ids")
 
 
 @dataclass
@@ -63,24 +94,116 @@ class RawSpan:
     """One OpenTelemetry span, whatever its shape: hex ids, integer nanosecond times."""
 
     where: str
-    trace_id: str
+    trace_id: str | None  # None: the span was printed without ids (its file is one trace)
     span_id: str
     parent_id: str | None
     name: str
     start: int
-    end: int
+    end: int | None  # None: printed at its start, before it ended
     attributes: dict
     error: bool
     service: str | None
     fingerprint: str
+    shape: str = ""  # which of the module's shapes the span came in
+    kind_field: str | None = None  # an OpenInference span kind given as a field (Phoenix)
+    scope: str | None = None  # the instrumentation scope's name, when the shape gives it
+
+
+@dataclass
+class Reading:
+    """What a file holds: its spans in file order, and its other records (values that are no
+    span, ``(where, what)``), and repairs made while reading (``reason -> count``)."""
+
+    spans: list[RawSpan]
+    others: list[tuple[str, str]]
+    repairs: dict
 
 
 def read(path: Path) -> list[RawSpan]:
-    """Every span in the file at ``path``, in file order."""
-    spans: list[RawSpan] = []
-    for where, value in values(path):
-        spans.extend(_value_spans(path, where, value))
-    return spans
+    """Every span in the file at ``path``, in file order (:func:`read_all` without the other
+    records; a file of one JSON value that holds no span is an error)."""
+    return read_all(path).spans
+
+
+def read_all(path: Path) -> Reading:
+    """Every span in the file at ``path``, in file order, and its other records."""
+    reading = Reading([], [], {})
+    found = values(path)
+    for where, value in found:
+        if len(found) > 1 and not _holds_spans(value):
+            reading.others.append((where, _what(value)))
+            continue
+        reading.spans.extend(_value_spans(path, where, value, reading))
+    return reading
+
+
+NO_END = "span without an end time (printed before it ended: ends when it starts)"
+
+
+def merge_prints(spans: list[RawSpan]) -> tuple[list[RawSpan], int, int]:
+    """Merge each span printed at its start (no end time) into its print at the end (same
+    trace and span id; the end print's attributes win). Returns the spans in order of first
+    print, how many start prints were merged, and how many spans never got an end print (they
+    end when they start)."""
+    groups: dict[tuple, list[RawSpan]] = {}
+    for span in spans:
+        groups.setdefault((span.trace_id, span.span_id), []).append(span)
+    kept: list[RawSpan] = []
+    merged = open_ended = 0
+    for group in groups.values():
+        ended = [s for s in group if s.end is not None]
+        started = [s for s in group if s.end is None]
+        if ended and started:
+            last = ended[0]
+            attributes = {}
+            for s in started:
+                attributes.update(s.attributes)
+            attributes.update(last.attributes)
+            last.attributes = attributes
+            last.start = min(last.start, *(s.start for s in started))
+            merged += len(started)
+            group = ended
+        for s in group:
+            if s.end is None:
+                s.end = s.start
+                open_ended += 1
+        kept.extend(group)
+    order = {id(s): k for k, s in enumerate(spans)}
+    kept.sort(key=lambda s: order[id(s)])
+    return kept, merged, open_ended
+
+
+def _holds_spans(value: Any) -> bool:
+    if isinstance(value, list):
+        return True
+    return isinstance(value, dict) and ("resourceSpans" in value or "spans" in value
+                                        or isinstance(value.get("data"), list)
+                                        or is_span(value))
+
+
+def is_span(value: Any) -> bool:
+    """An object in one of the span shapes of this module."""
+    if not isinstance(value, dict):
+        return False
+    if "context" in value or "traceId" in value or "spanContext" in value \
+            or "_spanContext" in value or "context.span_id" in value:
+        return True
+    if "trace_id" in value and "span_id" in value:
+        return True
+    return "startTime" in value and "name" in value  # a JS span printed without ids
+
+
+def _what(value: Any) -> str:
+    """What a value that is no span is, for the count of the file's other records."""
+    if isinstance(value, dict):
+        if "resource_metrics" in value or "resourceMetrics" in value:
+            return "metrics record (not a span)"
+        if "resourceLogs" in value or "body" in value and (
+                "severity_text" in value or "severity_number" in value):
+            return "log record (not a span)"
+        keys = ", ".join(sorted(value)[:6]) or "(none)"
+        return f"unknown record type: object with keys {keys}"
+    return f"unknown record type: {json_type(value)}"
 
 
 def values(path: Path) -> list[tuple[str, Any]]:
@@ -95,21 +218,24 @@ def values(path: Path) -> list[tuple[str, Any]]:
     return [(str(line), value) for line, value in json_values(path, text)]
 
 
-def _value_spans(path: Path, where: str, value: Any) -> Iterator[RawSpan]:
+def _value_spans(path: Path, where: str, value: Any, reading: Reading) -> Iterator[RawSpan]:
     at = f"{where}:" if where else ""
     if isinstance(value, dict) and "resourceSpans" in value:
         yield from _otlp(path, at, value["resourceSpans"])
     elif isinstance(value, dict) and "spans" in value:
-        items = _list(path, f"{at}spans", value["spans"], "spans")
-        for k, raw in enumerate(items):
-            yield _span(path, f"{at}spans[{k}]", raw)
+        yield from _bundle(path, at, value, reading)
+    elif isinstance(value, dict) and isinstance(value.get("data"), list) and not is_span(value):
+        for k, raw in enumerate(value["data"]):
+            yield _span(path, f"{at}data[{k}]", raw)
     elif isinstance(value, list):
         for k, raw in enumerate(value):
             if isinstance(raw, dict) and "resourceSpans" in raw:
                 yield from _otlp(path, f"{at}[{k}].", raw["resourceSpans"])
+            elif isinstance(raw, dict) and "spans" in raw and not is_span(raw):
+                yield from _bundle(path, f"{at}[{k}].", raw, reading)
             else:
                 yield _span(path, f"{at}[{k}]", raw)
-    elif isinstance(value, dict) and SPAN_KEYS & set(value):
+    elif is_span(value):
         yield _span(path, where or None, value)
     else:
         keys = ", ".join(sorted(value)[:8]) if isinstance(value, dict) else ""
@@ -117,6 +243,18 @@ def _value_spans(path: Path, where: str, value: Any) -> Iterator[RawSpan]:
                           "({'resourceSpans': [...]}), {'spans': [...]}, a list of spans or "
                           f"span objects; found {json_type(value)}"
                           + (f" with keys {keys}" if keys else ""))
+
+
+def _bundle(path: Path, at: str, value: dict, reading: Reading) -> Iterator[RawSpan]:
+    """``{"spans": [...]}``: an any-agent trace or an ADOT bundle (``session_id``,
+    ``span_count``); ``at`` prefixes the places of its spans."""
+    items = _list(path, f"{at}spans", value["spans"], "spans")
+    count = value.get("span_count")
+    if is_int(count) and count != len(items):
+        reason = "bundle whose span_count differs from the spans it holds"
+        reading.repairs[reason] = reading.repairs.get(reason, 0) + 1
+    for k, raw in enumerate(items):
+        yield _span(path, f"{at}spans[{k}]", raw)
 
 
 # ---------------------------------------------------------------------------------- OTLP
@@ -136,10 +274,17 @@ def _otlp(path: Path, at: str, resources: Any) -> Iterator[RawSpan]:
             _object(path, where_s, scope)
             for k, raw in enumerate(_list(path, f"{where_s}.spans", _absent(scope.get("spans")),
                                           "spans")):
-                yield _otlp_span(path, f"{where_s}.spans[{k}]", raw, service)
+                yield _otlp_span(path, f"{where_s}.spans[{k}]", raw, service,
+                                 _scope_name(scope.get("scope") or scope.get(
+                                     "instrumentationLibrary")))
 
 
-def _otlp_span(path: Path, where: str, raw: Any, service: Any) -> RawSpan:
+def _scope_name(scope: Any) -> str | None:
+    name = scope.get("name") if isinstance(scope, dict) else None
+    return name if isinstance(name, str) and name else None
+
+
+def _otlp_span(path: Path, where: str, raw: Any, service: Any, scope: str | None) -> RawSpan:
     _object(path, where, raw, "a span")
     trace_id = _otlp_id(path, where, "traceId", raw.get("traceId"), 16)
     span_id = _otlp_id(path, where, "spanId", raw.get("spanId"), 8)
@@ -152,7 +297,8 @@ def _otlp_span(path: Path, where: str, raw: Any, service: Any) -> RawSpan:
     return RawSpan(where, trace_id, span_id, parent_id, _text(raw.get("name")), start, end,
                    _otlp_attributes(path, f"{where}.attributes", raw.get("attributes")),
                    status.get("code") in (2, "2", "STATUS_CODE_ERROR"),
-                   service if isinstance(service, str) else None, fingerprint(raw))
+                   service if isinstance(service, str) else None, fingerprint(raw), OTLP,
+                   scope=scope)
 
 
 def _otlp_id(path: Path, where: str, key: str, value: Any, size: int) -> str:
@@ -182,10 +328,18 @@ def _otlp_attributes(path: Path, where: str, items: Any) -> dict:
     return found
 
 
+SNAKE_VALUES = {"string_value": "stringValue", "bool_value": "boolValue",
+                "double_value": "doubleValue", "int_value": "intValue",
+                "bytes_value": "bytesValue", "array_value": "arrayValue",
+                "kvlist_value": "kvlistValue"}  # protobuf's field names, as Phoenix writes them
+
+
 def _otlp_value(path: Path, where: str, value: Any) -> Any:
     if value is None:
         return None
     _object(path, where, value, "an AnyValue")
+    if SNAKE_VALUES.keys() & value.keys():
+        value = {SNAKE_VALUES.get(k, k): v for k, v in value.items() if v is not None}
     if "stringValue" in value:
         return value["stringValue"]
     if "boolValue" in value:
@@ -214,15 +368,18 @@ def _otlp_value(path: Path, where: str, value: Any) -> Any:
 # ---------------------------------------------------------------------------------- SDK spans
 
 def _span(path: Path, where: str | None, raw: Any) -> RawSpan:
-    """A Python (``context``) or JavaScript (``traceId``) span object."""
+    """A Python (``context``), flat (``trace_id``, ``span_id``) or JavaScript (``traceId``)
+    span object."""
     _object(path, where, raw, "a span")
     if "context" in raw:
         return _python_span(path, where, raw)
-    if "traceId" in raw or "spanContext" in raw or "_spanContext" in raw:
+    if "context.span_id" in raw or "trace_id" in raw and "span_id" in raw:
+        return _flat_span(path, where, raw)
+    if "traceId" in raw or "spanContext" in raw or "_spanContext" in raw or is_span(raw):
         return _js_span(path, where, raw)
-    raise SourceError(path, where, "a span needs context {trace_id, span_id} (Python) or "
-                      "traceId and spanId (JavaScript); found keys "
-                      + (", ".join(sorted(raw)[:8]) or "(none)"))
+    raise SourceError(path, where, "a span needs context {trace_id, span_id} (Python), "
+                      "trace_id and span_id (a flat span) or traceId and spanId (JavaScript); "
+                      "found keys " + (", ".join(sorted(raw)[:8]) or "(none)"))
 
 
 def _python_span(path: Path, where: str | None, raw: dict) -> RawSpan:
@@ -239,15 +396,89 @@ def _python_span(path: Path, where: str | None, raw: dict) -> RawSpan:
         parent = parent_obj.get("span_id")
         parent_id = None if parent is None else _python_id(path, where, "parent.span_id",
                                                             parent, 16)
-    attributes = _empty(raw.get("attributes"), {})
-    _object(path, _at(where, "attributes"), attributes)
+    attributes = _attributes(path, _at(where, "attributes"), raw.get("attributes"))
     status = _empty(raw.get("status"), {})
     _object(path, _at(where, "status"), status)
-    code = str(status.get("status_code", "")).lower().rsplit(".", 1)[-1]
+    code = str(status.get("status_code", raw.get("status_code", ""))).lower().rsplit(".", 1)[-1]
+    kind = _kind_field(raw)
+    if kind is not None or "status_code" in raw:
+        shape = PHOENIX
+    else:
+        shape = ANY_AGENT if is_int(context.get("span_id")) else PYTHON
     return RawSpan(where or "", trace_id, span_id, parent_id, _text(raw.get("name")),
                    _time(path, where, "start_time", raw.get("start_time"), NS),
-                   _time(path, where, "end_time", raw.get("end_time"), NS), attributes,
-                   code == "error", _service(path, where, raw), fingerprint(raw))
+                   _end(path, where, "end_time", raw, NS), attributes,
+                   code == "error", _service(path, where, raw), fingerprint(raw), shape,
+                   kind, _scope_name(raw.get("instrumentation_scope") or raw.get("scope")))
+
+
+def _flat_span(path: Path, where: str | None, raw: dict) -> RawSpan:
+    """A span dict with its ids at the top (see the module docstring), or a record of a
+    Phoenix spans dataframe (``context.span_id``, ``attributes.*``)."""
+    pandas = "context.span_id" in raw
+    trace_id = _any_id(path, where, "trace_id", raw.get("context.trace_id" if pandas
+                                                        else "trace_id"))
+    span_id = _any_id(path, where, "span_id", raw.get("context.span_id" if pandas
+                                                      else "span_id"))
+    parent_key = next((k for k in ("parent_span_id", "parent_id") if k in raw), "parent_id")
+    parent = raw.get(parent_key)
+    parent_id = _any_id(path, where, parent_key, parent) if parent not in (None, "") else None
+    if pandas:
+        attributes = _attributes(path, where, {k[len("attributes."):]: v for k, v in raw.items()
+                                               if k.startswith("attributes.") and v is not None})
+    elif isinstance(raw.get("attributes"), list):
+        attributes = _otlp_attributes(path, _at(where, "attributes"), raw["attributes"])
+    else:
+        attributes = _attributes(path, _at(where, "attributes"), raw.get("attributes"))
+    status = _empty(raw.get("status"), {})
+    _object(path, _at(where, "status"), status)
+    code = status.get("code", raw.get("status_code", ""))
+    error = code in (2, "2") or str(code).upper().rsplit("_", 1)[-1] == "ERROR"
+    times = ("start_time", "end_time") if "start_time" in raw or "end_time" in raw \
+        else ("start_time_unix_nano", "end_time_unix_nano")
+    return RawSpan(where or "", trace_id, span_id, parent_id, _text(raw.get("name")),
+                   _time(path, where, times[0], raw.get(times[0]), None),
+                   _end(path, where, times[1], raw, None), attributes, error,
+                   _service(path, where, raw), fingerprint(raw), PANDAS if pandas else FLAT,
+                   _kind_field(raw), _scope_name(raw.get("scope")))
+
+
+def _any_id(path: Path, where: str | None, key: str, value: Any) -> str:
+    """An id kept as written (hex lowercased): any non-empty text of printable characters."""
+    if is_int(value) and value >= 0:
+        return f"{value:x}"
+    if isinstance(value, str) and value and len(value) <= MAX_ID and value.isprintable():
+        return value.lower() if HEX.fullmatch(value) else value
+    raise SourceError(path, where, f"{key} must be a non-empty id (a string of up to {MAX_ID} "
+                      f"printable characters), found {_shown(value)}")
+
+
+def _kind_field(raw: dict) -> str | None:
+    """An OpenInference span kind given as the field ``span_kind`` (other values, such as
+    OpenTelemetry's own span kinds, are not)."""
+    kind = raw.get("span_kind")
+    if isinstance(kind, str) and kind.upper() in OPENINFERENCE_KINDS:
+        return kind.upper()
+    return None
+
+
+def _attributes(path: Path, where: str | None, value: Any) -> dict:
+    """An attributes object, nested objects flattened to dotted keys (``{"llm": {"model_name":
+    ...}}`` is ``llm.model_name``)."""
+    value = _empty(value, {})
+    _object(path, where, value)
+    if not any(isinstance(v, dict) for v in value.values()):
+        return value
+    flat: dict = {}
+    stack = [("", value)]
+    while stack:
+        prefix, node = stack.pop()
+        for key, item in node.items():
+            if isinstance(item, dict) and item:
+                stack.append((f"{prefix}{key}.", item))
+            else:
+                flat[f"{prefix}{key}"] = item
+    return dict(sorted(flat.items()))
 
 
 def _python_id(path: Path, where: str | None, key: str, value: Any, digits: int) -> str:
@@ -270,12 +501,13 @@ def _js_span(path: Path, where: str | None, raw: dict) -> RawSpan:
     parent_context = _empty(raw.get("parentSpanContext"), {})
     _object(path, _at(where, "parentSpanContext"), parent_context)
     parent = raw.get("parentSpanId", raw.get("parentId", parent_context.get("spanId")))
-    trace_hex = _js_id(path, where, "traceId", trace_id, 32)
-    span_hex = _js_id(path, where, "spanId", span_id, 16)
+    no_ids = trace_id is None and span_id is None
+    trace_hex = None if no_ids else _js_id(path, where, "traceId", trace_id, 32)
+    span_hex = f"#{where}" if no_ids else _js_id(path, where, "spanId", span_id, 16)
     parent_hex = _js_id(path, where, "parentSpanId", parent, 16) if parent else None
     if "startTime" in raw or "endTime" in raw:
         start = _time(path, where, "startTime", raw.get("startTime"), None)
-        end = _time(path, where, "endTime", raw.get("endTime"), None)
+        end = _end(path, where, "endTime", raw, None)
     else:
         start = _time(path, where, "timestamp", raw.get("timestamp"), 1000)
         duration = raw.get("duration")
@@ -289,7 +521,9 @@ def _js_span(path: Path, where: str | None, raw: dict) -> RawSpan:
     _object(path, _at(where, "status"), status)
     return RawSpan(where or "", trace_hex, span_hex, parent_hex, _text(raw.get("name")),
                    start, end, attributes, status.get("code") in (2, "ERROR"),
-                   _service(path, where, raw), fingerprint(raw))
+                   _service(path, where, raw), fingerprint(raw), JS_NO_IDS if no_ids else JS,
+                   scope=_scope_name(raw.get("instrumentationLibrary")
+                                     or raw.get("instrumentationScope")))
 
 
 def _js_id(path: Path, where: str | None, key: str, value: Any, digits: int) -> str:
@@ -306,6 +540,12 @@ def _service(path: Path, where: str | None, raw: dict) -> str | None:
     _object(path, _at(where, "resource.attributes"), attributes)
     service = attributes.get("service.name")
     return service if isinstance(service, str) else None
+
+
+def _end(path: Path, where: str | None, key: str, raw: dict, unit: int | None) -> int | None:
+    """The end time, or ``None`` for a span printed before it ended (the key absent or null)."""
+    value = raw.get(key)
+    return None if value is None else _time(path, where, key, value, unit)
 
 
 def _time(path: Path, where: str | None, key: str, value: Any, unit: int | None) -> int:

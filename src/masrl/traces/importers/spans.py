@@ -13,6 +13,11 @@ A reader turns its records into :class:`Span` objects: ids, times in integer nan
 * ``other``: anything else (a chain, a retriever, an HTTP request): no event, counted as
   skipped under ``label``; its children are attached to its parent.
 
+Every span handed to :func:`link` is one record of the importer's account
+(:mod:`.accounting`, unit ``span``): it is mapped (it gives events, or it is an agent span whose
+agent acts in the events) or skipped for a named reason, and the usage it states is found again
+in the events or among the skipped records.
+
 The mapping (:data:`MAPPING`, appended to the docstring of every importer that uses it):
 """
 
@@ -26,13 +31,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from masrl.traces.importers.accounting import Account
 from masrl.traces.importers.common import SourceError, TraceBuilder, content_ref, json_type
 from masrl.traces.importers.timestamps import NS, iso_ns
 
 AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
 KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
 
-DUPLICATE = "duplicate span (an identical copy of an earlier record) dropped"
+DUPLICATE = "duplicate span (an identical copy of an earlier record)"
+STARTED = "span printed at its start (merged with its print at the end)"
+WRAPPER = "model span around other model spans (the calls are the spans inside it)"
+WORKFLOW = "agent span that only holds other agents (the run or a workflow, not an agent)"
+IDLE = "agent span with no work (no model, tool, handoff or sub-agent span is its own)"
+AS_TOOL = ("agent span inside a tool call's time but not below it (an agent used as a tool): "
+           "moved under the tool span")
+AGENT_USAGE = "usage stated on an agent span (the agent's total, not a model call)"
 ORPHAN = "span whose parent span is not in the file (made a root)"
 SELF_PARENT = "span that names itself as its parent (made a root)"
 CYCLE = "span in a cycle of parents (made a root)"
@@ -40,17 +53,35 @@ CYCLE = "span in a cycle of parents (made a root)"
 MAPPING = """\
 **The tree** . Spans are joined to their parents by id. A span that is a
 byte-identical copy of an earlier one (same id, same record: exporters that record parallel
-tool calls several times) is dropped and counted as a repair; two different records with one id
-are an error. A span whose parent is not in the file becomes a root, and so does a span that
-names itself as its parent; spans whose parents form a cycle are cut at the earliest span of the
-cycle, which becomes a root; each is counted as a repair. A root that is not an agent span
-belongs to the agent whose agent span encloses it in time (the latest-starting one), else to
-the run's default agent.
+tool calls several times) gives no event and is counted as skipped (its usage is not stated
+twice); two different records with one id are an error (a reader may first merge the prints
+of one span at its start and at its end). A span whose parent is not in the file becomes a
+root, and so does a span that names itself as its parent; spans whose parents form a cycle
+are cut at the earliest span of the cycle, which becomes a root; each is counted as a repair.
 
-**Agents** . Every agent span is an agent, named by the span; a name used by
+**Agents as tools** . A top-level agent span that a tool span encloses in time (not
+one of its own spans) ran as that tool (OpenAI Agents SDK ``as_tool`` under OpenLLMetry, which
+parents the inner run to the workflow): it is moved under the latest-starting such tool span,
+so it is that tool's sub-agent, and counted as a repair.
+
+**Roles** . Three kinds of span are told apart before mapping, each counted as
+skipped under its own reason: a model span with another model span below it is a *wrapper*
+(a framework's call around the provider call, or a call around its steps): the calls are the
+spans inside it; a top-level agent span none of whose own spans is a model call, a tool call, a
+handoff or an event, but with agent spans below it, is the *run* (a workflow or a runner: the
+OpenAI Agents SDK's trace span, an ADK sequential agent), so the agents below it are top-level
+agents, not sub-agents; a top-level agent span with no work and no agent below it is *idle*.
+
+**Agents** . Every other agent span is an agent, named by the span; a name used by
 several agent spans gets ``#2``, ``#3``... from the second one on (in start order), so each
 invocation is one agent with one life. A span belongs to the agent of its nearest agent ancestor
-(or itself); spans above every agent belong to the default agent the reader names.
+(or itself). A span with no agent ancestor belongs to an agent span beside it (the same parent)
+when one encloses it in time (the latest-starting such one) or, failing that, when one starts
+while it runs (the first such one): instrumentations that lose the agent's context (Microsoft
+Agent Framework's streaming runs) record the agent's model calls as siblings of its
+``invoke_agent`` span. A root with no agent above it belongs to the agent whose agent span
+encloses it in time (the latest-starting one). Other spans belong to the default agent the
+reader names.
 
 **Events** (``x_source`` ``span <span id>``; times in seconds from the earliest span start;
 ``t_end`` from the span end):
@@ -61,7 +92,9 @@ invocation is one agent with one life. A span belongs to the agent of its neares
   gives no event.
 * model -> ``message`` by the agent over the span (the model's reply: the schema has no event
   type for a model call), with ``tokens`` (input + output, else the total), ``cost_usd``,
-  ``x_usage``, ``x_model`` and ``content_ref`` of the output.
+  ``x_usage`` (``input`` and ``output``, every prompt-side and completion-side token, with the
+  parts the source names), ``x_model``, ``x_model_call`` (the span id) and ``content_ref`` of the
+  output.
 * tool -> ``tool_call`` over the span (``tool``, ``content_ref`` of the arguments, the span's
   tokens and cost if any) and ``tool_result`` at its end (``trusted: false``, ``content_ref`` of
   the result; left out when the span says the tool gave none).
@@ -70,6 +103,8 @@ invocation is one agent with one life. A span belongs to the agent of its neares
   above; the bare target name when none does).
 * event -> an event of the span's own type.
 * An error status gives ``x_error: true`` on the span's events.
+* Usage stated on a span that gives no model event (a wrapper, an agent's total, a chain or an
+  HTTP span) is counted as skipped usage; an agent span's own usage likewise.
 
 **Edges.** Span nesting is containment, not causal order, so dependencies come from time within
 each agent: among the agent's units (a model call; a tool call with its result; a sub-agent with
@@ -106,6 +141,7 @@ class Span:
     error: bool = False
     model: str | None = None
     usage: dict = field(default_factory=dict)  # {input, output} tokens when recorded
+    parts: dict = field(default_factory=dict)  # named parts of input / output (never added)
     total_tokens: float | None = None  # the recorded total, used without input and output
     cost: float | None = None  # US dollars
     tool: str | None = None
@@ -119,6 +155,7 @@ class Span:
     spawn_cost: tuple = (None, None)  # agent spans: (tokens, usd) of the spawn and the return
     return_cost: tuple = (None, None)
     has_result: bool = True  # tool spans: whether the tool gave a result
+    reason: str | None = None  # why a span gives no event, when its role says so (roles)
     children: list[Span] = field(default_factory=list)
     parent: Span | None = None
 
@@ -129,6 +166,26 @@ class Span:
             return sum(self.usage.values())
         return self.total_tokens
 
+    def stated(self) -> dict:
+        """The usage this span states, as :meth:`.accounting.Account.state_usage` takes it
+        (a total alone states no input or output)."""
+        found = {}
+        if "input" in self.usage:
+            found["tokens_in"] = self.usage["input"]
+        if "output" in self.usage:
+            found["tokens_out"] = self.usage["output"]
+        if self.cost is not None:
+            found["cost_usd"] = self.cost
+        return found
+
+    def x_usage(self) -> dict | None:
+        """``x_usage`` of the span's event: input, output and their parts, or the total."""
+        if self.usage:
+            return {**self.usage, **self.parts}
+        if self.total_tokens is not None:
+            return {"total": self.total_tokens}
+        return None
+
 
 def fingerprint(record: Any) -> str:
     """Canonical JSON of a source record (sorted keys): equal for byte-identical copies."""
@@ -137,9 +194,11 @@ def fingerprint(record: Any) -> str:
 
 # ---------------------------------------------------------------------------------- the tree
 
-def link(path: Path, spans: list[Span], repairs: Counter) -> list[Span]:
-    """Drop exact copies, join children to parents, make roots of orphans, of spans that are
-    their own parent and of cycles (each counted in ``repairs``). Returns the kept spans."""
+def link(path: Path, spans: list[Span], repairs: Counter,
+         account: Account | None = None) -> list[Span]:
+    """Drop exact copies (skipped in ``account``), join children to parents, make roots of
+    orphans, of spans that are their own parent and of cycles (each counted in ``repairs``).
+    Returns the kept spans."""
     by_id: dict[str, Span] = {}
     kept: list[Span] = []
     for span in spans:
@@ -148,7 +207,10 @@ def link(path: Path, spans: list[Span], repairs: Counter) -> list[Span]:
             by_id[span.span_id] = span
             kept.append(span)
         elif first.fingerprint == span.fingerprint:
-            repairs[DUPLICATE] += 1
+            if account is not None:
+                account.skip(DUPLICATE)
+            else:
+                repairs[DUPLICATE] += 1
         else:
             raise SourceError(path, span.where, f"span id {span.span_id} is used by two "
                               f"different records (the other is {first.where})")
@@ -225,18 +287,27 @@ class Unit:
 
 @dataclass
 class Mapped:
-    """What :func:`map_spans` gives: the builder with events and edges, and the costs."""
+    """What :func:`map_spans` gives: the builder with events and edges, the costs, and the
+    time of ``t = 0`` in nanoseconds since the epoch."""
 
     build: TraceBuilder
     costs: dict
+    t0: int = 0
 
 
-def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counter,
+SIBLINGS_SCANNED = 64  # agent spans beside a span looked at for one that encloses it
+
+
+def map_spans(path: Path, spans: list[Span], default_agent: str, account: Account | Counter,
               repairs: Counter) -> Mapped:
-    """Events, edges and costs of linked ``spans`` (see the module docstring)."""
+    """Events, edges and costs of linked ``spans`` (see the module docstring); every span is
+    mapped or skipped in ``account`` (an :class:`.accounting.Account`; a bare ``Counter``
+    only counts the skipped ones) and the usage it states is stated there."""
+    if not isinstance(account, Account):
+        account = Account(reasons=account)
     build = TraceBuilder()
     t0 = min(s.start for s in spans)
-    agents = _agents(spans, default_agent)
+    agents = _roles(spans, default_agent, repairs)
     units: dict[str, list[Unit]] = {}  # agent -> its units in start order
     nested: list[tuple[Unit, Unit]] = []  # (outer, inner)
     bounds: dict[str, tuple[str, str | None, str]] = {}  # child -> (spawn, return, parent)
@@ -267,21 +338,22 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
             unit = _unit(units, agent, span, spawn["id"], ret or spawn["id"])
             bounds[child] = (spawn["id"], ret, agent)
             after = [] if outer is None else [(outer, unit)]
-            return [(kid, child, None) for kid in span.children] + after
+            return [(kid, within(kid, child), None) for kid in span.children] + after
         if span.kind == AGENT:  # a top-level agent span: the agent's whole run
-            return [(kid, agents[span.span_id], None) for kid in span.children]
+            return [(kid, within(kid, agents[span.span_id]), None) for kid in span.children]
         if span.kind == MODEL:
             event = build.event(span.span_id, t(span.start), "message", agent,
                                 t_end=t(span.end), tokens=span.tokens,
                                 cost_usd=_cost(span.cost),
                                 content_ref=_ref(span.output), x_model=span.model,
-                                x_usage=span.usage or None, **source(span))
+                                x_usage=span.x_usage(), x_model_call=span.span_id,
+                                **source(span))
             unit = _unit(units, agent, span, event["id"], event["id"])
         elif span.kind == TOOL:
             call = build.event(f"{span.span_id}.call", t(span.start), "tool_call", agent,
                                t_end=t(span.end), tool=span.tool, tokens=span.tokens,
                                cost_usd=_cost(span.cost), content_ref=_ref(span.input),
-                               **source(span))
+                               x_usage=span.x_usage(), **source(span))
             exit = call["id"]
             if span.has_result:
                 exit = build.event(f"{span.span_id}.result", t(span.end), "tool_result", agent,
@@ -297,15 +369,19 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
                                 else span.event_type, agent,
                                 t_end=t(span.end) if span.end > span.start else None,
                                 tokens=span.tokens, cost_usd=_cost(span.cost),
-                                content_ref=_ref(span.output), **fields, **source(span))
+                                content_ref=_ref(span.output), x_usage=span.x_usage(),
+                                **fields, **source(span))
             if span.kind == HANDOFF:
                 handoffs.append((span, event["id"]))
             unit = _unit(units, agent, span, event["id"], event["id"])
-        else:
-            skipped[f"span: {span.label or 'unknown'}"] += 1
         if unit is not None and outer is not None:
             nested.append((outer, unit))
-        return [(kid, agent, unit or outer) for kid in span.children]
+        return [(kid, within(kid, agent), unit or outer) for kid in span.children]
+
+    def within(kid: Span, agent: str) -> str:
+        """The agent a child span acts for: a nested agent span is spawned by the agent it
+        is in; any other span belongs to its own agent (by nesting or beside an agent)."""
+        return agent if kid.kind == AGENT else agents[kid.span_id]
 
     under_agent = _under_agent(roots(spans))
     stack = [(root, agents[root.span_id], None) for root in reversed(roots(spans))]
@@ -315,9 +391,10 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
             nested.append(item)
             continue
         stack.extend(reversed(walk(*item)))
+    _account(account, spans)
     if not build.events:
         raise SourceError(path, None, "no span maps to an event (no model call, tool call, "
-                          "handoff or nested agent)")
+                          "handoff or nested agent)" + _found(spans))
     for members in units.values():
         _sequence(build, members)
     for outer, inner in nested:
@@ -337,41 +414,187 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, skipped: Counte
     raised = build.raise_times()
     if raised:
         repairs["event time raised to the time of an event it depends on"] += raised
-    return Mapped(build, _costs(build, spans, t0))
+    return Mapped(build, _costs(build, spans, t0), t0)
 
 
-def _agents(spans: list[Span], default: str) -> dict[str, str]:
-    """span id -> the name of the agent the span belongs to."""
-    names: dict[str, str] = {}
+def _account(account: Account, spans: list[Span]) -> None:
+    """Each span mapped or skipped, and the usage it states (see the module docstring)."""
+    for span in spans:
+        stated = span.stated()
+        if stated:
+            account.state_usage(**stated)
+        if span.kind == OTHER:
+            account.skip(span.reason or f"span: {span.label or 'unknown'}", usage=stated)
+            continue
+        account.map()
+        if span.kind == AGENT and stated:
+            account.skip_part(AGENT_USAGE, usage=stated)
+
+
+def _found(spans: list[Span]) -> str:
+    """What the spans were, for the message when none maps to an event."""
+    reasons = Counter(s.reason or f"span: {s.label or 'unknown'}" for s in spans
+                      if s.kind == OTHER)
+    if not reasons:
+        return ""
+    shown = "; ".join(f"{n} {reason}" for reason, n in sorted(reasons.items())[:4])
+    return f"; its {len(spans)} spans: {shown}" + ("; ..." if len(reasons) > 4 else "")
+
+
+# ---------------------------------------------------------------------------------- roles
+
+def _postorder(top: list[Span]) -> list[Span]:
+    """Every span below ``top`` (included), each after its children: no recursion."""
+    order: list[Span] = []
+    stack = [(root, False) for root in reversed(top)]
+    while stack:
+        span, done = stack.pop()
+        if done:
+            order.append(span)
+            continue
+        stack.append((span, True))
+        stack.extend((kid, False) for kid in reversed(span.children))
+    return order
+
+
+def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
+    """Move agents used as tools under their tool spans; tell wrappers, runs and idle agent
+    spans apart (they become kind ``other`` with their reason); then name the agent of every
+    span: ``span id -> agent name`` (see the module docstring)."""
+    _agents_as_tools(spans, repairs)
+    top = roots(spans)
+    below = _postorder(top)
+    has_model, has_agent = set(), set()  # id of spans with a model / agent span below them
+    for span in below:
+        for kid in span.children:
+            if kid.kind == MODEL or id(kid) in has_model:
+                has_model.add(id(span))
+            if kid.kind == AGENT or id(kid) in has_agent:
+                has_agent.add(id(span))
+    for span in below:
+        if span.kind == MODEL and id(span) in has_model:
+            span.kind, span.reason = OTHER, WRAPPER
+    owned = Counter()  # id of an agent span -> spans of other mapped kinds it owns
+    nearest = _nearest_agents(top)
+    for span in spans:
+        if span.kind in (MODEL, TOOL, HANDOFF, EVENT) and nearest.get(id(span)) is not None:
+            owned[id(nearest[id(span)])] += 1
+    runs = [s for s in spans if s.kind == AGENT and not owned[id(s)] and id(s) in has_agent
+            and _top_agent(s)]  # decided before any changes: the agents below stay agents
+    for span in runs:
+        span.kind, span.reason = OTHER, WORKFLOW
+    owner = _owners(top, spans)
+    owned = Counter(id(owner[id(s)]) for s in spans
+                    if s.kind in (MODEL, TOOL, HANDOFF, EVENT) and owner.get(id(s)) is not None)
+    idle = [s for s in spans if s.kind == AGENT and _top_agent(s) and not owned[id(s)]
+            and id(s) not in has_agent]
+    for span in idle:
+        span.kind, span.reason = OTHER, IDLE
+    names: dict[int, str] = {}
     used: Counter = Counter()
     for span in sorted((s for s in spans if s.kind == AGENT), key=_order):
         used[span.name] += 1
-        names[span.span_id] = span.name if used[span.name] == 1 else \
-            f"{span.name}#{used[span.name]}"
+        names[id(span)] = span.name if used[span.name] == 1 else f"{span.name}#{used[span.name]}"
+    owner = _owners(top, spans)
+    return {s.span_id: names[id(owner[id(s)])] if owner.get(id(s)) is not None else default
+            for s in spans}
+
+
+def _agents_as_tools(spans: list[Span], repairs: Counter) -> None:
+    """Put each top-level agent span that a tool span (not below it) encloses in time under
+    that tool span (the latest-starting one): the agent ran as the tool."""
+    tops = [s for s in spans if s.kind == AGENT and _top_agent(s)]
+    tools = [s for s in spans if s.kind == TOOL]
+    if not tops or not tools:
+        return
+    found = _enclosing(tops, tools)
+    for agent in tops:
+        tool = found.get(id(agent))
+        if tool is None or _inside(tool, agent):
+            continue
+        if agent.parent is not None:
+            agent.parent.children = [k for k in agent.parent.children if k is not agent]
+        agent.parent = tool
+        bisect.insort(tool.children, agent, key=_order)
+        repairs[AS_TOOL] += 1
+
+
+def _top_agent(span: Span) -> bool:
+    """No agent span above this one."""
+    node = span.parent
+    while node is not None:
+        if node.kind == AGENT:
+            return False
+        node = node.parent
+    return True
+
+
+def _nearest_agents(top: list[Span]) -> dict[int, Span | None]:
+    """``id(span) ->`` its nearest agent span (itself included) by nesting alone."""
+    found: dict[int, Span | None] = {}
+    stack = [(root, None) for root in top]
+    while stack:
+        span, current = stack.pop()
+        current = span if span.kind == AGENT else current
+        found[id(span)] = current
+        stack.extend((kid, current) for kid in span.children)
+    return found
+
+
+def _owners(top: list[Span], spans: list[Span]) -> dict[int, Span | None]:
+    """``id(span) ->`` the agent span it belongs to: by nesting; for a span with no agent
+    above it, an agent span beside it (a root: any agent span) that encloses it in time, else
+    one beside it that starts while it runs; ``None`` for the default agent."""
     agent_spans = [s for s in spans if s.kind == AGENT]
-    top = roots(spans)
     enclosing = _enclosing_agents(top, agent_spans)
-    for root in top:
-        around = enclosing.get(id(root))
-        stack = [(root, default if around is None else names[around.span_id])]
-        while stack:  # depth first, without recursion
-            span, current = stack.pop()
-            current = names.get(span.span_id, current)
-            names[span.span_id] = current
-            stack.extend((kid, current) for kid in span.children)
-    return names
+    siblings: dict[int, tuple[list[Span], list[int]]] = {}  # id(parent) -> agents, starts
+
+    def beside(span: Span) -> Span | None:
+        parent = span.parent
+        if parent is None:
+            return enclosing.get(id(span))
+        if id(parent) not in siblings:
+            found = sorted((k for k in parent.children if k.kind == AGENT), key=_order)
+            siblings[id(parent)] = (found, [k.start for k in found])
+        found, starts = siblings[id(parent)]
+        if not found:
+            return None
+        last = bisect.bisect_right(starts, span.start) - 1  # enclosing: the latest start at
+        for k in range(last, max(last - SIBLINGS_SCANNED, -1), -1):  # or before the span's
+            if found[k].end >= span.end:
+                return found[k]
+        k = bisect.bisect_right(starts, span.start)  # else the first to start while it runs
+        return found[k] if k < len(found) and found[k].start < span.end else None
+
+    owners: dict[int, Span | None] = {}
+    stack = [(root, None) for root in top]
+    while stack:
+        span, current = stack.pop()
+        if span.kind == AGENT:
+            current = span
+        elif current is None:
+            current = beside(span)
+        owners[id(span)] = current
+        stack.extend((kid, current) for kid in span.children)
+    return owners
 
 
 def _enclosing_agents(top: list[Span], agent_spans: list[Span]) -> dict[int, Span]:
     """For each root span that is not an agent span, the latest-starting agent span (then the
-    shortest, then the smallest id) whose time encloses it: ``id(root) -> agent span``.
+    shortest, then the smallest id) whose time encloses it: ``id(root) -> agent span``."""
+    return _enclosing([r for r in top if r.kind != AGENT], agent_spans)
 
-    All roots at once, in start order: agent spans are added as their start passes, into a
+
+def _enclosing(targets: list[Span], candidates: list[Span]) -> dict[int, Span]:
+    """For each target span, the latest-starting candidate span (then the shortest, then the
+    smallest id) whose time encloses it: ``id(target) -> candidate``.
+
+    All targets at once, in start order: candidates are added as their start passes, into a
     Fenwick tree over their end times that keeps, for each suffix of ends, the best span so far
     (the one added last: they are added in the order of preference). n log n, where asking
-    every agent span for every root was quadratic.
+    every candidate for every target was quadratic.
     """
-    ranked = sorted(agent_spans, key=lambda a: (a.start, -a.end, a.span_id))
+    ranked = sorted(candidates, key=lambda a: (a.start, -a.end, a.span_id))
     ends = sorted({a.end for a in ranked})
     size = len(ends)
     best = [-1] * (size + 1)  # Fenwick tree over reversed end ranks: max position added
@@ -391,13 +614,13 @@ def _enclosing_agents(top: list[Span], agent_spans: list[Span]) -> dict[int, Spa
 
     found: dict[int, Span] = {}
     added = 0
-    for root in sorted((r for r in top if r.kind != AGENT), key=lambda r: r.start):
-        while added < len(ranked) and ranked[added].start <= root.start:
+    for target in sorted(targets, key=lambda r: r.start):
+        while added < len(ranked) and ranked[added].start <= target.start:
             add(ranked[added].end, added)
             added += 1
-        position = latest(root.end)
+        position = latest(target.end)
         if position >= 0:
-            found[id(root)] = ranked[position]
+            found[id(target)] = ranked[position]
     return found
 
 
