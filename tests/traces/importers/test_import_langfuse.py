@@ -28,14 +28,23 @@ def test_observations_become_events_by_type():
         ("obs-4.call", "tool_call", "researcher", "web_search", None, None),
         ("obs-4.result", "tool_result", "researcher", "web_search", None, None),
         ("obs-6", "message", "researcher", None, 380, 0.0021),
+        ("obs-7", "message", "manager", None, None, None),  # the EVENT: a step the run logged
         ("obs-8", "message", "manager", None, 120, 0.0009),
     ]
     by_id = {e["id"]: e for e in trace["events"]}
     assert by_id["obs-6"]["x_error"] is True and by_id["obs-2"]["x_model"] == "model-f"
     assert by_id["obs-2"]["x_usage"] == {"input": 200, "output": 50}
+    # 300 + 80 = 380, the total: the 100 cached tokens are a part of the input, not added
+    assert by_id["obs-6"]["x_usage"] == {"input": 300, "output": 80, "input_cached_tokens": 100}
+    assert "x_model_call" not in by_id["obs-7"] and by_id["obs-8"]["x_model_call"] == "obs-8"
     assert trace["costs"] == {"tokens": 750, "wall_clock_s": 6.0, "tool_calls": 1,
-                              "messages": 3, "usd": 0.0042}
-    assert dict(result.skipped) == {"span: EVENT": 1, "span: RETRIEVER": 1}
+                              "messages": 4, "usd": 0.0042}
+    assert dict(result.skipped) == {"span: RETRIEVER": 1}
+    assert trace["provenance"]["records"] == {"unit": "observation", "read": 8, "mapped": 7,
+                                              "skipped": 1}
+    assert trace["provenance"]["usage"]["source"] == {  # the three generations, by hand
+        "tokens_in": 200 + 300 + 90, "tokens_out": 50 + 80 + 30,
+        "cost_usd": pytest.approx(0.0012 + 0.0021 + 0.0009)}
     assert dict(result.repairs) == {NO_END: 1}
     assert (trace["trace_id"], trace["system"]) == ("langfuse:7f3e1c2a-trace-0001", "Langfuse")
     assert validate_document(trace).problems == []
@@ -55,14 +64,15 @@ def changed(change) -> str:
 
 
 @pytest.mark.parametrize("text, where, message", [
-    ("[]", None, "0 traces (); import one trace per file"),
-    (json.dumps([RAW, RAW]), None, ("2 traces (7f3e1c2a-trace-0001, 7f3e1c2a-trace-0001); import "
-     "one trace per file")),
+    ("[]", None, "0 traces (); a file of several runs imports as one trace per run (masrl "
+     "import langfuse FILE -o DIR)"),
+    (json.dumps([RAW, RAW]), None, ("2 traces (7f3e1c2a-trace-0001, 7f3e1c2a-trace-0001); a "
+     "file of several runs imports as one trace per run (masrl import langfuse FILE -o DIR)")),
     ('{"data": [{"id": "t", "observations": ["o1", "o2"]}]}', "data[0].observations",
      ("observations are ids only (as the trace list returns them); export the trace itself "
      "(GET /api/public/traces/{traceId})")),
-    ('"x"', None, ("expected a Langfuse trace ({'id', 'observations': [...]}), a list of traces "
-     "or {'data': [...]}; found a string")),
+    ('"x"', None, ("expected a Langfuse trace ({'id', 'observations': [...]}, or {'trace', "
+     "'observations'}), a list of traces or {'data': [...]}; found a string")),
     (changed(lambda d: d.update(observations={})), "observations",
      "observations must be a list, found an object"),
     (changed(lambda d: d["observations"][1].update(startTime="soon")), "observations[1]",

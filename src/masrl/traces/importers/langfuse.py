@@ -1,110 +1,204 @@
-"""Import a Langfuse trace export (one trace with its observations) as an orchestration trace.
+"""Import Langfuse trace exports (traces with their observations) as orchestration traces.
 
-Source: one JSON file holding a trace as Langfuse's public API returns it
-(``GET /api/public/traces/{traceId}``, also what the UI's JSON download holds): an object with
-``id``, ``name``, ``timestamp`` and ``observations``, a list of observations each with ``id``,
-``traceId``, ``parentObservationId``, ``type``, ``name``, ``startTime`` / ``endTime`` (ISO-8601),
-``model``, ``usage`` (``{input, output, total}``) / ``usageDetails`` (``{input, output, total,
-...}``), ``costDetails`` (``{input, output, total}``) / ``calculatedTotalCost``, ``level``,
-``input`` and ``output``. A list of such traces, or the list endpoint's ``{"data": [...]}``, is
-read when it holds exactly one trace.
+Source: JSON holding traces as Langfuse gives them: the public API's trace
+(``GET /api/public/traces/{traceId}``: an object with ``id``, ``name``, ``timestamp`` and
+``observations``), the UI's download (``{"trace": {...}, "observations": [...]}``, where the
+trace object may repeat its observations in a lighter form, without inputs and outputs: read
+once, from the top-level list), a list of either, the list endpoint's ``{"data": [...]}``, or
+one of either per line (JSON Lines). Observations have ``id``, ``traceId``,
+``parentObservationId``, ``type``, ``name``, ``startTime`` / ``endTime`` (ISO-8601), ``model``,
+``level``, ``input``, ``output``, ``metadata`` and usage in one of Langfuse's forms:
+``usageDetails`` (``{input, output, total, ...}``), ``usage`` (``{input, output, total}``) or the
+flat ``inputUsage`` / ``outputUsage`` / ``totalUsage`` of the observations view; cost
+``costDetails.total``, else ``calculatedTotalCost``, else ``totalCost``, else
+``usage.totalCost``.
+
+:func:`import_traces` gives one trace per Langfuse trace of the file (never merged);
+:func:`import_file` reads a file of one trace.
 
 Observations become spans of :mod:`.spans` (id ``<observation id>``; the shared mapping below):
 
-* ``AGENT`` -> an agent named by the observation's ``name``;
-* ``GENERATION`` -> a model call: tokens ``usageDetails.input`` + ``usageDetails.output``
-  (else ``usageDetails.total``, else the same keys of ``usage``), ``x_usage`` {input, output};
-  cost ``costDetails.total``, else ``calculatedTotalCost``, else ``usage.totalCost``; ``model``;
-  ``content_ref`` of ``output``;
+* ``AGENT`` -> an agent named by the source's ``gen_ai.agent.name`` / ``agent.name`` attribute,
+  else the observation's ``name`` (without an ``invoke_agent`` prefix);
+* ``GENERATION`` -> a model call: ``x_usage.input`` and ``output`` from the usage (the keys
+  Langfuse splits them into, ``input_cache_read``, ``output_reasoning``..., are added back when
+  the usage's ``total`` is their sum, else they are parts already counted; named parts either
+  way); cost as above; ``model``; ``content_ref`` of ``output``;
 * ``TOOL`` -> a tool call (``name``; ``content_ref`` of ``input``) and its result (of ``output``);
-* ``EVENT`` (an instant), ``SPAN``, ``CHAIN``, ``RETRIEVER``, ``EMBEDDING``, ``EVALUATOR``,
-  ``GUARDRAIL`` and any other type -> no event, counted as skipped (``span: EVENT``...);
+* ``EVENT`` -> a ``message`` by its agent at its time (a step the run logged: ``content_ref``
+  of ``output``, else ``input``);
+* ``SPAN``, ``CHAIN`` and the other types -> read by the span's own attributes when Langfuse
+  kept them (``metadata.attributes``, as its OpenTelemetry ingestion stores the source span's
+  attributes): an OpenInference ``AGENT`` / ``TOOL`` / ``LLM`` kind, a GenAI operation name,
+  the conventions of :mod:`.otel`; LangGraph's tool runs (a ``SPAN`` below the ``tools`` node's
+  own span, ``metadata.langgraph_node`` ``tools``, not at ``DEBUG`` level) are tool calls;
+  anything else gives no event, counted as skipped (``span: SPAN``...);
+* BeeAI's emitter events (source scope ``openinference.instrumentation.beeai``, names
+  ``<path>.<event>-<n>``): only the ``start`` of a model or tool call is that call;
 * ``level`` ``ERROR`` -> ``x_error: true``.
 
 An observation without ``endTime`` (still running, or an ``EVENT``) ends when it starts, counted
 as a repair. Spans above every agent belong to an agent named by the trace's ``name`` (else
 ``agent``). Run fields: ``trace_id`` and ``task_id`` ``langfuse:<trace id>``; ``system``
-``Langfuse`` (Langfuse records no framework); ``topology`` ``unknown``; no rewards (Langfuse
-``scores`` are evaluations of the run, not rewards of the schema, and are left out).
+``Langfuse`` (Langfuse records no framework; the source's instrumentation scopes are in
+``provenance.recognised``); ``topology`` ``unknown``; no rewards (Langfuse ``scores`` are
+evaluations of the run, not rewards of the schema, and are left out).
 
 What is lost: inputs, outputs and metadata (hashed or dropped), scores, sessions, users, tags,
-prompts, model parameters, cost and usage breakdowns beyond input / output / total.
+prompts, model parameters, cost breakdowns beyond the total.
 
-Errors (exit 1): not JSON; no trace object or several traces; observations that are ids only
-(the list endpoint: fetch the trace itself); an observation without ``id``, ``type`` or a valid
-``startTime``, with an end before its start, or of another trace; a container of the wrong type.
+Errors (exit 1): not JSON; no trace; observations that are ids only (the list endpoint: fetch
+the trace itself); a trace without an id; an observation without ``id``, ``type`` or a valid
+``startTime``, with an end before its start, or of another trace; a trace object that repeats
+observations the top-level list does not hold; a container of the wrong type.
 """
 
 from __future__ import annotations
 
+import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers import spans
-from masrl.traces.importers.common import ImportResult, SourceError, json_type, read_json
-from masrl.traces.importers.spans import AGENT, MODEL, OTHER, TOOL, Span
+from masrl.traces import strict_json
+from masrl.traces.importers import otel, spans
+from masrl.traces.importers.accounting import iso_from_ns
+from masrl.traces.importers.common import (
+    ImportResult,
+    SourceError,
+    json_type,
+    json_values,
+    read_text,
+    source_error,
+)
+from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
 from masrl.traces.importers.timestamps import is_number
 
 FORMAT = "langfuse"
-KINDS = {"AGENT": AGENT, "GENERATION": MODEL, "TOOL": TOOL}
+KINDS = {"AGENT": AGENT, "GENERATION": MODEL, "TOOL": TOOL, "EVENT": EVENT}
 NO_END = "observation without endTime (ends when it starts)"
+DOWNLOAD, API = "UI download {trace, observations}", "API trace with observations"
+SIDES = (("input", ("input", "prompt", "cache_read", "cache_creation")),
+         ("output", ("output", "completion", "reasoning")))
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of one Langfuse trace export (see the module docstring for the mapping)."""
+    """The trace of a Langfuse export of one trace (see the module docstring)."""
     path = Path(path)
-    result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
-    trace, where = _trace(path, read_json(path))
-    observations = trace.get("observations")
+    found = _traces(path)
+    if len(found) != 1:
+        ids = ", ".join(str(trace.get("id")) for _, trace, _, _ in found)
+        raise SourceError(path, None, f"{len(found)} traces ({ids}); a file of several runs "
+                          "imports as one trace per run (masrl import langfuse FILE -o DIR)")
+    return _import(path, *found[0])
+
+
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """One trace per Langfuse trace of the file, in file order, never merged."""
+    path = Path(path)
+    found = _traces(path)
+    if not found:
+        raise SourceError(path, None, "the file holds no trace")
+    return [_import(path, *item) for item in found]
+
+
+# ---------------------------------------------------------------------------------- reading
+
+def _traces(path: Path) -> list[tuple[str, dict, list, str]]:
+    """``(place, trace, observations, shape)`` of every trace of the file."""
+    text = read_text(path)
+    document, findings = strict_json.parse(text)
+    if not findings:
+        values = [("", document)]
+    elif findings[0].parts is not None:
+        raise source_error(path, None, findings[0])
+    else:
+        values = [(f"{line}:", value) for line, value in json_values(path, text)]
+    found = []
+    for at, value in values:
+        if isinstance(value, dict) and "observations" in value:
+            found.append(_trace(path, at, value))
+        elif isinstance(value, list):
+            found.extend(_trace(path, f"{at}[{k}].", item) for k, item in enumerate(value))
+        elif isinstance(value, dict) and isinstance(value.get("data"), list):
+            found.extend(_trace(path, f"{at}data[{k}].", item)
+                         for k, item in enumerate(value["data"]))
+        else:
+            raise SourceError(path, at.rstrip(":") or None, "expected a Langfuse trace ({'id', "
+                              "'observations': [...]}, or {'trace', 'observations'}), a list of "
+                              "traces or {'data': [...]}; found " + json_type(value))
+    return found
+
+
+def _trace(path: Path, where: str, item: Any) -> tuple[str, dict, list, str]:
+    place = where.rstrip(".:") or None
+    if not isinstance(item, dict):
+        raise SourceError(path, place, f"a trace must be an object, found {json_type(item)}")
+    observations = item.get("observations")
     if not isinstance(observations, list):
         raise SourceError(path, f"{where}observations", "observations must be a list, found "
                           f"{json_type(observations)}")
-    if not observations:
-        raise SourceError(path, f"{where}observations", "the trace holds no observations")
+    if observations and all(isinstance(o, str) for o in observations):
+        raise SourceError(path, f"{where}observations", "observations are ids only (as the "
+                          "trace list returns them); export the trace itself "
+                          "(GET /api/public/traces/{traceId})")
+    trace, shape = item, API
+    if isinstance(item.get("trace"), dict):
+        trace, shape = item["trace"], DOWNLOAD
+        repeated = trace.get("observations")
+        if isinstance(repeated, list):
+            ours = {o.get("id") for o in observations if isinstance(o, dict)}
+            extra = [o.get("id") if isinstance(o, dict) else o for o in repeated
+                     if (o.get("id") if isinstance(o, dict) else o) not in ours]
+            if extra:
+                raise SourceError(path, f"{where}trace.observations", f"the trace repeats "
+                                  f"observations the file's list does not hold ({extra[0]}...)")
     trace_id = trace.get("id")
     if not isinstance(trace_id, str) or not trace_id:
-        raise SourceError(path, where.rstrip(".") or None, "the trace has no id")
-    read = [_observation(path, f"{where}observations[{k}]", raw, trace_id, result.repairs)
-            for k, raw in enumerate(observations)]
-    linked = spans.link(path, read, result.repairs)
+        raise SourceError(path, place, "the trace has no id" + (
+            " (its trace object has none)" if shape == DOWNLOAD else ""))
+    return where, trace, observations, shape
+
+
+def _import(path: Path, where: str, trace: dict, observations: list, shape: str
+            ) -> ImportResult:
+    result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
+    account = result.account
+    account.unit = "observation"
+    if not observations:
+        raise SourceError(path, f"{where}observations", "the trace holds no observations")
+    account.read(len(observations))
+    trace_id = trace["id"]
+    evidence: Counter = Counter()
+    read = [_observation(path, f"{where}observations[{k}]", raw, trace_id, result.repairs,
+                         evidence) for k, raw in enumerate(observations)]
+    _langgraph_tools(read, evidence)
+    linked = spans.link(path, [span for span, _ in read], result.repairs, account)
     name = trace.get("name")
     mapped = spans.map_spans(path, linked, name if isinstance(name, str) and name else "agent",
-                             result.skipped, result.repairs)
+                             account, result.repairs)
+    result.time_origin = iso_from_ns(mapped.t0)
+    scopes = sorted({info["scope"] for _, info in read if info["scope"]})
+    result.recognised = {"system": "Langfuse", "shape": shape,
+                         "evidence": _evidence(evidence, scopes)}
     result.trace = mapped.build.document(
         trace_id=f"langfuse:{trace_id}", task_id=f"langfuse:{trace_id}", system="Langfuse",
         topology="unknown", rewards={}, costs=mapped.costs)
     return result.with_provenance()
 
 
-def _trace(path: Path, document: Any) -> tuple[dict, str]:
-    """The one trace object of the file and its place (``""``, ``"[0]."``, ``"data[0]."``)."""
-    if isinstance(document, dict) and "observations" in document:
-        return document, ""
-    items, prefix = None, ""
-    if isinstance(document, list):
-        items = document
-    elif isinstance(document, dict) and isinstance(document.get("data"), list):
-        items, prefix = document["data"], "data"
-    if items is None:
-        raise SourceError(path, None, "expected a Langfuse trace ({'id', 'observations': [...]})"
-                          ", a list of traces or {'data': [...]}; found " + json_type(document))
-    traces = [(k, t) for k, t in enumerate(items) if isinstance(t, dict)]
-    if len(traces) != 1 or len(items) != 1:
-        ids = ", ".join(str(t.get("id")) for _, t in traces)
-        raise SourceError(path, prefix or None, f"{len(items)} traces ({ids}); import one "
-                          "trace per file")
-    k, trace = traces[0]
-    where = f"{prefix}[{k}]."
-    observations = trace.get("observations")
-    if isinstance(observations, list) and observations and all(
-            isinstance(o, str) for o in observations):
-        raise SourceError(path, f"{where}observations", "observations are ids only (as the "
-                          "trace list returns them); export the trace itself "
-                          "(GET /api/public/traces/{traceId})")
-    return trace, where
+def _evidence(evidence: Counter, scopes: list[str]) -> str:
+    parts = [f"{reason} ({n})" for reason, n in sorted(evidence.items())]
+    if scopes:
+        parts.append("source instrumentation " + ", ".join(scopes[:4])
+                     + (", ..." if len(scopes) > 4 else ""))
+    return "; ".join(parts) or "observation types only"
 
 
-def _observation(path: Path, where: str, raw: Any, trace_id: str, repairs) -> Span:
+def _observation(path: Path, where: str, raw: Any, trace_id: str, repairs: Counter,
+                 evidence: Counter) -> tuple[Span, dict]:
+    """The span of one observation, with what else it says: its source scope, LangGraph node
+    and level."""
     if not isinstance(raw, dict):
         raise SourceError(path, where, f"an observation must be an object, found "
                           f"{json_type(raw)}")
@@ -124,34 +218,106 @@ def _observation(path: Path, where: str, raw: Any, trace_id: str, repairs) -> Sp
         raise SourceError(path, where, f"parentObservationId must be a string or null, found "
                           f"{json_type(parent)}")
     name = raw.get("name") if isinstance(raw.get("name"), str) else ""
-    span = Span(oid, parent or None, start, end, KINDS.get(kind.upper(), OTHER), where,
-                name=name or kind.lower(), label=kind, fingerprint=spans.fingerprint(raw),
+    metadata = _metadata(raw.get("metadata"))
+    attributes = _metadata(metadata.get("attributes"))
+    scope = (metadata.get("scope") or {}).get("name") if isinstance(metadata.get("scope"),
+                                                                    dict) else None
+    span_kind, label = KINDS.get(kind.upper(), OTHER), kind
+    by_source = otel.kind_of(attributes, name, scope=scope) if attributes or scope else None
+    if by_source is not None and by_source[2] == otel.BEEAI:
+        span_kind, label = by_source[0], by_source[1] or kind
+        evidence["BeeAI emitter events read by their start"] += 1
+    elif span_kind == OTHER and by_source is not None and by_source[0] in (AGENT, TOOL, MODEL,
+                                                                           HANDOFF):
+        span_kind = by_source[0]
+        evidence[f"{kind} read as {span_kind} by {by_source[2]}"] += 1
+    span = Span(oid, parent or None, start, end, span_kind, where,
+                name=name or kind.lower(), label=label, fingerprint=spans.fingerprint(raw),
                 error=raw.get("level") == "ERROR")
-    if span.kind == MODEL:
-        _usage(path, where, span, raw)
+    _usage(path, where, span, raw)
+    if span_kind == AGENT:
+        named = next((attributes[k] for k in ("gen_ai.agent.name", "agent.name")
+                      if isinstance(attributes.get(k), str) and attributes[k]), None)
+        span.name = named or (otel.agent_from_name(name) if name else kind.lower())
+    elif span_kind == MODEL:
         span.model = raw.get("model") if isinstance(raw.get("model"), str) else None
         span.output = raw.get("output")
-    elif span.kind == TOOL:
-        span.tool = name or None
+    elif span_kind == TOOL:
+        span.tool = next((attributes[k] for k in ("gen_ai.tool.name", "tool.name")
+                          if isinstance(attributes.get(k), str) and attributes[k]), None) \
+            or name or None
         span.input, span.output = raw.get("input"), raw.get("output")
-    return span
+    elif span_kind == EVENT:
+        span.event_type = "message"
+        span.output = raw.get("output") if raw.get("output") is not None else raw.get("input")
+    elif span_kind == HANDOFF:
+        span.handoff_to = attributes.get("gen_ai.handoff.to_agent") if isinstance(
+            attributes.get("gen_ai.handoff.to_agent"), str) else None
+    return span, {"scope": scope, "node": metadata.get("langgraph_node"),
+                  "level": raw.get("level")}
+
+
+def _langgraph_tools(read: list[tuple[Span, dict]], evidence: Counter) -> None:
+    """LangGraph's ToolNode (node ``tools``) runs each tool as a child run of the node's own
+    span: a ``SPAN`` there (not at ``DEBUG`` level, which LangChain gives its internal runs) is
+    a tool call."""
+    by_id = {span.span_id: span for span, _ in read}
+    for span, info in read:
+        parent = by_id.get(span.parent_id or "")
+        if (span.kind == OTHER and span.label == "SPAN" and info["node"] == "tools"
+                and info["level"] != "DEBUG"
+                and parent is not None and parent.name == "tools" and span.name != "tools"):
+            span.kind, span.tool = TOOL, span.name
+            evidence["LangGraph ToolNode runs read as tool calls"] += 1
+
+
+def _metadata(value: Any) -> dict:
+    """Metadata (or its ``attributes``) as an object: Langfuse keeps it as an object or as JSON
+    text; anything else is no metadata."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _usage(path: Path, where: str, span: Span, raw: dict) -> None:
     details, usage = _object(path, where, raw, "usageDetails"), _object(path, where, raw, "usage")
     costs = _object(path, where, raw, "costDetails")
-    for source in (details, usage):
-        found = {k: source[k] for k in ("input", "output") if is_number(source.get(k))}
-        if found:
-            span.usage = found
+    flat = {"input": raw.get("inputUsage"), "output": raw.get("outputUsage"),
+            "total": raw.get("totalUsage")}
+    for source in (details, usage, flat):
+        numbers = {k: v for k, v in source.items() if is_number(v)}
+        if span.kind != MODEL and not any(numbers.values()):
+            continue  # the zeros Langfuse gives every observation that is no generation
+        if "input" in numbers or "output" in numbers:
+            _sides(span, numbers)
             break
-        if is_number(source.get("total")):
-            span.total_tokens = source["total"]
+        if "total" in numbers:
+            span.total_tokens = numbers["total"]
             break
-    for value in (costs.get("total"), raw.get("calculatedTotalCost"), usage.get("totalCost")):
+    for value in (costs.get("total"), raw.get("calculatedTotalCost"), raw.get("totalCost"),
+                  usage.get("totalCost")):
         if is_number(value):
             span.cost = value
             break
+
+
+def _sides(span: Span, numbers: dict) -> None:
+    """Input and output of a usage object, with the parts its other keys name: added back when
+    the total is the sum of every key (Langfuse's split of the provider's counts), else left as
+    parts already counted."""
+    total = numbers.get("total")
+    others = {k: v for k, v in numbers.items() if k not in ("input", "output", "total")}
+    split = total is not None and others and total == sum(v for k, v in numbers.items()
+                                                          if k != "total")
+    for side, prefixes in SIDES:
+        if side not in numbers:
+            continue
+        parts = {k: v for k, v in others.items() if v and k.startswith(prefixes)}
+        span.usage[side] = numbers[side] + (sum(parts.values()) if split else 0)
+        span.parts.update(parts)
 
 
 def _object(path: Path, where: str, raw: dict, key: str) -> dict:
@@ -164,9 +330,11 @@ def _object(path: Path, where: str, raw: dict, key: str) -> dict:
 
 
 def sniff(sample) -> str | None:
-    """A trace with ``observations`` (alone, in a list, or under ``data``); see
-    :mod:`masrl.traces.importers.detect`."""
+    """A trace with ``observations`` (alone, as the UI's download, in a list, under ``data``, or
+    one per line); see :mod:`masrl.traces.importers.detect`."""
     document = sample.document
+    if sample.records is not None:
+        document = sample.records
     if isinstance(document, dict) and isinstance(document.get("data"), list):
         document = document["data"]
     if isinstance(document, list) and document:

@@ -110,6 +110,9 @@ MASRL, HANDOFF_ATTRIBUTE, GEN_AI_OPERATION, OPENINFERENCE_ATTRIBUTE, OPENINFEREN
         "masrl event type", "gen_ai.handoff.to_agent", "GenAI operation name",
         "OpenInference span kind attribute", "OpenInference span kind field (Phoenix)",
         "aws.genai.span_kind", "Vercel AI SDK operation", "OpenLLMetry span kind")
+GEN_AI_NAME, BEEAI = "gen_ai agent or tool name alone", "BeeAI emitter event"
+BEEAI_SCOPE = "openinference.instrumentation.beeai"
+BEEAI_EVENT = re.compile(r"(?P<path>[\w.]+)\.(?P<event>[a-z_]+)-\d+")
 
 INPUT_TOKENS = ("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens",
                 "llm.token_count.prompt", "ai.usage.inputTokens", "ai.usage.promptTokens")
@@ -282,13 +285,13 @@ def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
     """The span model of one OpenTelemetry span (see the module docstring); ``conventions``
     counts the convention each span's kind was read by."""
     a = raw.attributes
-    kind, label, convention = _kind(a, raw)
+    kind, label, convention = _beeai(raw) or _kind(a, raw)
     if conventions is not None and convention:
         conventions[convention] += 1
     span = Span(raw.span_id, raw.parent_id, raw.start, raw.end, kind, raw.where,
                 name=raw.name, label=label, fingerprint=raw.fingerprint, error=raw.error)
     if kind == AGENT:
-        span.name = _first_text(a, AGENT_NAME) or _agent_from_name(raw.name)
+        span.name = _first_text(a, AGENT_NAME) or agent_from_name(raw.name)
         span.returns = a.get("masrl.return") is not False
         span.spawn_cost = (_first_number(a, ("masrl.spawn.tokens",)),
                            _first_number(a, ("masrl.spawn.cost_usd",)))
@@ -354,7 +357,37 @@ def _kind(a: dict, raw: RawSpan) -> tuple[str, str, str]:
         return OTHER, ai_op, VERCEL
     if isinstance(tl, str):
         return OTHER, f"traceloop {tl}", TRACELOOP_KIND
+    if isinstance(a.get("gen_ai.tool.name"), str):  # Koog's tool spans name no operation
+        return TOOL, "", GEN_AI_NAME
+    if isinstance(a.get("gen_ai.agent.name"), str):  # pydantic-ai's "<agent> run" spans
+        return AGENT, "", GEN_AI_NAME
     return OTHER, "no GenAI operation attribute", ""
+
+
+def kind_of(attributes: dict, name: str, kind_field: str | None = None,
+            scope: str | None = None) -> tuple[str, str, str]:
+    """(kind, label, convention) of a span given by its attributes and name (as another log
+    keeps them: Langfuse's ``metadata.attributes``), by the conventions of :func:`classify`,
+    BeeAI's emitter events included."""
+    raw = RawSpan("", None, "", None, name, 0, 0, attributes, False, None, "", "", kind_field,
+                  scope)
+    return _beeai(raw) or _kind(attributes, raw)
+
+
+def _beeai(raw: RawSpan) -> tuple[str, str, str] | None:
+    """BeeAI's OpenInference instrumentation writes one span per emitter event
+    (``<path>.<event>-<n>``: ``backend.openai.chat.start-14``, ``tool.search.wikipedia.finish-12``,
+    ``agent.react.update-13``): only the ``start`` of a model or tool call is that call; every
+    other event, and the agent's own events, are no call."""
+    if raw.scope != BEEAI_SCOPE:
+        return None
+    match = BEEAI_EVENT.fullmatch(raw.name)
+    if match is None:
+        return None
+    kind, _, convention = _kind(raw.attributes, raw)
+    if match["event"] == "start" and kind in (MODEL, TOOL):
+        return kind, "", BEEAI
+    return OTHER, f"BeeAI emitter event {match['event']} of {match['path']}", BEEAI
 
 
 def _usage(span: Span, a: dict) -> None:
@@ -392,7 +425,7 @@ def _text(value) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def _agent_from_name(name: str) -> str:
+def agent_from_name(name: str) -> str:
     return re.sub(r"^invoke_(agent|workflow)\s*", "", name).strip(" []") or "agent"
 
 
