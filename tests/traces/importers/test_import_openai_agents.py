@@ -62,8 +62,6 @@ def changed(change) -> str:
     ('{"data": [{"object": "trace", "id": "t"}]}', None,
      "the file holds no spans (records with object 'trace.span')"),
     ('{"data": [1]}', "data[0]", "a record must be an object, found a number"),
-    (changed(lambda d: d["data"][2].update(object="trace.event")), "data[2]",
-     "expected a record with object 'trace' or 'trace.span', found object 'trace.event'"),
     (changed(lambda d: d["data"][2].update(span_data="x")), "data[2]",
      "span span_guard000000000000002: span_data must be an object with a type, found a string"),
     (changed(lambda d: d["data"][3].update(started_at=5)), "data[3]",
@@ -72,9 +70,38 @@ def changed(change) -> str:
      "span span_gen00000000000000003 ends (2020-01-01T00:00:00Z) before it starts "
      "(2025-05-13T09:37:40.050000+00:00)"),
     (changed(lambda d: d["data"][3].update(trace_id="trace_other")), None,
-     ("spans of 2 traces (trace_5a1b2c3d4e5f60718293a4b5c6d7e8f9, trace_other); import one "
-     "trace per file")),
+     ("spans of 2 traces (trace_5a1b2c3d4e5f60718293a4b5c6d7e8f9, trace_other); a file of "
+     "several runs imports as one trace per run (masrl import openai-agents FILE -o DIR)")),
     ('{"object": "trace.span"}\n{"object": ', "2:12", "not JSON: Expecting value"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
     assert_source_error("openai-agents", tmp_path / "trace.json", text, where, message)
+
+
+def test_a_record_of_an_unknown_object_is_counted_never_dropped(tmp_path):
+    path = tmp_path / "trace.json"
+    path.write_text(changed(lambda d: d["data"][2].update(object="trace.event")),
+                    encoding="utf-8")
+    result = import_file("openai-agents", path)
+    records = result.trace["provenance"]["records"]
+    whole = import_file("openai-agents", PAYLOAD).trace["provenance"]["records"]
+    assert dict(result.skipped) == {"span: custom": 1,  # the guardrail record data[2] is gone
+                                    "unknown record type: object 'trace.event'": 1}
+    assert (records["read"], records["skipped"]) == (whole["read"], whole["skipped"])
+    assert records["read"] == records["mapped"] + records["skipped"]
+
+
+def test_a_file_of_two_runs_gives_two_traces(tmp_path):
+    from masrl.traces.importers import import_traces
+    path = tmp_path / "two.jsonl"
+    other = changed(lambda d: [r.update(trace_id="trace_b") for r in d["data"]
+                               if r.get("object") == "trace.span"]
+                    + [r.update(id="trace_b") for r in d["data"] if r.get("object") == "trace"])
+    path.write_text(PAYLOAD.read_text(encoding="utf-8").replace("\n", " ") + "\n"
+                    + other.replace("\n", " ") + "\n", encoding="utf-8")
+    results = import_traces("openai-agents", path)
+    assert [r.trace["trace_id"] for r in results] == [
+        "openai-agents:trace_5a1b2c3d4e5f60718293a4b5c6d7e8f9", "openai-agents:trace_b"]
+    one = import_file("openai-agents", PAYLOAD).trace
+    for result in results:  # the same run twice: the same events, never merged
+        assert [e["id"] for e in result.trace["events"]] == [e["id"] for e in one["events"]]

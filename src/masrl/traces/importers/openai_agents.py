@@ -33,17 +33,23 @@ one (a conversation), else the trace id; ``system`` ``OpenAI Agents SDK: <workfl
 What is lost: inputs, outputs and instructions (hashed or dropped), the tools and handoffs each
 agent was offered, model configurations, response ids, MCP data, trace metadata.
 
-Errors (exit 1): not JSON or JSON Lines; no span; spans of several traces; a span without
+:func:`import_traces` gives one trace per ``trace_id`` (a processor's file of many runs);
+records of an unknown ``object`` are counted as skipped. The account's unit is the record (a
+trace record is mapped: its workflow name and group are the run's fields).
+
+Errors (exit 1): not JSON or JSON Lines; no span; a span without
 ``id``, ``span_data.type`` or a valid ``started_at``, with an end before its start; a container
 of the wrong type.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from masrl.traces.importers import spans
+from masrl.traces.importers.accounting import iso_from_ns
 from masrl.traces.importers.common import ImportResult, SourceError, json_type
 from masrl.traces.importers.otel_shapes import values
 from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
@@ -53,42 +59,87 @@ FORMAT = "openai-agents"
 KINDS = {"agent": AGENT, "generation": MODEL, "response": MODEL, "function": TOOL,
          "handoff": HANDOFF}
 NO_END = "span without ended_at (ends when it starts)"
+PARTS = {"cached_input": ("input_tokens_details", "cached_tokens"),
+         "reasoning_output": ("output_tokens_details", "reasoning_tokens")}
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of one OpenAI Agents SDK export (see the module docstring for the mapping)."""
+    """The trace of an OpenAI Agents SDK export of one trace (see the module docstring); a file
+    of several traces is an error naming them (:func:`import_traces` reads it)."""
+    results = import_traces(path)
+    if len(results) > 1:
+        ids = ", ".join(r.trace["trace_id"].removeprefix("openai-agents:") for r in results)
+        raise SourceError(path, None, f"spans of {len(results)} traces ({ids}); a file of "
+                          "several runs imports as one trace per run "
+                          "(masrl import openai-agents FILE -o DIR)")
+    return results[0]
+
+
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """One trace per ``trace_id`` of the file's spans, in order of their first record, never
+    merged. Records of an unknown ``object`` are counted as skipped records of their trace
+    (their ``trace_id``), else of the first one."""
     path = Path(path)
-    result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
-    trace: dict = {}
-    read: list[Span] = []
-    traces: set[str] = set()
+    traces: dict[str, dict] = {}  # trace id -> its trace record
+    groups: dict[str, list[tuple[str | None, dict]]] = {}  # trace id -> its span records
+    unknown: list[tuple[str | None, str]] = []  # (trace id, object) of records of no known kind
     for where, record in _records(path):
         kind = record.get("object")
         if kind == "trace":
-            trace = record
-            traces.add(str(record.get("id")))
+            traces[str(record.get("id"))] = record
+            groups.setdefault(str(record.get("id")), [])
         elif kind == "trace.span":
-            traces.add(str(record.get("trace_id")))
-            read.append(_span(path, where, record, result.repairs))
+            groups.setdefault(str(record.get("trace_id")), []).append((where, record))
         else:
-            raise SourceError(path, where, "expected a record with object 'trace' or "
-                              f"'trace.span', found object {record.get('object')!r}")
-    if not read:
+            tid = record.get("trace_id")
+            unknown.append((str(tid) if tid is not None else None, f"{kind!r}"))
+    if not any(groups.values()):
         raise SourceError(path, None, "the file holds no spans (records with object "
                           "'trace.span')")
-    if len(traces) > 1:
-        raise SourceError(path, None, f"spans of {len(traces)} traces "
-                          f"({', '.join(sorted(traces))}); import one trace per file")
-    trace_id = traces.pop()
+    results = []
+    for tid, records in groups.items():
+        if not records:
+            continue
+        result = _import(path, tid, traces.get(tid, {}), records, tid in traces)
+        results.append(result)
+    first = results[0]
+    by_id = {r.trace["trace_id"].removeprefix("openai-agents:"): r for r in results}
+    for tid, kind in unknown:
+        result = by_id.get(tid or "", first)
+        result.account.read()
+        result.account.skip(f"unknown record type: object {kind}")
+    return [r.with_provenance() for r in results]
+
+
+def _import(path: Path, trace_id: str, trace: dict, records: list[tuple[str | None, dict]],
+            has_trace: bool) -> ImportResult:
+    result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
+    account = result.account
+    account.unit = "record"
+    if has_trace:
+        account.read()
+        account.map()  # carried by the run's fields: workflow name and group
+    account.read(len(records))
+    types: Counter = Counter()
+    read = []
+    for where, record in records:
+        span = _span(path, where, record, result.repairs)
+        types[span.label] += 1
+        read.append(span)
     workflow = trace.get("workflow_name") if isinstance(trace.get("workflow_name"), str) else None
     group = trace.get("group_id") if isinstance(trace.get("group_id"), str) else None
-    linked = spans.link(path, read, result.repairs)
-    mapped = spans.map_spans(path, linked, workflow or "agent", result.skipped, result.repairs)
+    linked = spans.link(path, read, result.repairs, account)
+    mapped = spans.map_spans(path, linked, workflow or "agent", account, result.repairs)
+    result.time_origin = iso_from_ns(mapped.t0)
+    system = "OpenAI Agents SDK" + (f": {workflow}" if workflow else "")
+    result.recognised = {
+        "system": system, "shape": "trace and trace.span records",
+        "evidence": "span types " + ", ".join(f"{k} ({n})" for k, n in sorted(types.items()))
+        + ("" if has_trace else "; no trace record")}
     result.trace = mapped.build.document(
         trace_id=f"openai-agents:{trace_id}", task_id=f"openai-agents:{group or trace_id}",
-        system="OpenAI Agents SDK" + (f": {workflow}" if workflow else ""), topology="unknown",
-        rewards={}, costs=mapped.costs)
-    return result.with_provenance()
+        system=system, topology="unknown", rewards={}, costs=mapped.costs)
+    return result
 
 
 def _records(path: Path) -> list[tuple[str, dict]]:
@@ -137,6 +188,11 @@ def _span(path: Path, where: str | None, raw: dict, repairs) -> Span:
             value = next((usage[n] for n in names if is_number(usage.get(n))), None)
             if value is not None:
                 span.usage[key] = value
+        for part, (details, name) in PARTS.items():
+            found = usage.get(details)
+            if span.usage and isinstance(found, dict) and is_number(found.get(name)) \
+                    and found[name]:
+                span.parts[part] = found[name]
         if not span.usage and is_number(usage.get("total_tokens")):
             span.total_tokens = usage["total_tokens"]
         span.model = _text(data.get("model"))
