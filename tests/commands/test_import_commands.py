@@ -102,12 +102,14 @@ def test_bad_input_keeps_an_existing_output(tmp_path):
 
 
 def test_an_invalid_trace_is_not_written(tmp_path, capsys, monkeypatch):
+    original = who_and_when.import_file
+
     def broken(path):
-        result = who_and_when.import_file(path)
+        result = original(path)
         result.trace["events"][1]["t"] = -1
         return result
 
-    monkeypatch.setitem(importers.FORMATS, "who-and-when", broken)
+    monkeypatch.setattr(who_and_when, "import_file", broken)  # import_traces calls it
     out = tmp_path / "trace.json"
     assert main(["import", "who-and-when", str(MAGENTIC), "-o", str(out)]) == 1
     err = capsys.readouterr().err.splitlines()

@@ -1,4 +1,4 @@
-"""``masrl import FORMAT SRC -o OUT``: turn a real multi-agent log into a validated trace.
+"""``masrl import FORMAT SRC -o OUT``: turn a real multi-agent log into validated traces.
 
 FORMAT is ``auto`` (recognised from the content) or one of the formats of
 :data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
@@ -9,16 +9,30 @@ recognised, counted skips and repairs, validation warnings); ``--json`` also pri
 stdout. The trace keeps the same counts, with the name and SHA-256 of every file read, in its
 ``provenance``, so they are not lost with the terminal output.
 
-Exit codes: 0 the trace was written; 1 the input is unreadable or unexpected (the message names
-the file and line) or the trace it gives is invalid; 2 usage error, a missing SRC or an
-unwritable OUT.
+A source that holds several runs (an OTLP batch, a console output of many traces, a Langfuse
+export of many traces, an ADOT bundle of several sessions: every format with
+``import_traces``) gives one trace per run, never merged. ``-o DIR`` (an existing directory, a
+path ending in ``/``, or a new path without ``.json`` when there are several runs, created)
+writes one file per trace, named by its trace id made safe for a file name
+(``otel:4bf9...`` -> ``otel_4bf9....json``; a name two traces would share gets ``-2``, ``-3``);
+``-o OUT.jsonl`` (or ``.ndjson``) writes JSON Lines, one trace per line, in the source's order;
+``-o OUT.json`` is for a source of one run (several runs there are a usage error that says
+so). Every trace is validated before anything is written; each file is written atomically.
+``--json`` prints the summary (one object for one trace, a list of them for several).
+
+Exit codes: 0 the traces were written; 1 the input is unreadable or unexpected (the message
+names the file and line) or a trace it gives is invalid (nothing is written); 2 usage error, a
+missing SRC, an unwritable OUT or several runs for one OUT file.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import sys
+from pathlib import Path
 
 from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
@@ -45,44 +59,120 @@ def register(subparsers) -> None:
                          "codex, the main session file; its sub-agent files are found beside "
                          "it)")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
-                         help="the trace file to write")
+                         help="the trace file to write; for a source of several runs a folder "
+                         "(one file per trace) or OUT.jsonl (one trace per line)")
     command.add_argument("--json", action="store_true",
                          help="print the import summary as JSON on stdout")
     command.set_defaults(func=run_import)
 
 
+JSON_LINES = (".jsonl", ".ndjson")
+
+
 def run_import(args: argparse.Namespace) -> int:
     from masrl.files import OutputError
-    from masrl.traces.importers import SourceError, import_file, write_trace
+    from masrl.traces.importers import SourceError, import_traces
     from masrl.traces.validate import validate_document
 
     try:
-        result = import_file(args.format, args.source)
+        results = import_traces(args.format, args.source)
     except OSError as exc:  # missing, a directory, a FIFO or a device, too large (InputError)
         print(cannot_read(getattr(exc, "path", None) or args.source, exc), file=sys.stderr)
         return USAGE
     except SourceError as exc:
         print(f"{exc}", file=sys.stderr)
         return INVALID
-    report = validate_document(result.trace, source=args.output)
-    for line in report.lines():
-        print(line, file=sys.stderr)
-    summary = result.summary()
-    summary.update(output=args.output, valid=report.valid,
-                   warnings=[p.message for p in report.warnings])
-    if not report.valid:
+    mode = _mode(args.output, len(results))
+    if mode is None:
+        print(printable(f"{args.output}: error: {args.source} holds {len(results)} runs; write "
+                        "them to a directory (-o DIR) or to JSON Lines (-o OUT.jsonl)"),
+              file=sys.stderr)
+        return USAGE
+    targets = _targets(args.output, mode, results)
+    summaries, valid = [], True
+    for result, target in zip(results, targets):
+        report = validate_document(result.trace, source=target)
+        for line in report.lines():
+            print(line, file=sys.stderr)
+        summary = result.summary()
+        summary.update(output=target, valid=report.valid,
+                       warnings=[p.message for p in report.warnings])
+        summaries.append(summary)
+        valid = valid and report.valid
+    if not valid:
         print(printable(f"{args.source}: error: the imported trace is invalid; {args.output} "
                         "not written"), file=sys.stderr)
-        _print_json(summary, args.json)
+        _print_json(summaries, args.json)
         return INVALID
+    inputs = [args.source, *{f for result in results for f in result.files}]
     try:  # never over a file the import read: the source, a sub-agent log, however spelled
-        write_trace(result.trace, args.output, inputs=[args.source, *result.files])
+        _write(args.output, mode, results, targets, inputs)
     except OutputError as exc:
-        print(printable(f"{args.output}: error: cannot write: {exc.reason}"), file=sys.stderr)
+        print(printable(f"{exc.path}: error: cannot write: {exc.reason}"), file=sys.stderr)
         return USAGE
-    print(describe(summary), file=sys.stderr)
-    _print_json(summary, args.json)
+    for summary in summaries:
+        print(describe(summary), file=sys.stderr)
+    _print_json(summaries, args.json)
     return OK
+
+
+def _mode(output: str, runs: int) -> str | None:
+    """``file``, ``lines`` or ``folder``: how OUT takes the traces (``None``: it cannot)."""
+    path = Path(output)
+    if output.endswith(("/", os.sep)) or path.is_dir():
+        return "folder"
+    if path.suffix.lower() in JSON_LINES:
+        return "lines"
+    if runs == 1:
+        return "file"
+    if path.suffix.lower() == ".json" or path.exists():
+        return None
+    return "folder"
+
+
+def _targets(output: str, mode: str, results: list) -> list[str]:
+    """Where each trace goes: OUT, ``OUT:LINE`` or a file of the folder."""
+    if mode == "file":
+        return [output]
+    if mode == "lines":
+        return [f"{output}:{k}" for k in range(1, len(results) + 1)]
+    used: dict[str, int] = {}
+    names = []
+    for result in results:
+        stem = safe_name(result.trace["trace_id"])
+        used[stem] = used.get(stem, 0) + 1
+        names.append(stem if used[stem] == 1 else f"{stem}-{used[stem]}")
+    return [str(Path(output) / f"{name}.json") for name in names]
+
+
+def safe_name(trace_id: str) -> str:
+    """A trace id as a file name: characters other than letters, digits, ``.``, ``-`` and
+    ``_`` become ``_``; never hidden, never empty, at most 120 characters."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", trace_id)[:120].lstrip(".")
+    return name or "trace"
+
+
+def _write(output: str, mode: str, results: list, targets: list[str], inputs: list) -> None:
+    from masrl.files import OutputError, write_text_atomically
+    from masrl.traces.importers import dumps, write_trace
+
+    if mode == "file":
+        write_trace(results[0].trace, output, inputs=inputs)
+        return
+    if mode == "lines":
+        text = "".join(json.dumps(r.trace, ensure_ascii=False, allow_nan=False,
+                                  separators=(",", ":")) + "\n" for r in results)
+        write_text_atomically(output, text, inputs)
+        return
+    folder = Path(output)
+    if not folder.is_dir():
+        try:
+            folder.mkdir()
+        except OSError as exc:
+            raise OutputError(output, f"cannot create the folder ({exc.strerror or exc})"
+                              ) from None
+    for result, target in zip(results, targets):
+        write_text_atomically(target, dumps(result.trace), inputs)
 
 
 def describe(summary: dict) -> str:
@@ -107,6 +197,7 @@ def describe(summary: dict) -> str:
     return "\n".join(map(printable, lines))
 
 
-def _print_json(summary: dict, wanted: bool) -> None:
+def _print_json(summaries: list[dict], wanted: bool) -> None:
     if wanted:
-        print(json.dumps(summary, indent=2, sort_keys=True))
+        shown = summaries[0] if len(summaries) == 1 else summaries
+        print(json.dumps(shown, indent=2, sort_keys=True))

@@ -1,0 +1,189 @@
+"""Versions and variants of the span-based logs, each detected and recorded in
+``provenance.recognised``: one test per variant on a hand-written fixture (ours) and, when
+``../shared/traces`` is there, on a real file of that variant (skipped with a reason on a fresh
+clone)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from importer_helpers import FIXTURES
+
+from masrl import paths
+from masrl.traces import validate_document
+from masrl.traces.importers import import_file, import_traces
+from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers.otel import NO_RUN, NOT_IN_A_TRACE
+from masrl.traces.importers.spans import AS_TOOL, STARTED, WORKFLOW, WRAPPER
+
+OTEL, LANGFUSE = FIXTURES / "otel", FIXTURES / "langfuse"
+REAL = paths.public_logs_dir() / "real-logs"
+FLAT = "otel-flat-spans/strands-agents__evals/4190bbbc/tests/strands_evals/mappers/fixtures"
+JS = "otel-js-spans/Arize-ai__openinference"
+SEEDS = "langfuse-export/langfuse__langfuse/62751446"
+CHATML = f"{SEEDS}/worker/src/__tests__/chatml/framework-traces"
+
+
+def real(name: str):
+    path = REAL / name
+    if not path.is_file():
+        pytest.skip(f"real log not available: {path} (a fresh clone has no ../shared/traces)")
+    return path
+
+
+def checked(results: list) -> list:
+    """Every trace valid and balanced."""
+    for result in results:
+        assert validate_document(result.trace).errors == []
+        assert conservation_problems(result.trace) == []
+    return results
+
+
+def count(result, key: str) -> int:
+    return figures(result.trace)[key]
+
+
+# ---------------------------------------------------------------------------------- OTel shapes
+
+def test_phoenix_spans_read_the_span_kind_field():
+    (result,) = checked(import_traces("auto", OTEL / "phoenix_spans.json"))
+    assert result.recognised["shape"] == "Phoenix REST spans"
+    assert "OpenInference span kind field (Phoenix) (9)" in result.recognised["evidence"]
+    spawn = next(e for e in result.trace["events"] if e["type"] == "spawn")
+    assert (spawn["agent"], spawn["to"]) == ("coordinator", "analyst")  # through ask_analyst
+    assert (count(result, "model_calls"), count(result, "tool_calls")) == (3, 2)
+    analyst = next(e for e in result.trace["events"] if e["id"] == "0000000000000006")
+    assert analyst["x_usage"] == {"input": 150, "output": 40, "cached_input": 100}
+    assert result.skipped == {"span: openinference CHAIN": 1, "span: openinference RETRIEVER": 1}
+
+
+def test_without_the_field_phoenix_spans_give_no_events(tmp_path):
+    document = json.loads((OTEL / "phoenix_spans.json").read_text(encoding="utf-8"))
+    for span in document["data"]:
+        del span["span_kind"]
+    path = tmp_path / "spans.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(Exception, match="no span maps to an event"):
+        import_file("otel", path)
+
+
+def test_flat_span_dicts_and_adot_bundles_of_two_sessions():
+    (flat,) = checked(import_traces("auto", OTEL / "flat_spans.json"))
+    assert flat.recognised["shape"] == "flat span dicts"
+    assert flat.recognised["system"] == "OpenTelemetry (fixture.instrumentation)"
+    bundles = checked(import_traces("auto", OTEL / "adot_bundles.json"))
+    assert [r.trace["trace_id"] for r in bundles] == ["otel:" + "11" * 16, "otel:" + "22" * 16]
+    assert bundles[0].trace["events"] == flat.trace["events"]
+    assert bundles[0].repairs["bundle whose span_count differs from the spans it holds"] == 1
+    assert [count(r, "tokens_in") for r in bundles] == [80, 95]
+    with pytest.raises(Exception, match="a file of several runs imports as one trace per run"):
+        import_file("otel", OTEL / "adot_bundles.json")
+
+
+def test_real_flat_spans_and_an_adot_bundle():
+    (bundle,) = checked(import_traces("auto", real(f"{FLAT}/claude_adot_spans.json")))
+    assert bundle.recognised["shape"] == "flat span dicts"
+    assert (count(bundle, "agents"), count(bundle, "spawns"), count(bundle, "tool_calls")) == (
+        3, 2, 4)
+    (live,) = checked(import_traces("auto", real(f"{FLAT}/adk_live_spans.json")))
+    assert "GenAI operation name" in live.recognised["evidence"]
+    assert count(live, "model_calls") == 2  # generate_content; call_llm repeats its usage
+
+
+def test_agent_framework_console_prints_merged_siblings_attributed_one_trace_per_run():
+    first, second = checked(import_traces("auto", OTEL / "agent_framework_console.log"))
+    assert first.skipped[STARTED] == 2
+    assert first.skipped[f"metrics record (not a span) {NOT_IN_A_TRACE}"] == 1
+    assert "2 spans printed at their start and at their end, merged" in (
+        first.recognised["evidence"])
+    agents = {(e["type"], e["agent"]) for e in first.trace["events"]}
+    assert agents == {("message", "planner"), ("tool_call", "planner"),
+                      ("tool_result", "planner"), ("message", "booker")}  # not one agent
+    assert first.trace["provenance"]["records"] == {"unit": "span", "read": 11, "mapped": 5,
+                                                    "skipped": 6}
+    assert [e["agent"] for e in second.trace["events"]] == ["helper"]
+
+
+def test_a_chat_that_starts_before_its_agent_span_belongs_to_it(tmp_path):
+    """Agent Framework's streaming path opened the chat span before the agent's (issue 5528)."""
+    text = (OTEL / "agent_framework_console.log").read_text(encoding="utf-8")
+    changed = text.replace('"start_time": "2025-10-01T10:00:02.050000Z"',
+                           '"start_time": "2025-10-01T10:00:01.995000Z"')
+    assert changed != text
+    path = tmp_path / "console.log"
+    path.write_text(changed, encoding="utf-8")
+    first = import_traces("otel", path)[0]
+    booker = next(e for e in first.trace["events"] if e["id"] == "0000000000000008")
+    assert booker["agent"] == "booker"
+
+
+def test_javascript_spans_without_ids_are_one_trace():
+    (result,) = checked(import_traces("auto", OTEL / "js_no_ids.json"))
+    assert result.recognised["shape"] == "JavaScript spans without ids"
+    assert result.trace["trace_id"].startswith("otel:sha256-")
+    assert (count(result, "model_calls"), count(result, "tokens_in"),
+            count(result, "tokens_out")) == (2, 70 + 90, 9 + 25)
+    assert result.skipped[WRAPPER] == 1  # ai.streamText: its steps are in the trace
+
+
+def test_real_javascript_spans_by_span_context_and_without_ids():
+    (v6,) = checked(import_traces("auto", real(f"{JS}/1fe497f1/js/packages/openinference-"
+                                                "vercel/test/__fixtures__/v6-spans/"
+                                                "ai-streamText-doStream.json")))
+    assert v6.recognised["shape"] == "JavaScript SDK spans"
+    (mastra,) = checked(import_traces("auto", real(f"{JS}/a5734898/js/packages/openinference-"
+                                                    "mastra/test/__fixtures__/"
+                                                    "weatherAgentSpans.json")))
+    assert mastra.recognised["shape"] == "JavaScript spans without ids"
+    assert count(mastra, "model_calls") == 2
+
+
+def test_real_agents_used_as_tools_and_a_workflow_span():
+    (live,) = checked(import_traces("auto", real(f"{FLAT}/openai_agents_genai_live_spans.json")))
+    assert live.repairs[AS_TOOL] == 2 and count(live, "spawns") == 2
+    (adot,) = checked(import_traces("auto", real(
+        f"{FLAT}/openai_agents_openinference_adot_spans.json")))
+    assert adot.skipped[WORKFLOW] == 1 and count(adot, "spawns") == 0
+    handoff = next(e for e in adot.trace["events"] if e["type"] == "orchestrator_decision")
+    assert (handoff["agent"], handoff["to"]) == ("coordinator", "math_specialist")
+
+
+def test_a_trace_with_no_agent_work_is_counted_with_the_first_run():
+    (run,) = checked(import_traces("auto", real(f"{FLAT}/autogen_live_spans.json")))
+    assert run.skipped[NO_RUN] == 1  # the create_agent span of its own trace
+
+
+# ---------------------------------------------------------------------------------- Langfuse
+
+def test_langfuse_download_with_event_steps():
+    (result,) = checked(import_traces("auto", LANGFUSE / "download_with_events.json"))
+    assert result.recognised["shape"] == "UI download {trace, observations}"
+    steps = [e for e in result.trace["events"] if e["id"] in ("o2", "o4")]
+    assert [(e["type"], e["agent"]) for e in steps] == [("message", "stepper")] * 2
+    draft = next(e for e in result.trace["events"] if e["id"] == "o3")
+    assert draft["x_usage"] == {"input": 100, "output": 50, "output_reasoning": 30}  # 150 split
+    final = next(e for e in result.trace["events"] if e["id"] == "o6")
+    assert (final["x_usage"], final["cost_usd"]) == ({"input": 40, "output": 8}, 0.0004)
+    assert "SPAN read as tool by OpenInference span kind attribute (1)" in (
+        result.recognised["evidence"])
+
+
+def test_langfuse_export_of_two_traces_one_per_line():
+    results = checked(import_traces("auto", LANGFUSE / "traces.jsonl"))
+    assert [r.trace["trace_id"] for r in results] == ["langfuse:lf-run-1", "langfuse:lf-run-2"]
+    assert [count(r, "tokens_in") for r in results] == [10, 20]
+    with pytest.raises(Exception, match="2 traces"):
+        import_file("langfuse", LANGFUSE / "traces.jsonl")
+
+
+def test_real_langfuse_seeder_download_and_framework_variants():
+    (seed,) = checked(import_traces("auto", real(
+        f"{SEEDS}/packages/shared/scripts/seeder/utils/framework-traces/"
+        "openai-assistants-2024-05-29.json")))
+    assert seed.trace["trace_id"] == "langfuse:b3b7b128-5664-4f42-9fab-31999da9e2f1"
+    (beeai,) = checked(import_traces("auto", real(f"{CHATML}/beeai-2025-08-01.trace.json")))
+    assert "BeeAI emitter events read by their start" in beeai.recognised["evidence"]
+    assert (count(beeai, "model_calls"), count(beeai, "tool_calls")) == (3, 1)
+    (graph,) = checked(import_traces("auto", real(f"{CHATML}/langgraph-js-2025-10-30.trace.json")))
+    assert "LangGraph ToolNode runs read as tool calls (1)" in graph.recognised["evidence"]
