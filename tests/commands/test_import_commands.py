@@ -171,3 +171,76 @@ def test_the_commands_name_every_importer_and_exporter_without_importing_them():
          "build_parser(); print(sorted(m for m in sys.modules if m.startswith('masrl.traces.i') "
          "or m.startswith('masrl.traces.e')))"], capture_output=True, text=True, check=True)
     assert loaded.stdout.strip() == "[]"
+
+
+# ---------------------------------------------------------------------------------- many runs
+
+CONSOLE = FIXTURES / "otel" / "agent_framework_console.log"
+RUNS = ["otel:000000000000000000000000000000a1", "otel:000000000000000000000000000000a2"]
+
+
+def test_a_source_of_several_runs_writes_one_file_per_trace_into_a_folder(tmp_path, capsys):
+    out = tmp_path / "traces"
+    assert main(["import", "auto", str(CONSOLE), "-o", str(out), "--json"]) == 0
+    captured = capsys.readouterr()
+    names = sorted(p.name for p in out.iterdir())
+    assert names == ["otel_000000000000000000000000000000a1.json",
+                     "otel_000000000000000000000000000000a2.json"]
+    expected = importers.import_traces("otel", CONSOLE)
+    for name, result in zip(names, expected):
+        assert (out / name).read_text(encoding="utf-8") == dumps(result.trace)
+    summaries = json.loads(captured.out)
+    assert [(s["trace_id"], s["output"], s["valid"]) for s in summaries] == [
+        (trace_id, str(out / name), True) for trace_id, name in zip(RUNS, names)]
+    assert [line.split(" -> ")[1].split(":")[0] for line in captured.err.splitlines()
+            if " -> " in line] == [str(out / name) for name in names]
+
+
+def test_a_source_of_several_runs_writes_json_lines(tmp_path, capsys):
+    out = tmp_path / "runs.jsonl"
+    assert main(["import", "otel", str(CONSOLE), "-o", str(out)]) == 0
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert [json.loads(line)["trace_id"] for line in lines] == RUNS
+    again = tmp_path / "again.jsonl"
+    assert main(["import", "otel", str(CONSOLE), "-o", str(again)]) == 0
+    assert again.read_bytes() == out.read_bytes()  # the same bytes each time
+    assert f"{out}:2" in capsys.readouterr().err
+
+
+def test_several_runs_into_one_json_file_is_a_usage_error(tmp_path, capsys):
+    out = tmp_path / "trace.json"
+    assert main(["import", "otel", str(CONSOLE), "-o", str(out)]) == 2
+    assert capsys.readouterr().err == (
+        f"{out}: error: {CONSOLE} holds 2 runs; write them to a directory (-o DIR) or to JSON "
+        "Lines (-o OUT.jsonl)\n")
+    assert not out.exists()
+
+
+def test_one_invalid_run_writes_nothing(tmp_path, capsys, monkeypatch):
+    from masrl.traces.importers import otel
+    original = otel.import_traces
+
+    def broken(path):
+        results = original(path)
+        results[1].trace["events"][0]["t"] = -1
+        return results
+
+    monkeypatch.setattr(otel, "import_traces", broken)
+    out = tmp_path / "traces"
+    assert main(["import", "otel", str(CONSOLE), "-o", str(out)]) == 1
+    assert "the imported trace is invalid" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_trace_ids_become_safe_file_names_and_a_shared_name_gets_a_number():
+    from masrl.commands.imports import _targets, safe_name
+
+    assert safe_name("otel:../../etc/passwd") == "otel_.._.._etc_passwd"
+    assert safe_name("...") == "trace" and safe_name("a" * 300) == "a" * 120
+
+    class Run:
+        def __init__(self, trace_id):
+            self.trace = {"trace_id": trace_id}
+
+    assert _targets("d", "folder", [Run("x:1"), Run("x/1"), Run("y")]) == [
+        "d/x_1.json", "d/x_1-2.json", "d/y.json"]
