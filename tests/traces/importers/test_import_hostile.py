@@ -139,8 +139,8 @@ def reference_sequence(build, members):
             latest_other = next((start for start, m in starts if m != k), None)
             if latest_other is not None and latest_other >= before.end:
                 continue
-            if not _inside(unit.span, before.span):
-                build.edge(before.exit, unit.entry, "causal")
+            if not _inside(unit.span, before.span) and not _inside(before.span, unit.span):
+                build.edge(before.exit, unit.entry, "causal")  # nested pairs: either way
 
 
 @pytest.mark.parametrize("seed", range(300))

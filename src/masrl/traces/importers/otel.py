@@ -182,12 +182,20 @@ def import_traces(path: str | Path) -> list[ImportResult]:
     for _, what in reading.others:
         first.account.read()
         first.account.skip(f"{what} {NOT_IN_A_TRACE}" if several else what)
-    for group in idle:
-        for raw in group:
+    for group in idle:  # each record once: copies and start prints state nothing again
+        first.account.read(len(group))
+        kept, merged, _ = otel_shapes.merge_prints(group)
+        if merged:
+            first.account.skip(spans.STARTED, merged)
+        seen: set[tuple[str, str]] = set()
+        for raw in kept:
+            if (raw.span_id, raw.fingerprint) in seen:
+                first.account.skip(spans.DUPLICATE)
+                continue
+            seen.add((raw.span_id, raw.fingerprint))
             stated = classify(raw).stated()
             if stated:
                 first.account.state_usage(**stated)
-            first.account.read()
             first.account.skip(NO_RUN, usage=stated)
     return [result.with_provenance() for result in results]
 

@@ -45,6 +45,8 @@ WORKFLOW = "agent span that only holds other agents (the run or a workflow, not 
 IDLE = "agent span with no work (no model, tool, handoff or sub-agent span is its own)"
 AS_TOOL = ("agent span inside a tool call's time but not below it (an agent used as a tool): "
            "moved under the tool span")
+CIRCULAR_HANDOFF = ("handoff edge left out (the target's work already leads to the handoff: "
+                    "an edge would close a cycle)")
 AGENT_USAGE = "usage stated on an agent span (the agent's total, not a model call)"
 ORPHAN = "span whose parent span is not in the file (made a root)"
 SELF_PARENT = "span that names itself as its parent (made a root)"
@@ -397,8 +399,9 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
                           "handoff or nested agent)" + _found(spans))
     for members in units.values():
         _sequence(build, members)
-    for outer, inner in nested:
-        build.edge(outer.entry, inner.entry, "causal")
+    for outer, inner in nested:  # a child that starts before its parent (clocks of two
+        if inner.start >= outer.start:  # processes) is ordered by time alone, never both ways
+            build.edge(outer.entry, inner.entry, "causal")
     links = _Links(build, units)
     for child, (spawn, ret, _parent) in bounds.items():
         members = units.get(child, [])
@@ -410,7 +413,7 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
                 links.edge(unit.exit, ret, "causal")
             if not members:
                 links.edge(spawn, ret, "causal")
-    _hand_over(links, spans, agents, units, handoffs)
+    _hand_over(links, spans, agents, units, handoffs, repairs)
     raised = build.raise_times()
     if raised:
         repairs["event time raised to the time of an event it depends on"] += raised
@@ -678,8 +681,9 @@ def _sequence(build: TraceBuilder, members: list[Unit]) -> None:
                 kept = [done_ends[0][1]]
             for k in sorted(set(kept)):
                 before = ordered[k]
-                if not _inside(unit.span, before.span):
-                    build.edge(before.exit, unit.entry, "causal")
+                if not _inside(unit.span, before.span) and not _inside(before.span, unit.span):
+                    build.edge(before.exit, unit.entry, "causal")  # a nested pair: nesting
+                    # edges order it (a child may start before its parent: clocks differ)
         heapq.heappush(pending, (unit.end, j))
 
 
@@ -728,7 +732,8 @@ def _has_ancestor_in(span: Span, spans: set[int]) -> bool:
 
 
 def _hand_over(links: _Links, spans: list[Span], agents: dict[str, str],
-               units: dict[str, list[Unit]], handoffs: list[tuple[Span, str]]) -> None:
+               units: dict[str, list[Unit]], handoffs: list[tuple[Span, str]],
+               repairs: Counter) -> None:
     """Name each handoff's target invocation in ``to`` (the first invocation of that name that
     starts at or after the handoff) and link it to the target's first units (``message``,
     ``handoff``)."""
@@ -745,7 +750,28 @@ def _hand_over(links: _Links, spans: list[Span], agents: dict[str, str],
         links.build.by_id[event_id]["to"] = name
         firsts, _ = links.ends(units.get(name, []))
         for unit in firsts:
+            if _reaches(links.build, unit.entry, event_id):
+                repairs[CIRCULAR_HANDOFF] += 1
+                continue
             links.edge(event_id, unit.entry, "message", "handoff")
+
+
+def _reaches(build: TraceBuilder, src: str, dst: str) -> bool:
+    """Whether the edges already lead from ``src`` to ``dst`` (a walk over them: handoffs are
+    few)."""
+    after: dict[str, list[str]] = {}
+    for edge in build.edges:
+        after.setdefault(edge["src"], []).append(edge["dst"])
+    seen, stack = {src}, [src]
+    while stack:
+        node = stack.pop()
+        if node == dst:
+            return True
+        for nxt in after.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False
 
 
 def _under_agent(top: list[Span]) -> set[int]:
