@@ -18,7 +18,8 @@ from masrl.traces.importers.spans import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT, 
 FOLDER = FIXTURES / "otel"
 RAW = json.loads((FOLDER / "any_agent.json").read_text(encoding="utf-8"))
 SHAPES = ["any_agent.json", "otlp.json", "console_exporter.log", "openinference.json",
-          "otlp_collector.jsonl", "vercel_ai.json", "mastra.jsonl"]
+          "otlp_collector.jsonl", "vercel_ai.json", "mastra.jsonl", "phoenix_spans.json",
+          "flat_spans.json", "js_no_ids.json"]
 
 
 def events(trace: dict) -> list[tuple]:

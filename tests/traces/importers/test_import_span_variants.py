@@ -187,3 +187,42 @@ def test_real_langfuse_seeder_download_and_framework_variants():
     assert (count(beeai, "model_calls"), count(beeai, "tool_calls")) == (3, 1)
     (graph,) = checked(import_traces("auto", real(f"{CHATML}/langgraph-js-2025-10-30.trace.json")))
     assert "LangGraph ToolNode runs read as tool calls (1)" in graph.recognised["evidence"]
+
+
+def test_phoenix_otlpv1_snake_case_and_dataframe_records(tmp_path):
+    """Phoenix's ``/spans/otlpv1`` (OTLP with protobuf's snake_case names) and the records of a
+    spans dataframe (``context.span_id``, ``attributes.*`` columns, epoch milliseconds) give
+    the same run as the flat dicts they stand for."""
+    otlpv1 = {"data": [
+        {"trace_id": "cd" * 16, "span_id": "01" * 8, "parent_span_id": None,
+         "name": "invoke_agent tutor", "start_time_unix_nano": "1760000000000000000",
+         "end_time_unix_nano": "1760000000900000000",
+         "attributes": [{"key": "gen_ai.operation.name", "value": {"string_value": "invoke_agent"}},
+                        {"key": "gen_ai.agent.name", "value": {"string_value": "tutor"}}],
+         "status": {"code": 1}},
+        {"trace_id": "cd" * 16, "span_id": "02" * 8, "parent_span_id": "01" * 8,
+         "name": "chat", "start_time_unix_nano": 1760000000100000000,
+         "end_time_unix_nano": 1760000000400000000,
+         "attributes": [{"key": "gen_ai.operation.name", "value": {"string_value": "chat"}},
+                        {"key": "gen_ai.usage.input_tokens", "value": {"int_value": "80"}},
+                        {"key": "gen_ai.usage.output_tokens", "value": {"int_value": 12}}],
+         "status": {"code": 2}}]}
+    records = [
+        {"context.span_id": "01" * 8, "context.trace_id": "cd" * 16, "parent_id": None,
+         "name": "tutor", "span_kind": "AGENT", "start_time": 1760000000000,
+         "end_time": 1760000000900, "status_code": "OK", "attributes.agent.name": "tutor"},
+        {"context.span_id": "02" * 8, "context.trace_id": "cd" * 16, "parent_id": "01" * 8,
+         "name": "chat", "span_kind": "LLM", "start_time": 1760000000100,
+         "end_time": 1760000000400, "status_code": "ERROR",
+         "attributes.llm.token_count.prompt": 80, "attributes.llm.token_count.completion": 12,
+         "attributes.llm.model_name": None}]
+    found = []
+    for name, document, shape in (("v1.json", otlpv1, "flat span dicts"),
+                                  ("frame.json", records, "Phoenix dataframe records")):
+        path = tmp_path / name
+        path.write_text(json.dumps(document), encoding="utf-8")
+        (result,) = checked(import_traces("auto", path))
+        assert result.recognised["shape"] == shape
+        found.append([(e["type"], e["agent"], e.get("tokens"), e.get("x_error"))
+                      for e in result.trace["events"]])
+    assert found[0] == found[1] == [("message", "tutor", 92, True)]

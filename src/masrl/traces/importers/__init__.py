@@ -4,10 +4,13 @@ One function per source format, each ``path -> ImportResult`` (the trace as a di
 files read, and counted skips and repairs); :func:`import_file` picks one by its format name:
 
 * ``otel``: OpenTelemetry GenAI spans in every exported shape (OTLP JSON, Python and JavaScript
-  SDK span JSON, any-agent) and attribute convention (GenAI, OpenInference, Vercel AI SDK,
-  OpenLLMetry) (:mod:`.otel`);
-* ``langfuse``: a Langfuse trace with its observations (:mod:`.langfuse`);
-* ``openai-agents``: OpenAI Agents SDK traces and spans (:mod:`.openai_agents`);
+  SDK span JSON, any-agent, flat span dicts and ADOT bundles, Phoenix's REST spans) and attribute
+  convention (GenAI, OpenInference attribute or Phoenix's ``span_kind`` field, Vercel AI SDK,
+  OpenLLMetry, AG2, BeeAI), one trace per trace id (:mod:`.otel`);
+* ``langfuse``: Langfuse traces with their observations (the API's trace, the UI's download, many
+  traces in a list or one per line), one trace each (:mod:`.langfuse`);
+* ``openai-agents``: OpenAI Agents SDK traces and spans, one trace per trace id
+  (:mod:`.openai_agents`);
 * ``claude-code``: a Claude Code session with its sub-agents (:mod:`.claude_code`);
 * ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`);
 * ``atif``: an ATIF trajectory (Agent Trajectory Interchange Format v1.7/v1.8) with its

@@ -236,7 +236,7 @@ def _observation(path: Path, where: str, raw: Any, trace_id: str, repairs: Count
                 error=raw.get("level") == "ERROR")
     _usage(path, where, span, raw)
     if span_kind == AGENT:
-        named = next((attributes[k] for k in ("gen_ai.agent.name", "agent.name")
+        named = next((attributes[k] for k in otel.AGENT_NAME
                       if isinstance(attributes.get(k), str) and attributes[k]), None)
         span.name = named or (otel.agent_from_name(name) if name else kind.lower())
     elif span_kind == MODEL:

@@ -1,4 +1,4 @@
-"""Import OpenTelemetry GenAI spans (one trace) as an orchestration trace.
+"""Import OpenTelemetry GenAI spans as orchestration traces, one per trace id of the file.
 
 Source: one file of spans in any shape OpenTelemetry exports them (read by
 :mod:`.otel_shapes`): OTLP JSON (``resourceSpans`` / ``scopeSpans`` or the older
@@ -7,10 +7,20 @@ collector's file exporter writes them), the Python SDK's ``ReadableSpan.to_json(
 Lines, or the indented objects ``ConsoleSpanExporter`` prints one after another), the any-agent
 ``AgentTrace`` export (``{"spans": [...]}`` with integer ids), and the JavaScript SDK's span
 JSON as the Vercel AI SDK and Mastra log it (``traceId`` / ``spanId`` / ``parentSpanId``,
-``HrTime``, ISO or epoch times).
+``HrTime``, ISO or epoch times, ids under ``spanContext``, or no ids at all), flat span dicts
+(the strands-agents evals mappers' shape, AWS ADOT / CloudWatch bundles), Phoenix's REST spans
+and spans dataframe records.
 
-What a span is comes from its attributes, read through four conventions (the first that
-recognises the span wins, in this order):
+:func:`import_traces` gives one trace per trace id (an OTLP batch, a console output of many
+runs, a bundle of several sessions), in order of their first span, never merged; a trace none of
+whose spans maps to an event is no run: its spans are counted as skipped records of the first
+run, as are the file's values that are no span (metrics and log records of a console output).
+:func:`import_file` reads a file of one run. Each trace's ``provenance.recognised`` names the
+shape(s) it came in, the conventions its span kinds were read by (with counts) and the
+instrumentation scopes, and how many spans printed at their start and at their end were merged.
+
+What a span is comes from its attributes (or a kind field), read through these conventions (the
+first that recognises the span wins, in this order):
 
 ==================  ==============================================  ==========================
 span kind           attribute                                       values
@@ -25,14 +35,26 @@ model call          ``gen_ai.operation.name``                       ``chat``, ``
                                                                     ``generate_content``,
                                                                     ``call_llm`` (any-agent)
 tool                ``gen_ai.operation.name``                       ``execute_tool``
-agent / model /     ``openinference.span.kind`` (OpenInference,     ``AGENT`` / ``LLM`` /
-tool                Arize Phoenix)                                  ``TOOL``
+agent / model /     ``openinference.span.kind`` (OpenInference);    ``AGENT`` / ``LLM`` /
+tool, handoff       else the field ``span_kind`` (Phoenix's REST    ``TOOL``; a ``TOOL`` named
+                    spans); else ``aws.genai.span_kind`` (ADOT)     ``handoff to X`` is a
+                                                                    handoff to X
 model / tool        ``ai.operationId`` (Vercel AI SDK)              ``ai.*.doGenerate``,
-                                                                    ``ai.*.doStream`` /
+                                                                    ``ai.*.doStream`` (and a
+                                                                    call ``ai.generateText``...
+                                                                    in a trace without them) /
                                                                     ``ai.toolCall``
 agent / model /     ``traceloop.span.kind``, ``llm.request.type``   ``agent`` / ``chat``,
 tool                (OpenLLMetry)                                   ``completion`` / ``tool``
+agent / model /     ``ag2.span.type`` (AG2)                         ``agent`` / ``llm`` /
+tool                                                                ``tool``
+tool / agent        ``gen_ai.tool.name`` / ``gen_ai.agent.name``    a span that names nothing
+                    alone (Koog, pydantic-ai's ``<agent> run``)     else
 ==================  ==============================================  ==========================
+
+BeeAI's OpenInference instrumentation writes a span per emitter event (``<path>.<event>-<n>``,
+scope ``openinference.instrumentation.beeai``): only the ``start`` of a model or tool call is
+that call; its other events and the agent's own events give no event.
 
 Any other span (``CHAIN``, ``RETRIEVER``, ``embeddings``, ``create_agent``, ``ai.generateText``,
 an HTTP request...) gives no event and is counted as skipped by what it is (``span: embeddings``,
@@ -52,8 +74,13 @@ Fields, first attribute found:
   ``ai.usage.promptTokens``; output tokens likewise with ``output`` / ``completion``; without
   both, the total ``gen_ai.usage.total_tokens``, ``llm.token_count.total`` or
   ``ai.usage.totalTokens``;
+* named parts of input and output (recorded in ``x_usage``, never added): cached input
+  (``gen_ai.usage.cache_read.input_tokens``, ``llm.token_count.prompt_details.cache_read``,
+  ``ai.usage.cachedInputTokens``), cache creation, reasoning output
+  (``gen_ai.usage.reasoning.output_tokens``, ``llm.token_count.completion_details.reasoning``,
+  ``ai.usage.reasoningTokens``);
 * cost (US dollars): ``gen_ai.usage.input_cost`` + ``gen_ai.usage.output_cost`` (any-agent),
-  ``gen_ai.usage.cost``, ``llm.cost.total``;
+  ``gen_ai.usage.cost``, ``llm.cost.total``, ``operation.cost`` (pydantic-ai);
 * model: ``gen_ai.response.model``, ``gen_ai.request.model``, ``llm.model_name``,
   ``ai.response.model``, ``ai.model.id``;
 * tool name: ``gen_ai.tool.name``, ``tool.name``, ``ai.toolCall.name``, else the span name
@@ -65,17 +92,20 @@ Fields, first attribute found:
 * error: status code ``ERROR``.
 
 Spans are joined into a tree and mapped to events and edges by the rules shared with the
-other span-based importers (below). Run fields: ``trace_id`` is ``otel:<trace id in hex>``;
-``task_id`` the same (OpenTelemetry
-records no task); ``system`` ``any-agent <version>`` when spans carry ``any_agent.version``,
-else the service name, else ``OpenTelemetry``; ``topology`` ``unknown``; no rewards.
+other span-based importers (below). Run fields: ``trace_id`` is ``otel:<trace id>`` (spans
+printed without ids: ``otel:sha256-<first 32 hex of the file's SHA-256>``); ``task_id`` the same
+(OpenTelemetry records no task); ``system`` ``any-agent <version>`` when spans carry
+``any_agent.version``, else the service name, else ``OpenTelemetry (<scope>)`` for one
+instrumentation scope, else ``OpenTelemetry``; ``topology`` ``unknown``; no rewards.
 
 What is lost: all prompts, outputs and tool arguments (hashed), span events and links, span kinds,
-resource attributes other than the service name, the framework's own span names.
+resource attributes other than the service name, the framework's own span names; an any-agent
+``execution_costs`` summary (the run's dollar total) is not read.
 
 Errors (exit 1): a file that is not JSON (nor JSON values one after another) or holds no spans;
-a container of the wrong type; a span without ids or times, with an end before its start; spans
-of several traces in one file; two different spans with one id; no span that maps to an event.
+a container of the wrong type; a span with malformed ids or times, with an end before its start;
+two different spans with one id (other than a span's prints at its start and at its end); no
+span of any trace that maps to an event; for :func:`import_file`, spans of several runs.
 """
 
 from __future__ import annotations
@@ -111,6 +141,8 @@ MASRL, HANDOFF_ATTRIBUTE, GEN_AI_OPERATION, OPENINFERENCE_ATTRIBUTE, OPENINFEREN
         "OpenInference span kind attribute", "OpenInference span kind field (Phoenix)",
         "aws.genai.span_kind", "Vercel AI SDK operation", "OpenLLMetry span kind")
 GEN_AI_NAME, BEEAI = "gen_ai agent or tool name alone", "BeeAI emitter event"
+AG2_TYPE = "ag2.span.type"
+AG2 = {"agent": AGENT, "llm": MODEL, "tool": TOOL}  # AG2's own span types
 BEEAI_SCOPE = "openinference.instrumentation.beeai"
 BEEAI_EVENT = re.compile(r"(?P<path>[\w.]+)\.(?P<event>[a-z_]+)-\d+")
 
@@ -133,7 +165,7 @@ PARTS = {  # named parts of the input and output counts: recorded, never added o
 COST = ("gen_ai.usage.cost", "llm.cost.total", "operation.cost")
 MODEL_NAME = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name",
               "ai.response.model", "ai.model.id")
-AGENT_NAME = ("gen_ai.agent.name", "agent.name", "traceloop.entity.name")
+AGENT_NAME = ("gen_ai.agent.name", "agent.name", "ag2.agent.name", "traceloop.entity.name")
 TOOL_NAME = ("gen_ai.tool.name", "tool.name", "ai.toolCall.name", "traceloop.entity.name")
 TOOL_ARGS = ("gen_ai.tool.args", "gen_ai.tool.call.arguments", "ai.toolCall.args",
              "ai.toolCall.input", "input.value", "traceloop.entity.input")
@@ -365,6 +397,9 @@ def _kind(a: dict, raw: RawSpan) -> tuple[str, str, str]:
         return OTHER, ai_op, VERCEL
     if isinstance(tl, str):
         return OTHER, f"traceloop {tl}", TRACELOOP_KIND
+    ag2 = a.get("ag2.span.type")
+    if isinstance(ag2, str) and ag2 in AG2:
+        return AG2[ag2], "", AG2_TYPE
     if isinstance(a.get("gen_ai.tool.name"), str):  # Koog's tool spans name no operation
         return TOOL, "", GEN_AI_NAME
     if isinstance(a.get("gen_ai.agent.name"), str):  # pydantic-ai's "<agent> run" spans
