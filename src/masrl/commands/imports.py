@@ -11,13 +11,13 @@ stdout. The trace keeps the same counts, with the name and SHA-256 of every file
 
 A source that holds several runs (an OTLP batch, a console output of many traces, a Langfuse
 export of many traces, an ADOT bundle of several sessions: every format with
-``import_traces``) gives one trace per run, never merged. ``-o DIR`` (an existing directory, a
-path ending in ``/``, or a new path without ``.json`` when there are several runs, created)
-writes one file per trace, named by its trace id made safe for a file name
-(``otel:4bf9...`` -> ``otel_4bf9....json``; a name two traces would share gets ``-2``, ``-3``);
+``import_traces``) gives one trace per run, never merged. ``-o DIR`` (an existing directory,
+a path ending in ``/``, or a new path without ``.json``, created) writes one file per trace,
+named by its trace id made safe for a file name (``otel:4bf9...`` -> ``otel_4bf9....json``; a
+name two traces would share gets ``-2``, ``-3``);
 ``-o OUT.jsonl`` (or ``.ndjson``) writes JSON Lines, one trace per line, in the source's order;
-``-o OUT.json`` is for a source of one run (several runs there are a usage error that says
-so). Every trace is validated before anything is written; each file is written atomically.
+``-o OUT.json`` is for a source of one run, written as before (several runs there are a usage
+error that says so). Every trace is validated before anything is written; each file is written atomically.
 ``--json`` prints the summary (one object for one trace, a list of them for several).
 
 Exit codes: 0 the traces were written; 1 the input is unreadable or unexpected (the message
@@ -117,15 +117,17 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def _mode(output: str, runs: int) -> str | None:
-    """``file``, ``lines`` or ``folder``: how OUT takes the traces (``None``: it cannot)."""
+    """``file``, ``lines`` or ``folder``: how OUT takes the traces (``None``: it cannot). A
+    source of one run is written as before: OUT is its file (or a JSON Lines file of one
+    line)."""
     path = Path(output)
-    if output.endswith(("/", os.sep)) or path.is_dir():
-        return "folder"
-    if path.suffix.lower() in JSON_LINES:
+    if output and path.suffix.lower() in JSON_LINES:
         return "lines"
     if runs == 1:
         return "file"
-    if path.suffix.lower() == ".json" or path.exists():
+    if output and (output.endswith(("/", os.sep)) or path.is_dir()):
+        return "folder"
+    if not output or path.suffix.lower() == ".json" or path.exists():
         return None
     return "folder"
 
