@@ -2,12 +2,12 @@
 
 FORMAT is ``auto`` (recognised from the content) or one of the formats of
 :data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
-``openai-agents``, ``atif``, ``codex``, ``gemini-cli``; see :mod:`masrl.traces.importers`). The trace is validated
-before it is written; OUT is written atomically (a temporary file, then a rename) and only when
-the trace is valid. A summary goes to stderr (events, edges, agents, how a Who&When log was
-recognised, counted skips and repairs, validation warnings); ``--json`` also prints it as JSON on
-stdout. The trace keeps the same counts, with the name and SHA-256 of every file read, in its
-``provenance``, so they are not lost with the terminal output.
+``openai-agents``, ``atif``, ``codex``, ``gemini-cli``; see :mod:`masrl.traces.importers`). The
+trace is validated before it is written; OUT is written atomically (a temporary file, then a
+rename) and only when the trace is valid. A summary goes to stderr (events, edges, agents, how a
+Who&When log was recognised, counted skips and repairs, validation warnings); ``--json`` also
+prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
+file read, in its ``provenance``, so they are not lost with the terminal output.
 
 Exit codes: 0 the trace was written; 1 the input is unreadable or unexpected (the message names
 the file and line) or the trace it gives is invalid; 2 usage error, a missing SRC or an
