@@ -51,6 +51,8 @@ def test_summary_on_stderr_and_as_json(tmp_path, capsys):
     assert summary["warnings"] == []
     assert captured.err.splitlines() == [
         f"{SESSION} -> {out}: 19 events, 20 edges, 4 agents",
+        ("  recognised as Claude Code (2.1: sub-agent logs in <session>/subagents/ shape): 1 Task "
+         "sub-agent log(s) and 1 compaction log(s) s1/subagents/"),
         "  read 3 files (the source and 2 sub-agent logs)",
         ("  skipped 11: 1 assistant block: thinking; 1 file-history-snapshot; 2 "
         "progress:agent_progress (copy of a sub-agent file record); 2 progress:hook_progress; "
@@ -152,7 +154,7 @@ def test_usage_errors_exit_2(argv, capsys):
 
 def test_format_names_are_exact():
     assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
-                                       "openai-agents", "atif", "codex"]
+                                       "openai-agents", "atif", "codex", "gemini-cli"]
 
 
 def test_the_commands_name_every_importer_and_exporter_without_importing_them():

@@ -2,12 +2,12 @@
 
 FORMAT is ``auto`` (recognised from the content) or one of the formats of
 :data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
-``openai-agents``, ``atif``, ``codex``; see :mod:`masrl.traces.importers`). The trace is validated
-before it is written; OUT is written atomically (a temporary file, then a rename) and only when
-the trace is valid. A summary goes to stderr (events, edges, agents, how a Who&When log was
-recognised, counted skips and repairs, validation warnings); ``--json`` also prints it as JSON on
-stdout. The trace keeps the same counts, with the name and SHA-256 of every file read, in its
-``provenance``, so they are not lost with the terminal output.
+``openai-agents``, ``atif``, ``codex``, ``gemini-cli``; see :mod:`masrl.traces.importers`). The
+trace is validated before it is written; OUT is written atomically (a temporary file, then a
+rename) and only when the trace is valid. A summary goes to stderr (events, edges, agents, how a
+Who&When log was recognised, counted skips and repairs, validation warnings); ``--json`` also
+prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
+file read, in its ``provenance``, so they are not lost with the terminal output.
 
 A source that holds several runs (an OTLP batch, a console output of many traces, a Langfuse
 export of many traces, an ADOT bundle of several sessions: every format with
@@ -38,7 +38,8 @@ from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
 
 AUTO = "auto"
-FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex")
+FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex",
+           "gemini-cli")
 """The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
 here so that building the ``masrl`` parser does not import every importer (and their
 libraries), which other commands, ``replay`` on a million events included, never use."""
@@ -50,14 +51,14 @@ def register(subparsers) -> None:
         "import", help="import a real multi-agent log as an orchestration trace",
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
         "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
-        "trajectory, a Codex CLI rollout) as an "
+        "trajectory, a Codex CLI rollout, a Gemini CLI session) as an "
         "orchestration trace, validate it and write it.")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "
                          + ", ".join(FORMATS))
-    command.add_argument("source", metavar="SRC", help="the log file (for claude-code and "
-                         "codex, the main session file; its sub-agent files are found beside "
-                         "it)")
+    command.add_argument("source", metavar="SRC", help="the log file (for claude-code, codex "
+                         "and gemini-cli, the main session file; its sub-agent files are found "
+                         "beside it)")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
                          help="the trace file to write; for a source of several runs a folder "
                          "(one file per trace) or OUT.jsonl (one trace per line)")

@@ -45,7 +45,9 @@ def test_single_agent_events_edges_and_run():
         ("s3.r0", "s4", "causal", None), ("s3.r1", "s4", "causal", None),
     }
     by_id = {e["id"]: e for e in trace["events"]}
-    assert by_id["s3.2"]["x_usage"] == {"prompt": 520, "completion": 80, "cached": 200}
+    # prompt_tokens counts cached ones (ATIF: cached_tokens is a subset): input 520
+    assert by_id["s3.2"]["x_usage"] == {"input": 520, "output": 80, "cached_input": 200}
+    assert by_id["s3.2"]["x_model_call"] == "steps[2]"
     assert (by_id["s3.2"]["x_model"], by_id["s4"]["x_model"]) == ("model-m", "model-n")
     assert by_id["s3.r0"]["trusted"] is False
     assert (trace["trace_id"], trace["task_id"], trace["system"], trace["topology"]) == (
@@ -54,9 +56,17 @@ def test_single_agent_events_edges_and_run():
                               "messages": 3, "usd": 0.0043}
     assert trace["provenance"] == {
         "format": "atif", "repaired": {},
+        "recognised": {"evidence": "agent demo-agent 0.3.0", "shape": "single trajectory",
+                       "system": "ATIF", "version": "v1.7"},
+        # 4 steps: the system prompt is skipped (its reasoning_content is a skipped part)
+        "records": {"mapped": 3, "read": 4, "skipped": 1, "unit": "step"},
         "skipped": {"reasoning_content of an agent step": 1,
                     "system step (system prompt or infrastructure event)": 1},
-        "sources": [source_file(SINGLE, "single_agent.json")]}
+        "sources": [source_file(SINGLE, "single_agent.json")],
+        "time_origin": "2026-02-01T12:00:00.000000Z",
+        # the two agent steps: 520 + 640 in, 80 + 12 out, $0.0031 + $0.0012
+        "usage": {"skipped": {"cost_usd": 0, "tokens_in": 0, "tokens_out": 0},
+                  "source": {"cost_usd": 0.0043, "tokens_in": 1160, "tokens_out": 92}}}
     assert validate_document(trace).problems == []
 
 

@@ -95,8 +95,11 @@ def test_session_roles_tokens_and_run_fields():
     assert by_id["main:2"]["role"] == "human"
     # the sub-agent's last response was logged before its output was complete: the Task
     # result's usage (output 30) is merged in because its input counts match
-    assert by_id["b1:5"]["x_usage"] == {"input": 2, "cache_creation": 5, "cache_read": 50,
-                                        "output": 30}
+    # x_usage.input is every prompt-side token: uncached 2 + cache creation 5 + cache read 50
+    assert by_id["b1:5"]["x_usage"] == {"input": 57, "output": 30, "uncached_input": 2,
+                                        "cache_creation": 5, "cache_read": 50}
+    assert by_id["b1:5"]["tokens"] == 87
+    assert by_id["b1:5"]["x_model_call"] == "msg_b2"
     assert by_id["b1:5"]["x_model"] == "model-y"
     assert by_id["main:20"]["x_error"] is True and by_id["main:20"]["trusted"] is False
     assert by_id["b1:2"]["x_source"] == "s1/subagents/agent-b1.jsonl:2"
@@ -134,6 +137,17 @@ def test_session_provenance_names_every_file_and_counts_as_the_summary():
     trace = import_file("claude-code", SESSION).trace
     assert trace["provenance"] == {
         "format": "claude-code",
+        "recognised": {"evidence": "1 Task sub-agent log(s) and 1 compaction log(s) "
+                                   "s1/subagents/",
+                       "shape": "2.1: sub-agent logs in <session>/subagents/",
+                       "system": "Claude Code", "version": "9.9.9"},
+        # 23 + 5 + 3 lines; the 11 skipped are the line-level reasons below
+        "records": {"unit": "line", "read": 31, "mapped": 20, "skipped": 11},
+        # the responses msg_a (130), msg_b (83), msg_c (305), msg_d (59) of main, msg_b1
+        # (57) and msg_b2 (87) of b1, and the compaction's (353): 1394 tokens, costs.tokens
+        "usage": {"source": {"tokens_in": 1233, "tokens_out": 161, "cost_usd": 0},
+                  "skipped": {"tokens_in": 0, "tokens_out": 0, "cost_usd": 0}},
+        "time_origin": "2026-01-01T10:00:00.000000Z",
         "repaired": {
             "event time raised to the time of an event it depends on": 1,
             "sub-agent prompt record carried by its spawn event": 1,
@@ -162,6 +176,13 @@ def test_session_provenance_names_every_file_and_counts_as_the_summary():
 def test_progress_only_provenance():
     assert import_file("claude-code", PROGRESS_ONLY).trace["provenance"] == {
         "format": "claude-code",
+        "recognised": {"evidence": "1 sub-agent(s) only as agent_progress records",
+                       "shape": "sub-agents as agent_progress records only",
+                       "system": "Claude Code", "version": "9.9.9"},
+        "records": {"unit": "line", "read": 9, "mapped": 9, "skipped": 0},
+        "usage": {"source": {"tokens_in": 41, "tokens_out": 24, "cost_usd": 0},
+                  "skipped": {"tokens_in": 0, "tokens_out": 0, "cost_usd": 0}},
+        "time_origin": "2026-01-02T08:00:00.000000Z",
         "repaired": {
             "sub-agent final response missing from the log (its usage put on the return event)": 1,
             "sub-agent prompt record carried by its spawn event": 1,
@@ -283,20 +304,12 @@ def first_line(path) -> str:
 
 
 @pytest.mark.parametrize("old, new, line, message", [
-    ('"type":"queue-operation"', '"type":"teleport"', 18,
-     ("unknown record type 'teleport' (expected one of user, assistant, progress, system, "
-     "file-history-snapshot, queue-operation, summary)")),
     ('{"type":"text","text":"Two words."}', '{"type":"hologram"}', 23,
      "unknown assistant content block 'hologram'"),
     ('{"type":"text","text":"Now count the words."}', '{"type":"video"}', 17,
      "unknown user content block 'video'"),
     ('"timestamp":"2026-01-01T10:00:10.000Z",', "", 14, "record has no timestamp"),
     ('"2026-01-01T10:00:10.000Z"', '"yesterday"', 14, "unreadable timestamp 'yesterday'"),
-    (('"uuid":"u1","parentUuid":null,"sessionId":"s1","version":"9.9.9",'
-     '"timestamp":"2026-01-01T10:00:00.000Z","isSidechain":false'),
-     ('"uuid":"u1","parentUuid":null,"sessionId":"s1","version":"9.9.9",'
-     '"timestamp":"2026-01-01T10:00:00.000Z","isSidechain":true'), 2,
-     "sidechain records (a sub-agent, from here on) that no Task tool call of s1.jsonl spawns"),
     ('{"type":"queue-operation","operation":"enqueue"', '[1, 2, {"type":"queue-operation"', 18,
      "not a JSON record (Expecting ',' delimiter at column 115); is the line truncated?"),
     ('"content":"and be quick"}', '"content":"and be quick"}\n[1, 2]', 19,
@@ -311,6 +324,19 @@ def test_bad_session_is_an_error_naming_file_and_line(fixture_copy, edit_file, o
     with pytest.raises(SourceError) as caught:
         import_file("claude-code", path)
     assert str(caught.value) == f"{path}:{line}: {message}"
+
+
+def test_unknown_record_type_is_skipped_and_counted(fixture_copy, edit_file):
+    """Was an error naming the line; later Claude Code versions add record types, so a type the
+    importer does not know is skipped under its own reason and counted, never dropped."""
+    path = fixture_copy("claude_code") / "s1.jsonl"
+    edit_file(path, '"type":"queue-operation"', '"type":"teleport"')
+    result = import_file("claude-code", path)
+    original = import_file("claude-code", SESSION)
+    assert result.skipped["unknown record type: teleport"] == 1
+    assert "queue-operation" not in result.skipped
+    assert result.trace["provenance"]["records"] == original.trace["provenance"]["records"]
+    assert result.trace["events"] == original.trace["events"]
 
 
 def test_truncated_last_line(fixture_copy):
@@ -331,13 +357,32 @@ def test_not_utf8(fixture_copy):
     assert str(caught.value) == f"{path}:2: not UTF-8 text (byte 16)"
 
 
-def test_sub_agent_file_that_nothing_spawns(fixture_copy):
+def test_sub_agent_file_that_nothing_spawns_is_skipped_and_counted(fixture_copy):
+    """A sub-agent log no Task call explains no longer refuses the session (issue 18): its
+    lines are skipped for a reason that says so, the file is listed among those read."""
     folder = fixture_copy("claude_code")
     stray = folder / "s1/subagents/agent-zz.jsonl"
     stray.write_text(first_line(folder / "s1/subagents/agent-b1.jsonl") + "\n", encoding="utf-8")
-    with pytest.raises(SourceError) as caught:
-        import_file("claude-code", folder / "s1.jsonl")
-    assert str(caught.value) == f"{stray}: no Task tool call of s1.jsonl spawns agent zz"
+    result = import_file("claude-code", folder / "s1.jsonl")
+    assert result.skipped["sub-agent log that no Task call of the session spawns"] == 1
+    assert str(stray) in result.files
+    assert result.trace["provenance"]["records"] == {"unit": "line", "read": 32, "mapped": 20,
+                                                     "skipped": 12}
+    assert "1 skipped: sub-agent log that no Task call of the session spawns" in \
+        result.recognised["evidence"]
+
+
+def test_first_main_record_marked_sidechain_is_skipped_and_counted(fixture_copy, edit_file):
+    """Sidechain records of the main file that no Task call spawns were an error; they are a
+    counted skip now, like a sub-agent log that nothing spawns."""
+    path = fixture_copy("claude_code") / "s1.jsonl"
+    edit_file(path, '"uuid":"u1","parentUuid":null,"sessionId":"s1","version":"9.9.9",'
+              '"timestamp":"2026-01-01T10:00:00.000Z","isSidechain":false',
+              '"uuid":"u1","parentUuid":null,"sessionId":"s1","version":"9.9.9",'
+              '"timestamp":"2026-01-01T10:00:00.000Z","isSidechain":true')
+    result = import_file("claude-code", path)
+    assert result.skipped["sub-agent log that no Task call of the session spawns"] == 1
+    assert "main:2" not in {e["id"] for e in result.trace["events"]}
 
 
 def test_compaction_without_its_prompt(fixture_copy, edit_file):

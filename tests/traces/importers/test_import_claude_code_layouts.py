@@ -119,13 +119,17 @@ def test_v1_sidechain_without_the_prompt_joins_the_call_before_it(fixture_copy, 
 
 
 def test_sidechain_that_no_task_spawns(fixture_copy, edit_file):
+    """Was an error; now the sidechain's lines are skipped and counted, with its tokens."""
     path = fixture_copy("claude_code") / "v1_0" / "s4.jsonl"
     edit_file(path, '"name":"Task","input":{"description":"B"',
               '"name":"Bash","input":{"description":"B"')
-    with pytest.raises(SourceError) as caught:
-        import_file("claude-code", path)
-    assert str(caught.value) == (f"{path}:4: sidechain records (a sub-agent, from here on) that "
-                                 "no Task tool call of s4.jsonl spawns")
+    result = import_file("claude-code", path)
+    reason = "sub-agent log that no Task call of the session spawns"
+    assert result.skipped[reason] == 2  # the lines of the sidechain rooted at line 4
+    provenance = result.trace["provenance"]
+    assert provenance["usage"]["skipped"]["tokens_in"] > 0
+    assert provenance["records"]["read"] == provenance["records"]["mapped"] + \
+        provenance["records"]["skipped"]
 
 
 def test_a_sub_agent_log_imported_alone_says_so():

@@ -177,9 +177,6 @@ def first_lines(n: int) -> str:
 @pytest.mark.parametrize("text, where, message", [
     ('{"timestamp":"2026-02-03T10:00:00.000Z","type":"event_msg","payload":{"type":'
      '"user_message","message":"hi"}}\n', 1, "a rollout starts with a session_meta record"),
-    (first_lines(1) + '{"timestamp":"2026-02-03T10:00:00.000Z","type":"hologram",'
-     '"payload":{}}\n', 2, "unknown record type 'hologram' (expected one of session_meta, "
-     "response_item, event_msg, turn_context, compacted)"),
     (first_lines(1) + '{"timestamp":"2026-02-03T10:00:00.000Z","type":"event_msg",'
      '"payload":"hi"}\n', 2, "payload must be an object"),
     (first_lines(1) + '{"type":"event_msg","payload":{"type":"user_message"}}\n', 2,
@@ -209,3 +206,17 @@ def test_timed_out_wait_is_a_tool_result(fixture_copy, edit_file):
     by_id = {e["id"]: e for e in trace["events"]}
     assert (by_id["main:22"]["type"], by_id["main:22"]["tool"]) == ("tool_result", "wait")
     assert validate_document(trace).valid
+
+
+def test_unknown_record_type_is_skipped_and_counted(tmp_path):
+    """Was an error; a record type the importer does not know is counted under its own reason
+    (issue 18), and the rest of the rollout imports as before."""
+    text = MAIN.read_text(encoding="utf-8")
+    path = tmp_path / MAIN.name
+    lines = text.splitlines(keepends=True)
+    path.write_text("".join(lines[:3]) + '{"timestamp":"2026-02-03T10:00:00.002Z",'
+                    '"type":"hologram","payload":{}}\n' + "".join(lines[3:]), encoding="utf-8")
+    result = import_file("codex", path)
+    assert result.skipped["unknown record type: hologram"] == 1
+    records = result.trace["provenance"]["records"]
+    assert records["read"] == len(lines) + 1 == records["mapped"] + records["skipped"]

@@ -13,9 +13,11 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
   (:mod:`.openai_agents`);
 * ``claude-code``: a Claude Code session with its sub-agents (:mod:`.claude_code`);
 * ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`);
-* ``atif``: an ATIF trajectory (Agent Trajectory Interchange Format v1.7/v1.8) with its
-  sub-agent trajectories (:mod:`.atif`);
-* ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`).
+* ``atif``: an ATIF trajectory (Agent Trajectory Interchange Format v1.4-v1.8) with its
+  sub-agent trajectories and continuation segments (:mod:`.atif`);
+* ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`);
+* ``gemini-cli``: a Gemini CLI session (JSON or JSON Lines chat recording) with its sub-agent
+  sessions (:mod:`.gemini_cli`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -37,6 +39,7 @@ from masrl.traces.importers import (
     claude_code,
     codex,
     detect,
+    gemini_cli,
     langfuse,
     openai_agents,
     otel,
@@ -45,7 +48,8 @@ from masrl.traces.importers import (
 from masrl.traces.importers.common import ImportResult, SourceError, dumps, write_trace
 
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
-           "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex}
+           "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
+           "gemini-cli": gemini_cli}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}

@@ -44,7 +44,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 USAGE_KEYS = ("tokens_in", "tokens_out", "cost_usd")
 
@@ -95,11 +95,11 @@ class Account:
         its unit)."""
         if self.unit is None:
             return {}
-        return {
-            "records": {"unit": self.unit, "read": self.read_count,
-                        "mapped": self.mapped_count, "skipped": self.skipped_count},
-            "usage": {"source": {k: self.source_usage.get(k, 0) for k in USAGE_KEYS},
-                      "skipped": {k: self.skipped_usage.get(k, 0) for k in USAGE_KEYS}},
+        return {  # keys sorted at every level, as the rest of the provenance
+            "records": {"mapped": self.mapped_count, "read": self.read_count,
+                        "skipped": self.skipped_count, "unit": self.unit},
+            "usage": {"skipped": {k: self.skipped_usage.get(k, 0) for k in sorted(USAGE_KEYS)},
+                      "source": {k: self.source_usage.get(k, 0) for k in sorted(USAGE_KEYS)}},
         }
 
 
@@ -190,14 +190,14 @@ def figures(trace: dict, time_origin: str | None = None) -> dict:
 
 def iso(moment: datetime) -> str:
     """``YYYY-MM-DDTHH:MM:SS.mmmZ`` (UTC, milliseconds)."""
-    moment = moment.astimezone(timezone.utc)
+    moment = moment.astimezone(UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def iso_from_ns(ns: int) -> str:
     """``time_origin`` of a time in integer nanoseconds since the epoch (microsecond digits)."""
     seconds, rest = divmod(ns, 1_000_000_000)
-    moment = datetime.fromtimestamp(seconds, tz=timezone.utc) + timedelta(microseconds=rest // 1000)
+    moment = datetime.fromtimestamp(seconds, tz=UTC) + timedelta(microseconds=rest // 1000)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

@@ -13,10 +13,38 @@ follow) and an ISO ``timestamp`` (milliseconds). A model response is streamed as
 * v1.0.x: inline in the main file; the sidechain records that chain (``parentUuid``) to one
   root record are one sub-agent.
 
+Two more shapes hold no sub-agent log at all: 2.1.x sessions kept without their ``subagents``
+folder carry each sub-agent's records as copies in ``agent_progress`` records (``data.message``,
+without ``parentUuid``: chained in order), and 2.0.x sessions kept alone hold only the Task
+result (``toolUseResult``: the ``agentId``, the usage of the sub-agent's last response, a count
+of its tool uses). A person counting such a session sees the Task call (a spawn), the copies (the
+sub-agent's own calls and responses, counted once: a copy of a record its log holds is skipped)
+and the result (the sub-agent's return); the importer reads them the same way. Which of these
+layouts a session has (several can mix) is recorded in ``provenance.recognised``: ``system``
+``Claude Code``, its ``version``, the ``shape`` (``2.1: sub-agent logs in
+<session>/subagents/``, ``2.0: sub-agent logs agent-<id>.jsonl beside the session``, ``1.0:
+sidechain records inline in the session``, ``sub-agents as agent_progress records only``,
+``sub-agents as their Task results only``, ``no sub-agents``, joined by `` + ``) and the
+``evidence`` (how many sub-agents were found where, runs skipped, compactions in place, failed
+Task calls).
+
 A ``Task`` call finds its sub-agent by the ``agentId`` the log names (``agent_progress``
 records, the call's ``toolUseResult``); without one, by its prompt (the sub-agent's first record
-repeats the call's ``prompt``); an inline sidechain matching no prompt joins the earliest Task
-call before it that has none (a counted repair).
+repeats the call's ``prompt``), every call in turn before any fallback; an inline sidechain
+matching no prompt joins the earliest Task call before it that has none and did not fail (a
+counted repair). A Task call whose result is an error, that names no ``agentId`` and has no
+records (``InputValidationError``: the call was refused) started no sub-agent: it is a
+``tool_call`` with its ``tool_result``. A background Task (``run_in_background``) whose result
+only reports the launch (``toolUseResult.status`` ``async_launched``) is a spawn (mode
+``async``) answered by a ``tool_result`` of the caller, not by a return: the sub-agent's own
+report is not in the log (counted).
+
+Sub-agent logs that no Task call spawns are not the run's work: 2.0.x primes the prompt cache
+with a ``Warmup`` run (an ``agent-*.jsonl`` whose prompt is ``Warmup``) beside nearly every
+session, 2.1.x writes ``agent-aprompt_suggestion-*`` runs. Their lines are read, listed among the
+sources and skipped, by kind (``warm-up run``, ``prompt-suggestion run``, or ``sub-agent log that
+no Task call of the session spawns``), with the tokens their responses state (skipped usage);
+the same holds for inline sidechain records that no Task call spawns.
 
 Agents: ``main`` (the session's agent), ``user`` (the human), and one agent per sub-agent:
 ``agent-<agentId>`` for a ``Task`` tool call (named ``Agent`` in later versions), or
@@ -49,6 +77,11 @@ several; ``x_source`` ``FILE:LINE``):
   parent blindly made the compaction its own spawner). A compaction whose chain of spawners
   would still come back to it is spawned by ``main`` (counted). Its records before the prompt are
   ``isMeta`` copies of context and are skipped (counted).
+* A ``compact_boundary`` with no compaction log (a compaction in place, as 2.0.76 and later
+  write it when no ``agent-acompact-*`` file is kept) -> ``aggregate`` by the agent whose log
+  holds it (the context summarised into one message), ``content_ref`` of the summary (the
+  ``isCompactSummary`` record that follows, carried by it) and ``x_compaction``
+  (``trigger``, ``pre_tokens``: the context size before, not a model call's usage).
 * ``progress`` records of type ``agent_progress`` carry a sub-agent's records: when the
   sub-agent's own file exists they repeat it and are skipped (counted); records missing from the
   file (or every record, when there is no file) are used, chained in order since they carry no
@@ -72,18 +105,30 @@ parallel calls. A message to an agent joins that agent's next event by a ``messa
 rest are ``causal``. A record whose ``parentUuid`` names no record of the session starts a new
 chain (a counted repair).
 
-Times: ``t`` is seconds since the earliest event. Records written a few milliseconds
-before the record they follow have their ``t`` raised to it (counted repair). Events are
-instantaneous: the log has times of records, not durations.
+Times: ``t`` is seconds since the earliest event (``provenance.time_origin``). Records written
+a few milliseconds before the record they follow have their ``t`` raised to it (counted repair).
+Events are instantaneous: the log has times of records, not durations.
 
 Tokens: each response's usage is repeated (as streamed so far) on every record of the response,
 so the importer takes, per ``message.id``, the largest value of each field, and puts on the
-response's last event ``tokens`` = input + cache-creation input + cache-read input + output
-tokens, the breakdown in ``x_usage`` and the model in ``x_model``. A sub-agent's last response is
+response's last event ``x_model_call`` (the ``message.id``), ``tokens`` = ``x_usage.input`` +
+``x_usage.output``, where ``input`` = ``input_tokens`` + ``cache_creation_input_tokens`` +
+``cache_read_input_tokens`` (every prompt-side token) with those three as the parts
+``uncached_input``, ``cache_creation`` and ``cache_read``, and ``output`` = ``output_tokens``;
+the model goes in ``x_model``. Messages whose model is ``<synthetic>`` are written by the
+harness itself ("No response requested."): events, but no model call. A sub-agent's last response is
 often logged before its output is complete; the ``Task`` result's ``usage`` is that response's
 final usage, so it is merged in when its input counts match the last logged response, and is put
-on the ``return`` event when they do not (the response is then missing from the log). A response
-with no mapped block keeps its tokens in ``costs.tokens`` only (counted). No money is recorded.
+on the ``return`` event when they do not (the response is then missing from the log; that event's
+``x_model_call`` is the Task result's ``FILE:LINE``). A response with no mapped block keeps its
+tokens in ``costs.tokens`` only (counted, skipped usage). No money is recorded.
+
+Account (:mod:`.accounting`): the unit is the ``line``; every line of every file read is mapped
+(it gives events, or the event of another line carries it: a sub-agent's prompt, a compaction
+summary) or skipped for the reason given above (an ``agent_progress`` line whose Task call is not
+among its agent's is skipped as such); a line holding only a thinking block is a skipped line,
+a thinking block beside other blocks a skipped part. The tokens the source states are stated once
+per model response (see Tokens), so that stated = carried by events + skipped.
 
 Run level: ``trace_id`` ``claude-code:<sessionId>``, ``task_id`` the ``sessionId``, ``system``
 ``Claude Code <version>``, ``topology`` ``harness``, no rewards; ``costs`` total tokens,
@@ -92,23 +137,27 @@ Run level: ``trace_id`` ``claude-code:<sessionId>``, ``task_id`` the ``sessionId
 What is lost: all text (hashed), thinking blocks, hook and command output, file snapshots, the
 todo list, permission modes and working directories.
 
+A record of a type the importer does not know (later versions add some) is skipped as
+``unknown record type: <type>`` and counted.
+
 Errors (exit 1), each naming the file and line: a line that is not a JSON object (a truncated
-line), an unknown record type or content block type, a field of the wrong JSON type (``message``
+line), an unknown content block type, a field of the wrong JSON type (``message``
 and content blocks must be objects, ``message.content`` a string or an array, ids strings, a
 ``tool_use`` input an object: the message names the field, e.g. ``message.content[0].id``), a
 mapped record without a timestamp or with an unreadable one, ``parentUuid`` links that form a
-loop (the message lists it; walking it would never end), inline sidechain records or a sub-agent
-file that no ``Task`` call spawns, a compaction file without its prompt, and a sub-agent log
-imported on its own (every record a sidechain record).
+loop (the message lists it; walking it would never end), a compaction file without its prompt,
+and a sub-agent log imported on its own (every record a sidechain record).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
+from masrl.traces.importers.accounting import iso_from_ns
 from masrl.traces.importers.common import (
     ImportResult,
     SourceError,
@@ -129,7 +178,8 @@ HUMAN_BLOCKS = ("text", "image", "document")
 THINKING_BLOCKS = ("thinking", "redacted_thinking")
 USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens",
                 "output_tokens")
-USAGE_NAMES = ("input", "cache_creation", "cache_read", "output")
+USAGE_NAMES = ("uncached_input", "cache_creation", "cache_read")  # parts of x_usage.input
+SYNTHETIC = "<synthetic>"  # the model name of messages the harness writes itself
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
@@ -158,6 +208,8 @@ class Agent:
     task_id: str | None = None  # the tool_use id that spawned it
     prompt_uuid: str | None = None  # the record carried by the spawn event
     follows: str | None = None  # a compaction: the uuid of the record its prompt follows
+    launched: bool = False  # a background Task whose result only says it was launched
+    source: str = "none"  # where its records are: file, inline, progress or none (see SOURCES)
 
 
 class Session:
@@ -184,6 +236,14 @@ class Session:
         self.files: dict[str, Path] = {}  # agentId -> its sub-agent log (see sub_agent_files)
         self.inline: list[Sidechain] = []  # the main file's sidechains (v1.0.x)
         self._parsed: dict[str, list[Record]] = {}  # agentId -> its file's records, read once
+        self.account = self.result.account
+        self.account.unit = "line"
+        self.counted: set[tuple[Path, int]] = set()  # lines mapped or skipped so far
+        self.read_lines: list[tuple[Path, int, dict]] = []  # every line read, for the sweep
+        self.failed: set[str] = set()  # Task calls that started no sub-agent (an error result)
+        self.layout: str | None = None  # where the sub-agent logs lie (see recognise)
+        self.side_runs: Counter = Counter()  # sub-agent logs no Task call spawns, by kind
+        self.inline_compactions: dict[str, str] = {}  # compact summary uuid -> aggregate event
 
     # ------------------------------------------------------------------ reading and discovery
 
@@ -203,15 +263,57 @@ class Session:
     def parse(self, file: Path, tag: str, agent: str) -> list[Record]:
         records = []
         name = self.name_of(file)
-        for line, data in read_jsonl(file, self.result.skipped):
-            kind = data.get("type")
-            if kind not in KNOWN_TYPES:
-                raise SourceError(file, line, f"unknown record type {kind!r} (expected one of "
-                                  f"{', '.join(KNOWN_TYPES)})")
+        blanks: Counter = Counter()
+        lines = read_jsonl(file, blanks)
+        self.account.read(len(lines) + blanks["blank line"])
+        if blanks["blank line"]:
+            self.account.skip("blank line", blanks["blank line"])
+        for line, data in lines:
             check_record(data, file, line)
+            self.read_lines.append((file, line, data))
             records.append(Record(data, file, tag, line, f"{name}:{line}", agent,
                                   parent=data.get("parentUuid") or data.get("logicalParentUuid")))
         return records
+
+    # ------------------------------------------------------------------ the account
+
+    def mapped(self, record: Record) -> None:
+        """The line of ``record`` gave events (or another record's event carries it)."""
+        if (record.file, record.line) not in self.counted:
+            self.counted.add((record.file, record.line))
+            self.account.map()
+
+    def skipped(self, record: Record, reason: str, usage: dict | None = None) -> None:
+        """The line of ``record`` gave no event, for ``reason`` (``usage``: the tokens it states,
+        already stated with ``state_usage``)."""
+        if (record.file, record.line) not in self.counted:
+            self.counted.add((record.file, record.line))
+            self.account.skip(reason, usage=usage)
+
+    def skip_run(self, records: list[Record], reason: str) -> None:
+        """Every line of a run that is not part of the session's trace (a warm-up, say), and the
+        tokens its responses state, skipped for ``reason``."""
+        tokens_in = tokens_out = 0
+        for usage in _responses(records):
+            tokens_in += sum(usage.get(n, 0) for n in USAGE_FIELDS[:3])
+            tokens_out += usage.get("output_tokens", 0)
+        self.account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out)
+        for k, record in enumerate(records):
+            self.skipped(record, reason, usage={"tokens_in": tokens_in, "tokens_out": tokens_out}
+                         if k == 0 else None)
+
+    def sweep(self) -> None:
+        """Every line read is mapped or skipped: ``agent_progress`` records of no Task call of
+        their agent are skipped (counted); any other line left is an importer bug."""
+        for file, line, data in self.read_lines:
+            if (file, line) in self.counted:
+                continue
+            progress = data.get("data") if data.get("type") == "progress" else None
+            if isinstance(progress, dict) and progress.get("type") == "agent_progress":
+                self.counted.add((file, line))
+                self.account.skip("progress:agent_progress (of no Task call of its agent)")
+                continue
+            raise AssertionError(f"importer bug: {file}:{line} is neither mapped nor skipped")
 
     def register(self, file: Path, records: list[Record]) -> None:
         if str(file) not in self.result.files:
@@ -244,16 +346,19 @@ class Session:
                 queue.append(child)
         for group in self.inline:
             if not group.claimed:
-                raise SourceError(self.path, group.records[0].line,
-                                  f"sidechain records (a sub-agent, from here on) that no Task "
-                                  f"tool call of {self.path.name} spawns")
+                self.side_runs[_side_run(group.records, None)] += 1
+                self.skip_run(group.records, _side_run(group.records, None))
         for agent_id, file in self.files.items():
             if f"agent-{agent_id}" in claimed:
                 continue
-            if not agent_id.startswith(COMPACTION_PREFIX):
-                raise SourceError(file, None,
-                                  f"no Task tool call of {self.path.name} spawns agent {agent_id}")
-            self.compaction(agent_id, file)
+            if agent_id.startswith(COMPACTION_PREFIX):
+                self.compaction(agent_id, file)
+                continue
+            records = self.parsed(agent_id)
+            if str(file) not in self.result.files:
+                self.result.files.append(str(file))
+            self.side_runs[_side_run(records, agent_id)] += 1
+            self.skip_run(records, _side_run(records, agent_id))
         self.check_loops()
         self.check_spawners()
 
@@ -277,10 +382,13 @@ class Session:
         return self._parsed[agent_id]
 
     def task_children(self, parent: Agent) -> list[Agent]:
-        """The sub-agents spawned by ``parent``'s Task calls, with their records."""
+        """The sub-agents spawned by ``parent``'s Task calls, with their records. A Task call
+        whose result is an error and that names no sub-agent nor has its records in the log
+        started none: it stays a tool call (counted in :attr:`failed`)."""
         calls: list[tuple[str, dict, Record]] = []
         ids: dict[str, str] = {}
         embedded: dict[str, list[Record]] = {}
+        results: dict[str, tuple[dict, Record]] = {}
         for record in parent.records:
             data = record.data
             if data.get("type") == "assistant":
@@ -297,29 +405,44 @@ class Session:
                     embedded.setdefault(tool_id, []).append(
                         Record(message, record.file, record.tag, record.line,
                                f"{record.where} (agent_progress)", "", embedded=True))
-            result = data.get("toolUseResult")
-            if data.get("type") == "user" and isinstance(result, dict) and "agentId" in result:
+            if data.get("type") == "user":
                 for block in _blocks(data):
                     if block.get("type") == "tool_result":
-                        ids.setdefault(block.get("tool_use_id"), str(result["agentId"]))
+                        results.setdefault(block.get("tool_use_id"), (block, record))
+                result = data.get("toolUseResult")
+                if isinstance(result, dict) and "agentId" in result:
+                    for block in _blocks(data):
+                        if block.get("type") == "tool_result":
+                            ids.setdefault(block.get("tool_use_id"), str(result["agentId"]))
+        sources = self.claim_all(calls, ids)
         children = []
         for tool_id, block, record in calls:
             params = block.get("input") if isinstance(block.get("input"), dict) else {}
             agent_id = ids.get(tool_id)
-            source = self.claim(agent_id, params.get("prompt"), self.time(record))
+            source = sources.get(tool_id)
+            answer = results.get(tool_id)
+            if agent_id is None and source is None and not embedded.get(tool_id) \
+                    and answer is not None and answer[0].get("is_error"):
+                self.failed.add(tool_id)
+                continue
             if agent_id is None and isinstance(source, str):
                 agent_id = source
             elif agent_id is None and source is not None:
                 agent_id = source.agent_id
+            launch = answer[1].data.get("toolUseResult") if answer is not None else None
+            launched = isinstance(launch, dict) and launch.get("status") == "async_launched"
             name = f"agent-{agent_id}" if agent_id else f"task-{tool_id}"
             child = Agent(name, spawner=parent.name, role=params.get("subagent_type"),
-                          task_id=tool_id,
-                          spawn_mode="async" if params.get("run_in_background") else "blocking")
+                          task_id=tool_id, launched=launched,
+                          spawn_mode="async" if params.get("run_in_background") or launched
+                          else "blocking")
             if isinstance(source, str):  # a sub-agent file
                 child.records = self.parsed(source)
+                child.source = "file"
                 self.register(self.files[source], child.records)
             elif source is not None:  # sidechain records of the main file (v1.0.x)
                 child.records = source.records
+                child.source = "inline"
             for own in child.records:
                 own.agent = name
             seen = {r.data.get("uuid") for r in child.records}
@@ -327,9 +450,11 @@ class Session:
             for record in embedded.get(tool_id, []):
                 record.agent = name
                 if record.data.get("uuid") in seen:
-                    self.result.skipped["progress:agent_progress (copy of a sub-agent file "
-                                        "record)"] += 1
+                    self.skipped(record, "progress:agent_progress (copy of a sub-agent file "
+                                 "record)")
                     continue
+                if child.source == "none":
+                    child.source = "progress"
                 record.tag = f"{record.tag}.{agent_id or name}"
                 uuid = record.data.get("uuid")
                 response = (record.data.get("message") or {}).get("id") \
@@ -345,38 +470,73 @@ class Session:
             children.append(child)
         return children
 
-    def claim(self, agent_id: str | None, prompt, called: int):
-        """The records of the sub-agent a Task call spawns: the agentId of the file (``str``) or
-        a :class:`Sidechain` of the main file, else ``None`` (its records are then only those
-        of its ``agent_progress`` records). Found by agentId when the log names it; otherwise
-        by the prompt (the sub-agent's first record repeats the Task call's ``prompt``); else
-        the first unclaimed sidechain that starts after the call."""
+    def claim_all(self, calls: list[tuple[str, dict, Record]], ids: dict[str, str]) -> dict:
+        """tool_use id -> the records of the sub-agent each Task call spawns: the agentId of
+        its file (``str``) or a :class:`Sidechain` of the main file. Found by the agentId the
+        log names; then by the prompt (the sub-agent's first record repeats the Task call's
+        ``prompt``), every call in turn, so that a call without a match cannot take another
+        call's sub-agent; then, for the calls left that did not fail, the first unclaimed
+        sidechain that starts after the call (a counted repair)."""
+        found: dict[str, object] = {}
         taken = {name[len("agent-"):] for name in self.agents if name.startswith("agent-")}
-        if agent_id is not None:
+        for tool_id, _block, _record in calls:
+            agent_id = ids.get(tool_id)
+            if agent_id is None:
+                continue
             if agent_id in self.files and agent_id not in taken:
-                return agent_id
+                found[tool_id] = agent_id
+                taken.add(agent_id)
+                continue
             for group in self.inline:
                 if not group.claimed and group.agent_id == agent_id:
                     group.claimed = True
-                    return group
-            return None
-        for agent in self.files:
-            if agent in taken or agent.startswith(COMPACTION_PREFIX):
+                    found[tool_id] = group
+                    break
+        for tool_id, block, _record in calls:
+            if tool_id in found or ids.get(tool_id) is not None:
                 continue
-            first = next((r for r in self.parsed(agent) if r.data.get("type") == "user"), None)
-            if first is not None and _prompt_text(first.data) == prompt:
-                return agent
-        for group in self.inline:
-            if not group.claimed and _prompt_text(group.records[0].data) == prompt:
-                group.claimed = True
-                return group
-        for group in self.inline:
-            if not group.claimed and self.time(group.records[0]) >= called:
-                self.result.repairs["sidechain joined to the Task call before it (its prompt "
-                                    "does not repeat the call's)"] += 1
-                group.claimed = True
-                return group
-        return None
+            params = block.get("input") if isinstance(block.get("input"), dict) else {}
+            prompt = params.get("prompt")
+            if not isinstance(prompt, str):
+                continue
+            for agent in self.files:
+                if agent in taken or agent.startswith(COMPACTION_PREFIX):
+                    continue
+                first = next((r for r in self.parsed(agent) if r.data.get("type") == "user"),
+                             None)
+                if first is not None and _prompt_text(first.data) == prompt:
+                    found[tool_id] = agent
+                    taken.add(agent)
+                    break
+            else:
+                for group in self.inline:
+                    if not group.claimed and _prompt_text(group.records[0].data) == prompt:
+                        group.claimed = True
+                        found[tool_id] = group
+                        break
+        for tool_id, _block, record in calls:
+            if tool_id in found or ids.get(tool_id) is not None \
+                    or self.answered_with_error(tool_id):
+                continue
+            called = self.time(record)
+            for group in self.inline:
+                if not group.claimed and self.time(group.records[0]) >= called:
+                    self.result.repairs["sidechain joined to the Task call before it (its "
+                                        "prompt does not repeat the call's)"] += 1
+                    group.claimed = True
+                    found[tool_id] = group
+                    break
+        return found
+
+    def answered_with_error(self, tool_id: str) -> bool:
+        """Whether the tool result of ``tool_id`` in the session is an error."""
+        for _file, _line, data in self.read_lines:
+            if data.get("type") != "user":
+                continue
+            for block in _blocks(data):
+                if block.get("type") == "tool_result" and block.get("tool_use_id") == tool_id:
+                    return bool(block.get("is_error"))
+        return False
 
     def compaction(self, agent_id: str, file: Path) -> None:
         name = f"agent-{agent_id}"
@@ -491,35 +651,51 @@ class Session:
         pending: list[str] = []  # results since the agent's last response began
         last_message = None
         first = True
+        summaries = {r.data.get("parentUuid"): r for r in agent.records
+                     if r.data.get("isCompactSummary")}
         for record in agent.records:
             data = record.data
             kind = data.get("type")
             uuid = data.get("uuid")
+            if kind not in KNOWN_TYPES:
+                self.skipped(record, f"unknown record type: {kind}")
+                continue
             if kind == "progress":
                 progress = data.get("data") if isinstance(data.get("data"), dict) else {}
                 if progress.get("type") != "agent_progress":
-                    self.result.skipped[f"progress:{progress.get('type')}"] += 1
+                    self.skipped(record, f"progress:{progress.get('type')}")
                 continue
             if kind == "system":
                 boundary = compactions.get(data.get("logicalParentUuid"))
                 if data.get("subtype") == "compact_boundary" and boundary is not None:
                     self.emit_compaction_return(record, boundary)
+                    self.mapped(record)
+                elif data.get("subtype") == "compact_boundary":
+                    self.emit_inline_compaction(agent, record, summaries.get(uuid))
+                    self.mapped(record)
                 else:
-                    self.result.skipped[f"system:{data.get('subtype')}"] += 1
+                    self.skipped(record, f"system:{data.get('subtype')}")
                 continue
             if kind in SKIPPED_TYPES:
-                self.result.skipped[kind] += 1
+                self.skipped(record, kind)
                 continue
             if data.get("isCompactSummary"):
-                self.result.skipped["user:isCompactSummary (the summary a compaction returns)"] += 1
+                carrier = self.inline_compactions.get(uuid)
+                if carrier is not None:
+                    self.produced[uuid] = [carrier]
+                    self.mapped(record)
+                else:
+                    self.skipped(record, "user:isCompactSummary (the summary a compaction "
+                                 "returns)")
                 continue
             if data.get("isMeta"):
-                self.result.skipped["user:isMeta (context injected by the harness)"] += 1
+                self.skipped(record, "user:isMeta (context injected by the harness)")
                 continue
             if first and agent.spawner is not None:
                 first = False
                 if kind == "user" and _is_prompt(data):
                     self.emit_spawn_prompt(agent, record)
+                    self.mapped(record)
                     continue
             first = False
             if kind == "assistant":
@@ -534,8 +710,33 @@ class Session:
                 events = self.emit_user(agent, record)
                 pending.extend(e for e in events
                                if self.build.by_id[e]["type"] in ("tool_result", "return"))
+            if events:
+                self.mapped(record)
             if isinstance(uuid, str):
                 self.produced[uuid] = events
+
+    def emit_inline_compaction(self, agent: Agent, record: Record, summary: Record | None
+                               ) -> None:
+        """A ``compact_boundary`` with no compaction log: the harness summarised the agent's
+        context in place (2.0.x and later sessions without an ``agent-acompact-*`` file). The
+        agent's ``aggregate`` event stands for it, at the boundary's time, with the hash of the
+        summary it hands back (the ``isCompactSummary`` record that follows, carried by it) and
+        ``x_compaction``: the trigger and the context size before (``preTokens``, a size, not a
+        model call's usage)."""
+        meta = record.data.get("compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
+        details = {"trigger": meta.get("trigger"), "pre_tokens": meta.get("preTokens")}
+        details = {k: v for k, v in details.items() if v is not None}
+        event = self.build.event(**self.base(record), type="aggregate", agent=agent.name,
+                                 content_ref=content_ref(_content(summary.data))
+                                 if summary is not None else None,
+                                 x_compaction=details or None)
+        self.requests.append((event["id"], record.parent, record))
+        uuid = record.data.get("uuid")
+        if isinstance(uuid, str):
+            self.produced[uuid] = [event["id"]]
+        if summary is not None and isinstance(summary.data.get("uuid"), str):
+            self.inline_compactions[summary.data["uuid"]] = event["id"]
 
     def base(self, record: Record, k: int | None = None) -> dict:
         suffix = "" if k is None else f".{k}"
@@ -564,12 +765,13 @@ class Session:
             raise SourceError(*_place(record), "assistant record without a message content list")
         blocks = message["content"]
         events = []
+        thinking = []
         numbered = len(blocks) > 1
         for k, block in enumerate(blocks):
             kind = block.get("type") if isinstance(block, dict) else None
             base = self.base(record, k if numbered else None)
             if kind in THINKING_BLOCKS:
-                self.result.skipped[f"assistant block: {kind}"] += 1
+                thinking.append(kind)
                 continue
             if kind == "text":
                 event = self.build.event(**base, type="message", agent=agent.name,
@@ -577,7 +779,7 @@ class Session:
                                          content_ref=content_ref(block.get("text", "")))
             elif kind in ("tool_use", "server_tool_use"):
                 tool_id, name = block.get("id"), block.get("name")
-                if kind == "tool_use" and name in TASK_TOOLS:
+                if kind == "tool_use" and name in TASK_TOOLS and tool_id not in self.failed:
                     child = self.child_of(tool_id)
                     params = block.get("input") if isinstance(block.get("input"), dict) else {}
                     event = self.build.event(**base, type="spawn", agent=agent.name,
@@ -597,6 +799,11 @@ class Session:
             events.append(event["id"])
             if event["type"] != "tool_result":
                 self.requests.append((event["id"], record.parent, record))
+        for k, kind in enumerate(thinking):  # a record of thinking only is a skipped line
+            if events or k:
+                self.account.skip_part(f"assistant block: {kind}")
+            else:
+                self.skipped(record, f"assistant block: {kind}")
         self.note_usage(agent, record, events)
         return events
 
@@ -636,8 +843,13 @@ class Session:
     def emit_result(self, agent: Agent, record: Record, block: dict, base: dict) -> dict:
         tool_id = block.get("tool_use_id")
         name = self.tool_name.get(tool_id)
-        child = self.child_of(tool_id) if name in TASK_TOOLS else None
+        child = self.child_of(tool_id) if name in TASK_TOOLS and tool_id not in self.failed \
+            else None
         payload = block.get("content", "")
+        if child is not None and child.launched:  # only the launch is reported
+            self.result.repairs["background Task launch: its result is the call's tool_result, "
+                                "the sub-agent's own return is not in the log"] += 1
+            child = None
         if child is not None:
             event = self.build.event(**base, type="return", agent=child.name, to=agent.name,
                                      content_ref=content_ref(payload),
@@ -674,6 +886,14 @@ class Session:
     def note_usage(self, agent: Agent, record: Record, events: list[str]) -> None:
         message = record.data["message"]
         usage = message.get("usage")
+        if message.get("model") == SYNTHETIC:  # the harness's own text: no model call
+            parts = _usage_parts(usage)
+            tokens_in, tokens_out = sum(parts[n] for n in USAGE_FIELDS[:3]), parts[USAGE_FIELDS[3]]
+            if tokens_in or tokens_out:
+                self.account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out)
+                self.account.skip_part("usage stated on a <synthetic> message (no model call)",
+                                       usage={"tokens_in": tokens_in, "tokens_out": tokens_out})
+            return
         key = (agent.name, message.get("id") or f"{record.where}")
         entry = self.responses.setdefault(key, {"usage": {}, "event": None, "model": None,
                                                 "order": len(self.responses)})
@@ -779,39 +999,93 @@ class Session:
             else:
                 self.responses[(child, f"final response of {child}")] = {
                     "usage": final, "event": event_id, "model": None,
-                    "order": len(self.responses)}
+                    "order": len(self.responses), "id_is_source": True}
                 self.result.repairs["sub-agent final response missing from the log (its usage "
                                     "put on the return event)"] += 1
         total = 0
-        for entry in self.responses.values():
-            tokens = sum(entry["usage"].values())
-            total += tokens
+        for key, entry in self.responses.items():
+            usage = entry["usage"]
+            tokens_in = sum(usage.get(n, 0) for n in USAGE_FIELDS[:3])
+            tokens_out = usage.get(USAGE_FIELDS[3], 0)
+            total += tokens_in + tokens_out
+            self.account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out)
             if entry["event"] is None:
-                self.result.skipped["model response with no mapped block (tokens kept in "
-                                    "costs.tokens only)"] += 1
+                self.account.skip_part("model response with no mapped block (tokens kept in "
+                                       "costs.tokens only)",
+                                       usage={"tokens_in": tokens_in, "tokens_out": tokens_out})
                 continue
             event = self.build.by_id[entry["event"]]
-            event["tokens"] = tokens
-            event["x_usage"] = {name: entry["usage"].get(f, 0)
-                                for name, f in zip(USAGE_NAMES, USAGE_FIELDS)}
+            event["tokens"] = tokens_in + tokens_out
+            event["x_usage"] = {"input": tokens_in, "output": tokens_out,
+                                **{name: usage.get(f, 0) for name, f in
+                                   zip(USAGE_NAMES, USAGE_FIELDS[:3])}}
+            event["x_model_call"] = key[1] if entry.get("id_is_source") is None else \
+                event["x_source"]
             if entry["model"]:
                 event["x_model"] = entry["model"]
         return total
+
+    def recognise(self, version) -> dict:
+        """Which layout the session's sub-agents have, told by where their records were found
+        (a session can mix them: some sub-agents as progress copies, a background one as its
+        Task result only), with the evidence; ``version`` is the ``version`` its records name."""
+        tasks = [a for a in self.agents.values() if a.task_id is not None]
+        files = [a for a in tasks if a.source == "file"]
+        compactions = [a for a in self.agents.values() if a.role == "compaction"]
+        folder = (self.path.parent / self.path.stem / "subagents").is_dir()
+        shapes, evidence = [], []
+        if files or (compactions and folder) or (folder and self.side_runs):
+            where = f"{self.path.stem}/subagents/" if folder else "beside the session"
+            shapes.append("2.1: sub-agent logs in <session>/subagents/" if folder
+                          else "2.0: sub-agent logs agent-<id>.jsonl beside the session")
+            evidence.append(f"{len(files)} Task sub-agent log(s) and {len(compactions)} "
+                            f"compaction log(s) {where}")
+        elif compactions:
+            shapes.append("2.0: sub-agent logs agent-<id>.jsonl beside the session")
+            evidence.append(f"{len(compactions)} compaction log(s) beside the session")
+        elif self.side_runs and not folder:
+            shapes.append("2.0: sub-agent logs agent-<id>.jsonl beside the session")
+        for source, shape, what in (
+                ("inline", "1.0: sidechain records inline in the session",
+                 "sub-agent(s) as inline sidechain records"),
+                ("progress", "sub-agents as agent_progress records only",
+                 "sub-agent(s) only as agent_progress records"),
+                ("none", "sub-agents as their Task results only",
+                 "sub-agent(s) with no record in the log but their Task result")):
+            mine = [a for a in tasks if a.source == source]
+            if mine:
+                shapes.append(shape)
+                evidence.append(f"{len(mine)} {what}")
+        for kind, n in sorted(self.side_runs.items()):
+            evidence.append(f"{n} skipped: {kind}")
+        aggregates = len(self.inline_compactions) + sum(
+            1 for e in self.build.events if e["type"] == "aggregate" and "content_ref" not in e)
+        if aggregates:
+            evidence.append(f"{aggregates} compaction(s) in place (compact_boundary, no log)")
+        if self.failed:
+            evidence.append(f"{len(self.failed)} Task call(s) that failed to start a sub-agent")
+        return {"system": "Claude Code", "version": str(version) if version else "unknown",
+                "shape": " + ".join(shapes) or "no sub-agents",
+                "evidence": "; ".join(evidence) or "no Task call, no sub-agent log"}
 
     def run(self) -> ImportResult:
         self.discover()
         self.emit_all()
         self.connect()
         tokens = self.attach_tokens()
+        self.sweep()
         raised = self.build.raise_times()
         if raised:
             self.result.repairs["event time raised to the time of an event it depends on"] += raised
         start = min(e["t"] for e in self.build.events)
+        self.result.time_origin = iso_from_ns(start * 1000)
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
         first = next((r.data for r in self.agents[MAIN].records if r.data.get("sessionId")), {})
         session = str(first.get("sessionId") or self.path.stem)
-        version = first.get("version")
+        version = next((r.data["version"] for r in self.agents[MAIN].records
+                        if isinstance(r.data.get("version"), str)), None)
+        self.result.recognised = self.recognise(version)
         build = self.build
         self.result.trace = build.document(
             trace_id=f"claude-code:{session}",
@@ -937,6 +1211,40 @@ def check_record(data: dict, file: Path, line: int, prefix: str = "") -> None:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of one Claude Code session (see the module docstring for the mapping)."""
     return Session(Path(path)).run()
+
+
+def _usage_parts(usage) -> dict:
+    """The four token counts of a usage object (0 for a missing or non-numeric one)."""
+    usage = usage if isinstance(usage, dict) else {}
+    return {n: usage[n] if isinstance(usage.get(n), (int, float))
+            and not isinstance(usage.get(n), bool) else 0 for n in USAGE_FIELDS}
+
+
+def _responses(records: list[Record]) -> list[dict]:
+    """The usage of each model response among ``records`` (one per ``message.id``, the largest
+    value of each count, as the session's own responses are read); ``<synthetic>`` messages are
+    not model calls."""
+    found: dict[str, dict] = {}
+    for record in records:
+        message = record.data.get("message") if record.data.get("type") == "assistant" else None
+        if not isinstance(message, dict) or message.get("model") == SYNTHETIC:
+            continue
+        entry = found.setdefault(message.get("id") or record.where, {})
+        for name, value in _usage_parts(message.get("usage")).items():
+            entry[name] = max(entry.get(name, 0), value)
+    return list(found.values())
+
+
+def _side_run(records: list[Record], agent_id: str | None) -> str:
+    """Why a sub-agent log (or an inline sidechain) that no Task call spawns is skipped: a
+    warm-up (its prompt is ``Warmup``: 2.0.x primes the cache with one), a prompt-suggestion run
+    (2.1.x ``agent-aprompt_suggestion-*``), or a log the session's Task calls do not explain."""
+    first = next((r for r in records if r.data.get("type") == "user"), None)
+    if first is not None and _prompt_text(first.data) == "Warmup":
+        return "warm-up run (prompt 'Warmup'; no Task call spawns it)"
+    if agent_id is not None and agent_id.startswith("aprompt_suggestion"):
+        return "prompt-suggestion run (no Task call spawns it)"
+    return "sub-agent log that no Task call of the session spawns"
 
 
 def _blocks(data: dict) -> list[dict]:

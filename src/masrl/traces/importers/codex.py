@@ -49,14 +49,29 @@ mode ``async``: Codex sub-agents run while their spawner goes on); a sub-agent's
 ``send_input`` on that message; a ``return`` on the ``wait`` call it answers and on the
 sub-agent's last event before it.
 
-Times: ``t`` is seconds since the earliest event (from the records' ``timestamp``, milliseconds);
+Times: ``t`` is seconds since the earliest event (``provenance.time_origin``; from the records'
+``timestamp``, milliseconds);
 an event logged before one it depends on is raised to it (counted). Events are instantaneous.
 
 Tokens: each ``token_count`` event's ``info.last_token_usage`` (one model response) goes on the
-last event that response produced: ``tokens`` = ``input_tokens`` + ``output_tokens``
-(``cached_input_tokens`` and ``reasoning_output_tokens`` are parts of them), the breakdown in
-``x_usage``, the turn's model in ``x_model``. A ``token_count`` without ``info``, or with no
-response event since the previous one, is skipped (counted). No money is recorded.
+last event that response produced, with ``x_model_call`` (the count's ``FILE:LINE``):
+``x_usage.input`` = ``input_tokens`` (cached ones included: ``cached_input_tokens`` is a part of
+it, as is ``cache_write_input_tokens`` where 0.145 and later write it), ``x_usage.output`` =
+``output_tokens`` (``reasoning_output_tokens`` is a part of it), ``tokens`` = input + output,
+the turn's model in ``x_model``. Which response a count prices depends on the version: 0.125
+writes the count after the response, 0.40 before it (reading a 0.40 rollout the 0.125 way
+dropped the first response's tokens and put every later count on the response before its
+own). The order is told from the data (:func:`token_order`; the ``cli_version`` decides only
+when no turn tells) and recorded in ``provenance.recognised`` (``system`` ``Codex CLI``,
+``version``, ``shape`` ``token_count after|before the response it prices``, ``evidence``). A
+count that repeats the previous one word for word is stated once (the repeat is skipped); a
+``token_count`` without ``info`` is skipped; one whose response gave no event (reasoning only)
+is skipped with its tokens (skipped usage). No money is recorded.
+
+Account (:mod:`.accounting`): the unit is the ``line``; every line of every rollout read is
+mapped (it gives events, or an event carries it: a priced ``token_count``, a sub-agent's task)
+or skipped for the reason given above. A record type the importer does not know is skipped as
+``unknown record type: <type>`` and counted.
 
 Run level: ``trace_id`` ``codex:<thread id>``, ``task_id`` the thread id, ``system``
 ``Codex CLI <cli_version>``, ``topology`` ``harness``, no rewards; ``costs`` total tokens,
@@ -68,18 +83,21 @@ copy of its parent's history (Codex writes it into the sub-agent's rollout; it i
 sub-agent's).
 
 Errors (exit 1), each naming the file and line: a line that is not a JSON object, a record
-without a ``type``, ``timestamp`` or object ``payload``, an unknown record type, a rollout that
-does not start with ``session_meta``, a sub-agent rollout that no ``spawn_agent`` output names.
+without a ``timestamp`` or object ``payload``, a rollout that does not start with
+``session_meta`` (the rollouts of Codex before 0.3x, a bare ``{id, timestamp, instructions}``
+line followed by untimed items and ``{"record_type": "state"}`` lines, are not read: they hold
+no times and no token counts), a sub-agent rollout that no ``spawn_agent`` output names.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
+from masrl.traces.importers.accounting import iso_from_ns
 from masrl.traces.importers.common import (
     ImportResult,
     SourceError,
@@ -115,6 +133,7 @@ class Rollout:
     role: str | None = None
     spawner: str | None = None
     events: list[str] = field(default_factory=list)
+    order: tuple[str, str] = ("after", "")  # where token_count lies (see token_order), evidence
 
 
 def import_file(path: str | Path) -> ImportResult:
@@ -152,6 +171,76 @@ def _peek_parent(file: Path) -> str | None:
     return parent_of(payload)
 
 
+TOKEN_PARTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
+MODEL_OUTPUTS = ("reasoning", *CALLS)  # response items a model response writes (and messages)
+
+
+def _token_parts(usage: dict) -> dict:
+    """The counts of a ``last_token_usage`` (0 for a missing or non-numeric one);
+    ``cache_write_input_tokens`` (0.145 and later) only when the log has it."""
+    names = TOKEN_PARTS + (("cache_write_input_tokens",) if "cache_write_input_tokens" in usage
+                           else ())
+    return {k: usage[k] if isinstance(usage.get(k), (int, float))
+            and not isinstance(usage.get(k), bool) else 0 for k in names}
+
+
+def _model_output(data: dict) -> bool:
+    payload = data["payload"]
+    if data["type"] != "response_item":
+        return False
+    kind = payload.get("type")
+    return kind in MODEL_OUTPUTS or (kind == "message" and payload.get("role") == "assistant")
+
+
+def token_order(records: list[tuple[int, dict]], version: str | None) -> tuple[str, str]:
+    """Whether the rollout writes each ``token_count`` after the response it prices
+    (``after``, as 0.125 does) or before it (``before``, as 0.40 does), told from the data:
+    turn by turn (a turn starts at a ``user_message`` or a ``turn_context``), a turn whose first
+    count (a repeat of the previous count left out) comes before any model output of the turn,
+    with output after it, votes ``before``; one whose first count follows model output votes
+    ``after``. The majority wins; with no vote (no count), the ``cli_version`` decides: below
+    0.41, ``before``. Returns the order and the evidence."""
+    turns: list[list[str]] = [[]]
+    previous = None
+    for _line, data in records:
+        payload = data["payload"]
+        sub = payload.get("type")
+        if data["type"] == "turn_context" or (data["type"] == "event_msg"
+                                              and sub == "user_message"):
+            turns.append([])
+        elif _model_output(data):
+            turns[-1].append("output")
+        elif data["type"] == "event_msg" and sub == "token_count" and isinstance(
+                payload.get("info"), dict) and payload["info"] != previous:
+            previous = payload["info"]
+            turns[-1].append("count")
+    votes = {"before": 0, "after": 0}
+    for turn in turns:
+        if "count" not in turn:
+            continue
+        first = turn.index("count")
+        if "output" in turn[:first]:
+            votes["after"] += 1
+        elif "output" in turn[first:]:
+            votes["before"] += 1
+    told = votes["before"] + votes["after"]
+    if told:
+        order = "before" if votes["before"] > votes["after"] else "after"
+        return order, (f"{votes[order]} of {told} turns with counts open with model output "
+                       f"{'after' if order == 'before' else 'before'} their first count; "
+                       f"cli_version {version or 'unknown'}")
+    order = "before" if _version(version) < (0, 41) else "after"
+    return order, f"no turn tells the order; cli_version {version or 'unknown'} decides"
+
+
+def _version(version: str | None) -> tuple[int, ...]:
+    """``0.40.0`` as ``(0, 40, 0)``; an unreadable or missing version as a recent one."""
+    try:
+        return tuple(int(part) for part in (version or "").split(".")[:3])
+    except ValueError:
+        return (999,)
+
+
 def _arguments(value):
     """A call's arguments: the JSON they encode when they are a JSON string, else as given."""
     if isinstance(value, str):
@@ -175,13 +264,16 @@ class _Session:
         self.spawns: dict[str, str] = {}  # sub-agent name -> its spawn event
         self.sent: dict[str, list[str]] = {}  # sub-agent name -> send_input messages to it
         self.returns: list[tuple[str, str]] = []  # (sub-agent, its return event)
+        self.account = self.result.account
+        self.account.unit = "line"
 
     def read(self, file: Path, agent: str, tag: str) -> Rollout:
-        records = read_jsonl(file, self.result.skipped)
+        blanks: Counter = Counter()
+        records = read_jsonl(file, blanks)
+        self.account.read(len(records) + blanks["blank line"])
+        if blanks["blank line"]:
+            self.account.skip("blank line", blanks["blank line"])
         for line, data in records:
-            if data.get("type") not in RECORD_TYPES:
-                raise SourceError(file, line, f"unknown record type {data.get('type')!r} "
-                                  f"(expected one of {', '.join(RECORD_TYPES)})")
             if not isinstance(data.get("payload"), dict):
                 raise SourceError(file, line, "payload must be an object")
             if not isinstance(data.get("timestamp"), str):
@@ -189,7 +281,9 @@ class _Session:
         meta = _meta(records, file)
         version = meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None
         role = meta.get("agent_role") if isinstance(meta.get("agent_role"), str) else None
-        return Rollout(file, records, meta["id"], agent, tag, version, role)
+        rollout = Rollout(file, records, meta["id"], agent, tag, version, role)
+        rollout.order = token_order(records, version)
+        return rollout
 
     def run(self) -> ImportResult:
         main = self.read(self.path, MAIN, MAIN)
@@ -215,7 +309,7 @@ class _Session:
                 queue.append(child)
         for agent in self.spawns:
             if not any(r.agent == agent for r in rollouts):
-                self.result.skipped["sub-agent whose rollout is not beside the session"] += 1
+                self.account.skip_part("sub-agent whose rollout is not beside the session")
         self.link_returns(rollouts)
         raised = self.build.raise_times()
         if raised:
@@ -224,6 +318,12 @@ class _Session:
         if not self.build.events:
             raise SourceError(self.path, None, "no conversation record to import")
         start = min(e["t"] for e in self.build.events)
+        self.result.time_origin = iso_from_ns(start * 1000)
+        self.result.recognised = {
+            "system": "Codex CLI", "version": main.version or "unknown",
+            "shape": f"token_count {main.order[0]} the response it prices",
+            "evidence": main.order[1] + (f"; {len(rollouts) - 1} sub-agent rollout(s)"
+                                         if len(rollouts) > 1 else "")}
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
         build = self.build
@@ -249,28 +349,32 @@ class _Session:
 
     def emit(self, rollout: Rollout) -> None:
         name = rollout.file.name
-        skipped = self.result.skipped
         typed_user = any(d["type"] == "event_msg" and d["payload"].get("type") == "user_message"
                          for _, d in rollout.records)
-        state = {"previous": None, "pending": [], "unpriced": [], "model": None, "told": 0}
+        state = {"previous": None, "pending": [], "unpriced": [], "model": None, "told": 0,
+                 "last_info": None, "ahead": None}
         calls: dict[str, tuple[str, str]] = {}  # call_id -> (event id, tool name)
         for line, data in rollout.records:
             kind, payload = data["type"], data["payload"]
             t = self.time(rollout, line, data["timestamp"])
             base = {"id": f"{rollout.tag}:{line}", "t": t, "x_source": f"{name}:{line}"}
             sub = payload.get("type") if isinstance(payload.get("type"), str) else None
-            if kind == "turn_context":
+            self.reason: str | None = None  # why this line gives no event (see skip_line)
+            self.deferred = False  # a token count whose line is accounted when it is settled
+            if kind not in RECORD_TYPES:
+                self.skip_line(f"unknown record type: {kind}")
+            elif kind == "turn_context":
                 if isinstance(payload.get("model"), str):
                     state["model"] = payload["model"]
-                skipped["turn_context"] += 1
+                self.skip_line("turn_context")
             elif kind in ("session_meta", "compacted"):
-                skipped[kind] += 1
+                self.skip_line(kind)
             elif kind == "event_msg" and sub == "user_message":
                 self.user_message(rollout, state, base, payload.get("message", ""))
             elif kind == "event_msg" and sub == "token_count":
-                self.tokens(state, payload)
+                self.tokens(rollout, state, payload, base["x_source"])
             elif kind == "event_msg":
-                skipped[f"event_msg:{sub}"] += 1
+                self.skip_line(f"event_msg:{sub}")
             elif sub == "message":
                 role = payload.get("role")
                 if role == "assistant":
@@ -282,14 +386,25 @@ class _Session:
                         payload.get("content")).startswith("<"):
                     self.user_message(rollout, state, base, payload.get("content", ""))
                 else:
-                    skipped[f"response_item:message ({role}: instructions, injected context or "
-                            "a copy of a user_message event)"] += 1
+                    self.skip_line(f"response_item:message ({role}: instructions, injected "
+                                   "context or a copy of a user_message event)")
             elif sub in CALLS:
                 self.call(rollout, state, calls, base, payload, CALLS[sub] or payload.get("name"))
             elif sub in OUTPUTS:
                 self.output(rollout, state, calls, base, payload)
             else:
-                skipped[f"response_item:{sub}"] += 1
+                self.skip_line(f"response_item:{sub}")
+            if self.reason is not None:
+                self.account.skip(self.reason)
+            elif not self.deferred:
+                self.account.map()
+        if state["ahead"] is not None:  # the last count written before its response
+            self.settle(state, state["ahead"])
+
+    def skip_line(self, reason: str) -> None:
+        """The line being read gives no event, for ``reason`` (the first reason given)."""
+        if self.reason is None:
+            self.reason = reason
 
     def action(self, rollout: Rollout, state: dict, event: dict) -> None:
         """An event the agent produces: it depends on what arrived since its previous event."""
@@ -315,33 +430,57 @@ class _Session:
             self.result.repairs["sub-agent task (its first user message) carried by its spawn "
                                 "event"] += 1
             return
-        self.result.skipped["event_msg:user_message of a sub-agent (carried by its spawner's "
-                            "send_input)"] += 1
+        self.skip_line("event_msg:user_message of a sub-agent (carried by its spawner's "
+                       "send_input)")
         sent = [m for m in self.sent.get(rollout.agent, [])
                 if self.build.by_id[m]["t"] <= base["t"]]
         if sent:
             state["pending"].append(sent[-1])
 
-    def tokens(self, state: dict, payload: dict) -> None:
+    def tokens(self, rollout: Rollout, state: dict, payload: dict, where: str) -> None:
+        """A ``token_count``: the usage of one model response (``info.last_token_usage``),
+        stated once (a count that repeats the previous one word for word is skipped), and put
+        on the response it prices: the one logged before it, or, in rollouts that write the
+        count first (see :func:`token_order`), the one logged after it."""
         info = payload.get("info")
         usage = info.get("last_token_usage") if isinstance(info, dict) else None
         if not isinstance(usage, dict):
-            self.result.skipped["event_msg:token_count without usage"] += 1
+            self.skip_line("event_msg:token_count without usage")
             return
+        if info == state["last_info"]:
+            self.skip_line("event_msg:token_count repeating the previous count (stated once)")
+            return
+        state["last_info"] = info
+        parts = _token_parts(usage)
+        self.account.state_usage(tokens_in=parts["input_tokens"],
+                                 tokens_out=parts["output_tokens"])
+        self.deferred = True
+        count = (parts, where)
+        if rollout.order[0] == "before":
+            if state["ahead"] is not None:
+                self.settle(state, state["ahead"])
+            state["ahead"] = count
+        else:
+            self.settle(state, count)
+
+    def settle(self, state: dict, count: tuple[dict, str]) -> None:
+        """Put a count on the last event of the response it prices (the events since the
+        previous count) and account for its line; with no such event its tokens are skipped."""
+        parts, where = count
         if not state["unpriced"]:
-            self.result.skipped["event_msg:token_count with no response event since the "
-                                "previous one"] += 1
+            self.account.skip("event_msg:token_count whose response gave no event",
+                              usage={"tokens_in": parts["input_tokens"],
+                                     "tokens_out": parts["output_tokens"]})
             return
+        self.account.map()
         event = self.build.by_id[state["unpriced"][-1]]
-        parts = {k: usage.get(k, 0) for k in ("input_tokens", "cached_input_tokens",
-                                              "output_tokens", "reasoning_output_tokens")}
-        parts = {k: v if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
-                 for k, v in parts.items()}
         event["tokens"] = parts["input_tokens"] + parts["output_tokens"]
-        event["x_usage"] = {"input": parts["input_tokens"],
+        event["x_usage"] = {"input": parts["input_tokens"], "output": parts["output_tokens"],
                             "cached_input": parts["cached_input_tokens"],
-                            "output": parts["output_tokens"],
                             "reasoning_output": parts["reasoning_output_tokens"]}
+        if "cache_write_input_tokens" in parts:
+            event["x_usage"]["cache_write_input"] = parts["cache_write_input_tokens"]
+        event["x_model_call"] = where
         if state["model"]:
             event["x_model"] = state["model"]
         state["unpriced"] = []
@@ -376,20 +515,19 @@ class _Session:
         event_id, tool = call if call is not None else (None, None)
         output = payload.get("output", payload.get("tools"))
         parsed = _arguments(_text(output) if isinstance(output, list) else output)
-        skipped = self.result.skipped
         if tool == "spawn_agent":
             agent_id = parsed.get("agent_id") if isinstance(parsed, dict) else None
             spawn = self.build.by_id[event_id]
             if isinstance(agent_id, str):
                 spawn["to"] = f"agent-{agent_id}"
                 self.spawns[spawn["to"]] = event_id
-                skipped["function_call_output of spawn_agent (carried by the spawn)"] += 1
+                self.skip_line("function_call_output of spawn_agent (carried by the spawn)")
                 return
             spawn["type"], spawn["tool"] = "tool_call", "spawn_agent"  # the spawn failed
             tool = "spawn_agent"
         elif tool in ("send_input", "close_agent") and self.build.by_id[event_id]["type"] != \
                 "tool_call":
-            skipped[f"function_call_output of {tool} (carried by its event)"] += 1
+            self.skip_line(f"function_call_output of {tool} (carried by its event)")
             return
         if tool in WAIT_TOOLS and isinstance(parsed, dict) and isinstance(parsed.get("status"),
                                                                           dict):
@@ -443,3 +581,15 @@ def sniff(sample) -> str | None:
             records[0].get("payload"), dict) and all("payload" in r for r in records):
         return "JSON Lines rollout records (type, payload), the first a session_meta"
     return None
+
+
+def refusal(sample) -> str:
+    """Why a file is not a rollout this importer reads (for ``import auto``)."""
+    records = sample.lines
+    if records and "payload" not in records[0] and "instructions" in records[0] and any(
+            r.get("record_type") == "state" for r in records):
+        return ("an early Codex rollout (a bare {id, timestamp, instructions} line, untimed "
+                "items, record_type state lines): not read, it holds no times and no token "
+                "counts")
+    return "looks for JSON Lines rollout records (timestamp, type, payload) whose first is a " \
+        "session_meta"
