@@ -24,7 +24,8 @@ from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
 
 AUTO = "auto"
-FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex")
+FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex",
+           "autogen")
 """The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
 here so that building the ``masrl`` parser does not import every importer (and their
 libraries), which other commands, ``replay`` on a million events included, never use."""

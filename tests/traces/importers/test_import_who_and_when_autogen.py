@@ -70,7 +70,7 @@ def test_how_each_log_was_recognised_is_in_its_provenance_and_summary():
     }
     for name, (system, form, evidence) in expected.items():
         result = import_file("who-and-when", FOLDER / name)
-        recognised = {"evidence": evidence, "shape": form, "system": system}
+        recognised = {"evidence": evidence, "shape": form, "system": system, "content": "text"}
         assert result.trace["provenance"]["recognised"] == recognised
         assert result.summary()["recognised"] == recognised
 

@@ -12,7 +12,9 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 * ``who-and-when``: a Who&When log, Magentic-One or CaptainAgent (:mod:`.who_and_when`);
 * ``atif``: an ATIF trajectory (Agent Trajectory Interchange Format v1.7/v1.8) with its
   sub-agent trajectories (:mod:`.atif`);
-* ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`).
+* ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`);
+* ``autogen``: the messages and events of an AutoGen AgentChat run (0.4 and later, Magentic-One
+  included), as a run_stream recorder, a TaskResult or message dumps (:mod:`.autogen`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -31,6 +33,7 @@ from pathlib import Path
 
 from masrl.traces.importers import (
     atif,
+    autogen,
     claude_code,
     codex,
     detect,
@@ -42,7 +45,8 @@ from masrl.traces.importers import (
 from masrl.traces.importers.common import ImportResult, SourceError, dumps, write_trace
 
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
-           "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex}
+           "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
+           "autogen": autogen}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}
