@@ -25,6 +25,9 @@ from masrl.traces import strict_json
 from masrl.traces.importers.common import SourceError, read_text, source_error
 
 SAMPLE_RECORDS = 50  # JSON Lines records a sniffer sees
+PYTHON_REPR = re.compile(r"\A\s*[\[({]\s*(?:[\[({]\s*)*'")
+"""The start of a Python list, dict or tuple whose first string is single-quoted (JSON has
+none), as ``print(messages)`` writes it."""
 
 
 @dataclass(frozen=True)
@@ -79,6 +82,10 @@ def sample(path: str | Path) -> Sample:
             concatenated = _concatenated(text)
             if concatenated:
                 return Sample(path, records=concatenated)
+            if PYTHON_REPR.match(text):
+                raise SourceError(path, None, "not JSON: a Python repr (single-quoted strings, "
+                                  "None/True/False), as print() or str() writes a list or dict; "
+                                  "no importer reads it: write the log with json.dump")
             raise SourceError(path, number, f"neither JSON nor JSON Lines ({found[0].syntax})")
         if isinstance(record, dict):
             records.append(record)

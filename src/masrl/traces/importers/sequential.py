@@ -6,8 +6,8 @@ Such a log records order, not dependencies, and every party sees what came befor
 event depends on the event (or events) just before it: the *frontier*. Tool calls issued
 together (one model response asking for several tools) all depend on the frontier and become
 the frontier together, so their waits overlap; each tool result depends on its own call (a
-``tool_dependency`` edge, blocking), else on the frontier; the next turn depends on every event
-of the frontier. The type of each edge says what joins the two events:
+``tool_dependency`` edge, blocking), else on the frontier, and takes its call's place in the
+frontier; the next turn depends on every event of the frontier (every result of the batch). The type of each edge says what joins the two events:
 
 * ``tool_dependency`` (blocking) from a call to its result;
 * ``message`` from a message to its addressee's next event (``blocking`` when the message is
@@ -73,20 +73,25 @@ class Turns:
 
     def results(self, results: Iterable[dict]) -> list[dict]:
         """Add tool results returned together; each may name ``call`` (its tool_call event id,
-        see :meth:`call_for`): it then depends on that call, else on the frontier."""
-        added = []
+        see :meth:`call_for`): it then depends on that call, else on the frontier. The
+        results join the frontier in place of the calls they answer (calls issued together may
+        be answered one record at a time, and the next turn waits for all of them)."""
+        added, answered = [], set()
         for result in results:
             call = result.pop("call", None)
             event = self.build.event(**result)
             if call is not None:
                 self.build.edge(call, event["id"], "tool_dependency", "blocking")
+                answered.add(call)
                 if call in self.open_calls:
                     self.open_calls.remove(call)
             else:
                 self._follow(event, self.frontier)
             added.append(event)
         if added:
-            self.frontier = [e["id"] for e in added]
+            waiting = [f for f in self.frontier if f not in answered
+                       and self.build.by_id[f]["type"] in ("tool_call", "tool_result")]
+            self.frontier = waiting + [e["id"] for e in added]
         return added
 
     def _follow(self, event: dict, before: list[str]) -> None:
