@@ -46,8 +46,8 @@ result) and ``x_source`` its place in the file. What each item becomes, by ``typ
 * skipped, counted by reason: ``ThoughtEvent`` (the reasoning text of a model call whose result
   is another item), ``ModelClientStreamingChunkEvent`` (a piece of a message that follows
   whole), ``MemoryQueryEvent``, ``UserInputRequestedEvent``, ``TaskResult`` (it repeats the
-  run's messages), an item the recorder could not dump, and any other type
-  (``unknown record type: <type>``).
+  run's messages), a tool event with an empty list, an item the recorder could not dump, and
+  any other type (``unknown record type: <type>``).
 
 Usage: ``models_usage`` (``prompt_tokens``, ``completion_tokens``) is the usage of the model
 calls that produced the item; the item's (last) event carries it (``x_usage``, ``tokens``) and
@@ -110,6 +110,7 @@ EVENT_TYPES = {"ToolCallRequestEvent", "ToolCallExecutionEvent", "SelectSpeakerE
                "CodeGenerationEvent", "CodeExecutionEvent"}
 KNOWN = CHAT | EVENT_TYPES | set(SKIPPED)
 NOT_DUMPED = "not dumped: the recorder could not serialise the item"
+EMPTY_TOOL_EVENT = "tool event without calls or results"
 CODE_TOOL = "code_execution"
 MICROSECOND = timedelta(microseconds=1)
 
@@ -253,6 +254,9 @@ def _import_run(path: Path, shape: str, read: Any, label: str | None, records: l
             reason = SKIPPED[kind]
         elif kind not in KNOWN and not kind.startswith("StructuredMessage"):
             reason = f"unknown record type: {kind}"
+        elif kind in ("ToolCallRequestEvent", "ToolCallExecutionEvent") \
+                and not _list(path, where, dump):
+            reason = EMPTY_TOOL_EVENT
         if reason is not None:
             account.skip(reason, usage=None if usage is None else {
                 "tokens_in": usage[0], "tokens_out": usage[1]})
@@ -309,11 +313,8 @@ def _add(path: Path, turns: Turns, position: int, eid: str, where: str, kind: st
             events.append({**base, "id": f"{eid}.c{j}", "type": "tool_call", "agent": source,
                            "tool": _name(call), "content_ref": content_ref(
                                call.get("arguments", "")), "call_id": call.get("id")})
-        if events:
-            events[-1].update(model)
-            turns.calls_made(events)
-        else:
-            turns.turn(**base, id=eid, type="tool_call", agent=source, **model)
+        events[-1].update(model)
+        turns.calls_made(events)
         return
     if kind == "ToolCallExecutionEvent":
         results = []
@@ -323,6 +324,7 @@ def _add(path: Path, turns: Turns, position: int, eid: str, where: str, kind: st
                             "content_ref": content_ref(outcome.get("content", "")),
                             "x_error": True if outcome.get("is_error") is True else None,
                             "call": turns.call_for(outcome.get("call_id"))})
+        results[-1].update(model)
         turns.results(results)
         return
     if kind == "CodeGenerationEvent":

@@ -387,14 +387,16 @@ def is_message(value: Any, known: bool = True) -> bool:
     ``{role, content}`` object whose role is some other string counts too."""
     if not isinstance(value, dict):
         return False
-    if isinstance(value.get("data"), dict) and value.get("type") in LANGCHAIN_TYPES:
+    kind = value.get("type") if isinstance(value.get("type"), str) else None
+    if isinstance(value.get("data"), dict) and kind in LANGCHAIN_TYPES:
         value = value["data"]
+        kind = value.get("type") if isinstance(value.get("type"), str) else kind
     if "source" in value or "history" in value:  # AutoGen AgentChat dumps, Who&When logs
         return False
-    role = value.get("role")
-    if role in OPENAI_ROLES or (not known and isinstance(role, str) and "type" not in value):
+    role = value.get("role") if isinstance(value.get("role"), str) else None
+    if role in OPENAI_ROLES or (not known and role is not None and "type" not in value):
         return "content" in value or "tool_calls" in value or "function_call" in value
-    return value.get("type") in LANGCHAIN_TYPES and "content" in value
+    return kind in LANGCHAIN_TYPES and "content" in value
 
 
 def _messages(sample) -> list | None:

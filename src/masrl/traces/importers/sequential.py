@@ -7,7 +7,8 @@ event depends on the event (or events) just before it: the *frontier*. Tool call
 together (one model response asking for several tools) all depend on the frontier and become
 the frontier together, so their waits overlap; each tool result depends on its own call (a
 ``tool_dependency`` edge, blocking), else on the frontier, and takes its call's place in the
-frontier; the next turn depends on every event of the frontier (every result of the batch). The type of each edge says what joins the two events:
+frontier; the next turn depends on every event of the frontier (every result of the batch).
+The type of each edge says what joins the two events:
 
 * ``tool_dependency`` (blocking) from a call to its result;
 * ``message`` from a message to its addressee's next event (``blocking`` when the message is

@@ -1,0 +1,166 @@
+"""Conservation (``accounting.py``) of the chat and event-log importers, one hypothesis
+property per importer: documents generated with random records (record types the importer
+does not know, and records with usage that it skips, among them) import into traces whose books
+balance against what the generator put in: every record read is mapped or skipped, unknown
+types are counted under their own reason, and the tokens the source states are found in the
+events or among the skipped records."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from masrl.traces.importers import import_file
+from masrl.traces.importers.accounting import conservation_problems, trace_usage
+
+PROPERTY = settings(max_examples=30, deadline=None, derandomize=True, database=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture,
+                                           HealthCheck.too_slow])
+AGENTS = ["Planner", "Coder", "WebSurfer"]
+tokens = st.integers(min_value=0, max_value=50_000)
+usage = st.one_of(st.none(), st.tuples(tokens, tokens))
+
+
+def write(tmp_path_factory, name: str, document) -> object:
+    path = tmp_path_factory.mktemp("conservation") / name
+    text = document if isinstance(document, str) else json.dumps(document)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def check_books(trace: dict, read: int, skipped: int, stated: tuple, reasons: dict) -> None:
+    records = trace["provenance"]["records"]
+    assert (records["read"], records["skipped"]) == (read, skipped)
+    assert records["read"] == records["mapped"] + records["skipped"]
+    source = trace["provenance"]["usage"]["source"]
+    assert (source["tokens_in"], source["tokens_out"]) == stated
+    carried = trace_usage(trace)
+    skipped_usage = trace["provenance"]["usage"]["skipped"]
+    assert carried["tokens_in"] + skipped_usage["tokens_in"] == stated[0]
+    assert carried["tokens_out"] + skipped_usage["tokens_out"] == stated[1]
+    for reason, n in reasons.items():
+        assert trace["provenance"]["skipped"].get(reason, 0) == n, reason
+    assert conservation_problems(trace) == []
+
+
+# ---------------------------------------------------------------------------------- Who&When
+
+def repr_record(name: str, k: int, used) -> dict:
+    models = "None" if used is None else \
+        f"RequestUsage(prompt_tokens={used[0]}, completion_tokens={used[1]})"
+    return {"role": "Assistant", "name": name,
+            "content": f"TextMessage: id='m{k}' source='{name}' models_usage={models} "
+                       f"metadata={{}} created_at=datetime.datetime(2026, 1, 1, 10, 0, {k % 60}, "
+                       f"tzinfo=datetime.timezone.utc) content='invented' type='TextMessage'"}
+
+
+@st.composite
+def autogen_logs(draw):
+    turns = draw(st.lists(st.tuples(st.sampled_from(AGENTS + ["MagenticOneOrchestrator"]), usage),
+                          min_size=1, max_size=12))
+    extra = draw(st.lists(st.sampled_from(["task result", "note"]), max_size=3))
+    history = [repr_record("user", 0, None)]
+    history += [repr_record(name, k + 1, used) for k, (name, used) in enumerate(turns)]
+    history += [{"role": "Assistant", "name": "unknown", "content": "TaskResult: messages=[]"}
+                if what == "task result" else
+                {"role": "Assistant", "name": "Runner", "content": "finished"} for what in extra]
+    history.insert(1, repr_record("MagenticOneOrchestrator", 99, None))
+    stated = (sum(u[0] for _, u in turns if u), sum(u[1] for _, u in turns if u))
+    return {"question_ID": "q", "history": history}, stated, extra
+
+
+@PROPERTY
+@given(case=autogen_logs())
+def test_who_and_when_books_balance(tmp_path_factory, case):
+    document, stated, extra = case
+    trace = import_file("who-and-when", write(tmp_path_factory, "log.json", document)).trace
+    check_books(trace, len(document["history"]), len(extra), stated, {
+        "task result: repeats the run's messages": extra.count("task result"),
+        "runner note: not an AutoGen message of the run": extra.count("note")})
+
+
+# ---------------------------------------------------------------------------------- AutoGen
+
+@st.composite
+def autogen_items(draw):
+    items, stated, skipped, unknown = [], [0, 0], 0, {}
+    calls = 0
+    for _ in range(draw(st.integers(min_value=1, max_value=14))):
+        kind = draw(st.sampled_from(["TextMessage", "ToolCallRequestEvent",
+                                     "ToolCallExecutionEvent", "ThoughtEvent", "StopMessage",
+                                     "ModelClientStreamingChunkEvent", "InventedEvent",
+                                     "SelectSpeakerEvent"]))
+        used = draw(usage)
+        item = {"type": kind, "source": draw(st.sampled_from(AGENTS)), "content": "x"}
+        if kind == "ToolCallRequestEvent":
+            n = draw(st.integers(min_value=0, max_value=3))
+            item["content"] = [{"id": f"c{calls + j}", "name": "t", "arguments": "{}"}
+                               for j in range(n)]
+            calls += n
+            skipped += n == 0  # a request without calls gives no event
+        elif kind == "ToolCallExecutionEvent":
+            item["content"] = [{"call_id": f"c{draw(st.integers(0, max(calls, 1)))}",
+                                "content": "r", "name": "t"}]
+        elif kind == "SelectSpeakerEvent":
+            item["content"] = [draw(st.sampled_from(AGENTS))]
+        if used is not None:
+            item["models_usage"] = {"prompt_tokens": used[0], "completion_tokens": used[1]}
+            stated[0] += used[0]
+            stated[1] += used[1]
+        if kind in ("ThoughtEvent", "ModelClientStreamingChunkEvent", "InventedEvent"):
+            skipped += 1
+        if kind == "InventedEvent":
+            unknown["unknown record type: InventedEvent"] = \
+                unknown.get("unknown record type: InventedEvent", 0) + 1
+        items.append(item)
+    items.insert(0, {"type": "TextMessage", "source": "user", "content": "task"})
+    return items, tuple(stated), skipped, unknown
+
+
+@PROPERTY
+@given(case=autogen_items(), lines=st.booleans())
+def test_autogen_books_balance(tmp_path_factory, case, lines):
+    items, stated, skipped, unknown = case
+    text = "\n".join(json.dumps(i) for i in items) + "\n" if lines else json.dumps(items)
+    trace = import_file("autogen", write(tmp_path_factory, "items.json", text)).trace
+    check_books(trace, len(items), skipped, stated, unknown)
+
+
+# ---------------------------------------------------------------------------------- chat
+
+@st.composite
+def transcripts(draw):
+    messages, stated, skipped, unknown = [], [0, 0], 0, {}
+    for k in range(draw(st.integers(min_value=1, max_value=14))):
+        role = draw(st.sampled_from(["user", "assistant", "assistant", "tool", "system",
+                                     "narrator"]))
+        message = {"role": role, "content": "x", "name": draw(st.sampled_from(AGENTS))}
+        used = draw(usage) if role == "assistant" else None
+        if role == "assistant" and draw(st.booleans()):
+            message["tool_calls"] = [{"id": f"c{k}", "type": "function",
+                                      "function": {"name": "t", "arguments": "{}"}}]
+        if role == "tool" and draw(st.booleans()):
+            message["tool_call_id"] = f"c{draw(st.integers(0, 14))}"
+        if used is not None:
+            message["usage"] = {"prompt_tokens": used[0], "completion_tokens": used[1]}
+            stated[0] += used[0]
+            stated[1] += used[1]
+        if role in ("system", "narrator"):
+            skipped += 1
+        if role == "narrator":
+            unknown["unknown record type: narrator"] = \
+                unknown.get("unknown record type: narrator", 0) + 1
+        messages.append(message)
+    messages.insert(0, {"role": "user", "content": "task"})
+    return messages, tuple(stated), skipped, unknown
+
+
+@PROPERTY
+@given(case=transcripts(), wrapped=st.booleans())
+def test_chat_books_balance(tmp_path_factory, case, wrapped):
+    messages, stated, skipped, unknown = case
+    document = {"messages": messages} if wrapped else messages
+    trace = import_file("chat", write(tmp_path_factory, "chat.json", document)).trace
+    check_books(trace, len(messages), skipped, stated, unknown)
