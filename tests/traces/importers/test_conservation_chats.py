@@ -164,3 +164,54 @@ def test_chat_books_balance(tmp_path_factory, case, wrapped):
     document = {"messages": messages} if wrapped else messages
     trace = import_file("chat", write(tmp_path_factory, "chat.json", document)).trace
     check_books(trace, len(messages), skipped, stated, unknown)
+
+
+# ---------------------------------------------------------------------------------- ADK
+
+@st.composite
+def adk_events(draw):
+    events, stated, skipped, unknown = [], [0, 0], 0, {}
+    for k in range(draw(st.integers(min_value=1, max_value=14))):
+        kind = draw(st.sampled_from(["text", "call", "response", "state", "partial",
+                                     "no author", "thought"]))
+        event = {"author": draw(st.sampled_from(AGENTS)), "invocationId": "e-1", "id": f"v{k}",
+                 "timestamp": 1760000000 + k}
+        parts = {"text": [{"text": "x"}], "call": [{"functionCall": {"id": f"c{k}", "name": "t",
+                                                                     "args": {}}}],
+                 "response": [{"functionResponse": {"id": f"c{draw(st.integers(0, 14))}",
+                                                    "name": "t", "response": {}}}],
+                 "thought": [{"text": "x", "thought": True}],
+                 "partial": [{"text": "x"}], "state": None, "no author": [{"text": "x"}]}[kind]
+        if parts is not None:
+            event["content"] = {"role": "model", "parts": parts}
+        else:
+            event["actions"] = {"stateDelta": {"k": k}}
+        if kind == "partial":
+            event["partial"] = True
+        if kind == "no author":
+            del event["author"]
+            unknown["unknown record type: an event without author"] = \
+                unknown.get("unknown record type: an event without author", 0) + 1
+        used = draw(usage)
+        if used is not None:
+            event["usageMetadata"] = {"promptTokenCount": used[0],
+                                      "candidatesTokenCount": used[1]}
+            stated[0] += used[0]
+            stated[1] += used[1]
+        # skipped: partial and author-less events, and a state update without usage (with
+        # usage it is a model response, kept as a message)
+        skipped += kind in ("partial", "no author") or (kind == "state" and used is None)
+        events.append(event)
+    events.insert(0, {"author": "user", "invocationId": "e-1",
+                      "content": {"role": "user", "parts": [{"text": "task"}]}})
+    return events, tuple(stated), skipped, unknown
+
+
+@PROPERTY
+@given(case=adk_events(), session=st.booleans())
+def test_adk_books_balance(tmp_path_factory, case, session):
+    events, stated, skipped, unknown = case
+    document = {"id": "s", "appName": "a", "userId": "u", "state": {}, "events": events} \
+        if session else events
+    trace = import_file("adk", write(tmp_path_factory, "adk.json", document)).trace
+    check_books(trace, len(events), skipped, stated, unknown)

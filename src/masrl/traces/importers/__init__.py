@@ -15,7 +15,8 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 * ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`);
 * ``autogen``: the messages and events of an AutoGen AgentChat run (0.4 and later, Magentic-One
   included), as a run_stream recorder, a TaskResult or message dumps (:mod:`.autogen`);
-* ``chat``: a chat transcript, a list of OpenAI-style or LangChain messages (:mod:`.chat`).
+* ``chat``: a chat transcript, a list of OpenAI-style or LangChain messages (:mod:`.chat`);
+* ``adk``: a Google ADK session, or the events of ADK runs (:mod:`.adk`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from masrl.traces.importers import (
+    adk,
     atif,
     autogen,
     chat,
@@ -48,7 +50,7 @@ from masrl.traces.importers.common import ImportResult, SourceError, dumps, writ
 
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
            "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
-           "autogen": autogen, "chat": chat}
+           "autogen": autogen, "chat": chat, "adk": adk}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}

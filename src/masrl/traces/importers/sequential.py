@@ -18,7 +18,8 @@ The type of each edge says what joins the two events:
 * ``temporal`` otherwise (order only).
 
 A delegation to an agent that does not act next (an orchestrator updates its plan in between)
-is also joined to that agent's next event by a ``message`` edge (blocking).
+is also joined to that agent's next event by a ``message`` edge (blocking, or ``handoff`` when
+the delegation hands the conversation over: ``x_handoff``).
 
 :func:`usage_fields` writes a model call's usage on the event that carries the call, as
 :mod:`.accounting` asks: ``tokens`` = ``input`` + ``output``, ``x_usage`` and ``x_model_call``.
@@ -102,7 +103,9 @@ class Turns:
             self.build.edge(src, event["id"], kind, mode)
         delegation = self.delegated.pop(event["agent"], None)
         if delegation is not None and delegation not in before:
-            self.build.edge(delegation, event["id"], "message", "blocking")
+            handoff = self.build.by_id[delegation].get("x_handoff")
+            self.build.edge(delegation, event["id"], "message",
+                            "handoff" if handoff else "blocking")
         if event.get("decision") == "delegate" and event.get("to"):
             self.delegated[event["to"]] = event["id"]
 
@@ -110,11 +113,11 @@ class Turns:
 def edge_kind(previous: dict, event: dict, by_id: dict) -> tuple[str, str | None]:
     """The type (and mode) of the edge from ``previous`` to the ``event`` right after it."""
     addressed = previous.get("to") == event["agent"]
+    if previous.get("x_handoff") and addressed:
+        return "message", "handoff"
     if previous["type"] == "orchestrator_decision" and previous.get("decision") == "delegate" \
             and addressed:
         return "message", "blocking"
-    if previous.get("x_handoff") and addressed:
-        return "message", "handoff"
     if previous["type"] == "message" and addressed:
         return "message", None
     if previous["agent"] == event["agent"]:
