@@ -215,3 +215,60 @@ def test_adk_books_balance(tmp_path_factory, case, session):
         if session else events
     trace = import_file("adk", write(tmp_path_factory, "adk.json", document)).trace
     check_books(trace, len(events), skipped, stated, unknown)
+
+
+# ---------------------------------------------------------------------------------- LangGraph
+
+@st.composite
+def update_chunks(draw):
+    chunks, stated, skipped, ids = [], [0, 0], 0, []
+    for k in range(draw(st.integers(min_value=1, max_value=12))):
+        kind = draw(st.sampled_from(["ai", "ai", "tool", "state", "interrupt", "null",
+                                     "repeat"]))
+        node = draw(st.sampled_from(AGENTS))
+        if kind == "interrupt":
+            chunks.append({"__interrupt__": [{"value": "?"}]})
+            skipped += 1
+            continue
+        if kind == "null":
+            chunks.append({node: None})
+            skipped += 1
+            continue
+        if kind == "state":  # a node writing other channels, with or without a message
+            if draw(st.booleans()):
+                chunks.append({node: {"messages": [], "plan": [k]}})
+            else:
+                chunks.append({node: {"messages": [{"type": "ai", "content": "x",
+                                                    "id": f"m{k}"}]}})
+                ids.append(f"m{k}")
+            continue
+        if kind == "repeat" and ids:
+            repeated = draw(st.sampled_from(ids))
+            chunks.append({node: {"messages": [{"type": "ai", "content": "x", "id": repeated,
+                                                "usage_metadata": {"input_tokens": 5,
+                                                                   "output_tokens": 5}}]}})
+            skipped += 1  # every message of the chunk was read before
+            continue
+        message = {"type": "ai" if kind != "tool" else "tool", "content": "x", "id": f"m{k}"}
+        if kind == "tool":
+            message["tool_call_id"] = f"c{draw(st.integers(0, 12))}"
+        else:
+            if draw(st.booleans()):
+                message["tool_calls"] = [{"name": "t", "args": {}, "id": f"c{k}"}]
+            used = draw(usage)
+            if used is not None:
+                message["usage_metadata"] = {"input_tokens": used[0], "output_tokens": used[1]}
+                stated[0] += used[0]
+                stated[1] += used[1]
+        ids.append(f"m{k}")
+        chunks.append({node: {"messages": [message]}})
+    return chunks, tuple(stated), skipped
+
+
+@PROPERTY
+@given(case=update_chunks())
+def test_langgraph_books_balance(tmp_path_factory, case):
+    chunks, stated, skipped = case
+    chunks.insert(0, {"user": {"messages": [{"type": "human", "content": "task", "id": "h"}]}})
+    trace = import_file("langgraph", write(tmp_path_factory, "updates.json", chunks)).trace
+    check_books(trace, len(chunks), skipped, stated, {})

@@ -16,7 +16,9 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 * ``autogen``: the messages and events of an AutoGen AgentChat run (0.4 and later, Magentic-One
   included), as a run_stream recorder, a TaskResult or message dumps (:mod:`.autogen`);
 * ``chat``: a chat transcript, a list of OpenAI-style or LangChain messages (:mod:`.chat`);
-* ``adk``: a Google ADK session, or the events of ADK runs (:mod:`.adk`).
+* ``adk``: a Google ADK session, or the events of ADK runs (:mod:`.adk`);
+* ``langgraph``: a LangGraph graph's update or debug stream, or its state history
+  (:mod:`.langgraph`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -42,6 +44,7 @@ from masrl.traces.importers import (
     codex,
     detect,
     langfuse,
+    langgraph,
     openai_agents,
     otel,
     who_and_when,
@@ -50,7 +53,8 @@ from masrl.traces.importers.common import ImportResult, SourceError, dumps, writ
 
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
            "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
-           "autogen": autogen, "chat": chat, "adk": adk}
+           "autogen": autogen, "chat": chat, "adk": adk,
+           "langgraph": langgraph}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}

@@ -11,7 +11,8 @@ export), or JSON Lines of messages. Two message forms are read, and the trace sa
 * ``langchain``: a LangChain message as ``message.model_dump()`` or ``messages_to_dict`` writes
   it: ``{type, content, name?, id?, tool_calls?, tool_call_id?, usage_metadata?,
   response_metadata?, additional_kwargs?}`` with ``type`` ``human``, ``ai``, ``system``,
-  ``tool``, ``function`` or ``chat`` (or the same wrapped as ``{type, data: {...}}``).
+  ``tool``, ``function`` or ``chat`` (or the same wrapped as ``{type, data: {...}}``, or
+  serialised by ``dumpd`` as ``{lc, type: "constructor", id: [..., "AIMessage"], kwargs}``).
 
 A file that is a Python repr of such a list (``[{'role': 'user', ...}]``, as ``print`` writes
 it) is not JSON and is refused with that reason (:mod:`.detect`).
@@ -28,6 +29,10 @@ else its role, ``user`` or ``assistant``):
   ``response_metadata``, an OpenAI-style ``usage``) carries that call: ``x_model_call`` (its
   ``id``, else its place) and its tokens on its last event; a plain transcript does not say
   which turns a model wrote, so it has no model calls;
+* a tool call named ``transfer_to_<agent>`` or ``transfer_back_to_<agent>`` (the handoff
+  tools of langgraph-supervisor and langgraph-swarm) -> ``orchestrator_decision`` ``delegate``
+  ``to`` that agent (``x_handoff``; the tool message that acknowledges it is a counted skipped
+  part);
 * ``tool`` / ``function`` -> ``tool_result``, by the agent that called the tool, joined to the
   call with the same ``tool_call_id``; without an id, to the oldest call still unanswered; and
   when no call is waiting (the transcript records the tool's output but not the call, as a
@@ -82,6 +87,18 @@ LANGCHAIN_TYPES = {"human": "user", "ai": "assistant", "system": "system", "tool
                    "SystemMessage": "system", "ToolMessage": "tool",
                    "FunctionMessage": "function"}
 SYSTEM_SKIP = "system message: instructions or the run's status, not a turn"
+TRANSFER_ACK = "transfer acknowledgement: the tool message answering a handoff"
+HANDOFF_PREFIXES = ("transfer_back_to_", "transfer_to_")
+
+
+def handoff_target(name: Any) -> str | None:
+    """The agent a handoff tool hands the conversation to (``transfer_to_<agent>``,
+    ``transfer_back_to_<agent>``, as langgraph-supervisor and langgraph-swarm name them)."""
+    if isinstance(name, str):
+        for prefix in HANDOFF_PREFIXES:
+            if name.startswith(prefix) and len(name) > len(prefix):
+                return name[len(prefix):]
+    return None
 OPENAI, LANGCHAIN = "openai", "langchain"
 
 
@@ -111,6 +128,7 @@ def decode(path: Path, where: str, value: Any) -> Message:
         raise SourceError(path, where, f"a message must be an object, found {json_type(value)}")
     if "role" not in value and isinstance(value.get("data"), dict) and "type" in value:
         value = {**value["data"], "type": value["type"]}  # messages_to_dict
+    value = serialised(value)
     if "role" in value:
         kind = value["role"]
         if not isinstance(kind, str):
@@ -144,6 +162,17 @@ def decode(path: Path, where: str, value: Any) -> Message:
             message.responses = [(r.get("tool_call_id"), r.get("content", ""))
                                  for r in responses if isinstance(r, dict)]
     return message
+
+
+def serialised(value: dict) -> dict:
+    """A message LangChain serialised with ``dumpd`` (``{lc, type: constructor, id: [...,
+    "AIMessage"], kwargs}``, as LangGraph's checkpointers write it) as a plain message dict;
+    any other value unchanged."""
+    if value.get("type") == "constructor" and isinstance(value.get("kwargs"), dict) \
+            and isinstance(value.get("id"), list) and value["id"] \
+            and isinstance(value["id"][-1], str):
+        return {**value["kwargs"], "type": value["id"][-1]}
+    return value
 
 
 def _tool_calls(path: Path, where: str, value: dict) -> list[tuple]:
@@ -248,7 +277,9 @@ def _read(path: Path) -> tuple[list[tuple[str, Any]], str]:
 
 # ---------------------------------------------------------------------------------- importing
 
-class _Transcript:
+class Conversation:
+    """The events of chat messages read one after another (shared with :mod:`.langgraph`)."""
+
     def __init__(self, path: Path, result: ImportResult) -> None:
         self.path, self.result, self.account = path, result, result.account
         self.turns = Turns()
@@ -256,6 +287,8 @@ class _Transcript:
         self.first = True
         self.forms: Counter = Counter()
         self.embedded = 0
+        self.t: float = 0  # the time of the messages being read (a transcript has none)
+        self.transfers: set[str] = set()  # ids of handoff tool calls
 
     def message(self, k: int, where: str, value: Any) -> None:
         self.account.read()
@@ -285,13 +318,21 @@ class _Transcript:
         self._map(f"m{k}", where, message, message.name)
         self.account.map()
 
+    def state(self, message: Message) -> None:
+        """Count the usage ``message`` states."""
+        self._state(message)
+
     def _state(self, message: Message) -> None:
         if message.usage is not None:
             self.account.state_usage(tokens_in=message.usage[0], tokens_out=message.usage[1])
 
+    def map(self, eid: str, where: str, message: Message, speaker: str | None) -> bool:
+        """Events of one message (ids from ``eid``, by ``speaker``); ``False`` when it gives
+        none (a system message, counted as a skipped part)."""
+        return self._map(eid, where, message, speaker)
+
     def _map(self, eid: str, where: str, message: Message, speaker: str | None) -> bool:
-        """Events of one message; ``False`` when it gives none (a nested system message)."""
-        turns, base = self.turns, {"t": 0, "x_source": where}
+        turns, base = self.turns, {"t": self.t, "x_source": where}
         ref = content_ref(message.content)
         if message.role in ("system", "developer") or message.role is None:
             self.account.skip_part(SYSTEM_SKIP if message.role else
@@ -312,16 +353,31 @@ class _Transcript:
             if text or not message.tool_calls:
                 turns.turn(**base, id=eid, type="message", agent=agent, content_ref=ref,
                            x_message_id=message.id, **({} if message.tool_calls else model))
-            calls = [{**base, "id": f"{eid}.c{j}", "type": "tool_call", "agent": agent,
-                      "tool": name, "content_ref": content_ref(arguments), "call_id": call_id}
-                     for j, (call_id, name, arguments) in enumerate(message.tool_calls)]
+            calls, handoffs = [], []
+            for j, (call_id, name, arguments) in enumerate(message.tool_calls):
+                target = handoff_target(name)
+                if target is not None:
+                    handoffs.append({**base, "id": f"{eid}.c{j}", "type": "orchestrator_decision",
+                                     "agent": agent, "decision": "delegate", "to": target,
+                                     "x_handoff": True, "content_ref": content_ref(arguments)})
+                    if call_id is not None:
+                        self.transfers.add(call_id)
+                    continue
+                calls.append({**base, "id": f"{eid}.c{j}", "type": "tool_call", "agent": agent,
+                              "tool": name, "content_ref": content_ref(arguments),
+                              "call_id": call_id})
             if calls:
-                calls[-1].update(model)
+                calls[-1].update(model if not handoffs else {})
                 turns.calls_made(calls)
+            for k, handoff in enumerate(handoffs):
+                turns.turn(**handoff, **(model if k == len(handoffs) - 1 else {}))
         else:  # tool, function
             answers = message.responses or [(message.tool_call_id, message.content)]
             results = []
             for j, (call_id, content) in enumerate(answers):
+                if call_id is not None and call_id in self.transfers:
+                    self.account.skip_part(TRANSFER_ACK)
+                    continue
                 call = turns.call_for(call_id) or (turns.open_calls[0] if turns.open_calls
                                                    else None)
                 if call is None:  # the transcript has the output, not the call
@@ -336,7 +392,7 @@ class _Transcript:
                                 "content_ref": content_ref(content), "call": call})
             turns.results(results)
             self.first = False
-            return True
+            return bool(results)
         self.last_speaker = agent
         self.first = False
         return True
@@ -351,7 +407,7 @@ def import_file(path: str | Path) -> ImportResult:
     result = ImportResult(FORMAT, str(path), {}, files=[str(path)], skipped=Counter(),
                           repairs=Counter())
     result.account.unit = UNIT
-    transcript = _Transcript(path, result)
+    transcript = Conversation(path, result)
     for k, (where, value) in enumerate(messages):
         transcript.message(k, where, value)
     turns = transcript.turns
@@ -387,6 +443,7 @@ def is_message(value: Any, known: bool = True) -> bool:
     ``{role, content}`` object whose role is some other string counts too."""
     if not isinstance(value, dict):
         return False
+    value = serialised(value)
     kind = value.get("type") if isinstance(value.get("type"), str) else None
     if isinstance(value.get("data"), dict) and kind in LANGCHAIN_TYPES:
         value = value["data"]
