@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -272,3 +273,49 @@ def test_langgraph_books_balance(tmp_path_factory, case):
     chunks.insert(0, {"user": {"messages": [{"type": "human", "content": "task", "id": "h"}]}})
     trace = import_file("langgraph", write(tmp_path_factory, "updates.json", chunks)).trace
     check_books(trace, len(chunks), skipped, stated, {})
+
+
+# ---------------------------------------------------------------------------------- LangChain
+
+@st.composite
+def run_lists(draw):
+    runs = [{"id": "root", "name": "graph", "run_type": "chain",
+             "start_time": "2026-01-01T00:00:00", "end_time": "2026-01-01T00:10:00"}]
+    stated, cost, skipped, unknown = [0, 0], 0.0, 1, {}
+    for k in range(draw(st.integers(min_value=1, max_value=12))):
+        kind = draw(st.sampled_from(["llm", "llm", "tool", "chain", "embedding", "oddity"]))
+        start = draw(st.integers(min_value=0, max_value=500))
+        run = {"id": f"r{k}", "name": f"n{k}", "run_type": kind, "parent_run_id": "root",
+               "start_time": f"2026-01-01T00:{start // 60:02d}:{start % 60:02d}",
+               "end_time": f"2026-01-01T00:{(start + 5) // 60:02d}:{(start + 5) % 60:02d}",
+               "extra": {"metadata": {"langgraph_node": draw(st.sampled_from(AGENTS))}}}
+        used = draw(usage) if kind in ("llm", "embedding") else None
+        if used is not None:
+            run.update(prompt_tokens=used[0], completion_tokens=used[1])
+            price = draw(st.sampled_from([0, 0.5, 0.125]))
+            run["total_cost"] = price
+            stated[0] += used[0]
+            stated[1] += used[1]
+            cost += price
+        if kind not in ("llm", "tool"):
+            skipped += 1
+        if kind == "oddity":
+            unknown["unknown record type: oddity"] = \
+                unknown.get("unknown record type: oddity", 0) + 1
+        runs.append(run)
+    if not any(r["run_type"] in ("llm", "tool") for r in runs):
+        runs.append({"id": "last", "name": "t", "run_type": "tool", "parent_run_id": "root",
+                     "start_time": "2026-01-01T00:09:00"})
+    return runs, tuple(stated), cost, skipped, unknown
+
+
+@PROPERTY
+@given(case=run_lists())
+def test_langchain_books_balance(tmp_path_factory, case):
+    runs, stated, cost, skipped, unknown = case
+    trace = import_file("langchain", write(tmp_path_factory, "runs.json", runs)).trace
+    check_books(trace, len(runs), skipped, stated, unknown)
+    usage = trace["provenance"]["usage"]
+    assert usage["source"]["cost_usd"] == pytest.approx(cost)
+    carried = sum(e.get("cost_usd", 0) for e in trace["events"])
+    assert carried + usage["skipped"]["cost_usd"] == pytest.approx(cost)

@@ -18,7 +18,9 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 * ``chat``: a chat transcript, a list of OpenAI-style or LangChain messages (:mod:`.chat`);
 * ``adk``: a Google ADK session, or the events of ADK runs (:mod:`.adk`);
 * ``langgraph``: a LangGraph graph's update or debug stream, or its state history
-  (:mod:`.langgraph`).
+  (:mod:`.langgraph`);
+* ``langchain``: LangChain runs (tracer dumps, LangSmith exports; one trace per root run) or
+  ``astream_events`` callback events (:mod:`.langchain`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -43,6 +45,7 @@ from masrl.traces.importers import (
     claude_code,
     codex,
     detect,
+    langchain,
     langfuse,
     langgraph,
     openai_agents,
@@ -54,7 +57,7 @@ from masrl.traces.importers.common import ImportResult, SourceError, dumps, writ
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
            "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
            "autogen": autogen, "chat": chat, "adk": adk,
-           "langgraph": langgraph}
+           "langgraph": langgraph, "langchain": langchain}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}
