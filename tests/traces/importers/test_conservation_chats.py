@@ -319,3 +319,55 @@ def test_langchain_books_balance(tmp_path_factory, case):
     assert usage["source"]["cost_usd"] == pytest.approx(cost)
     carried = sum(e.get("cost_usd", 0) for e in trace["events"])
     assert carried + usage["skipped"]["cost_usd"] == pytest.approx(cost)
+
+
+# ---------------------------------------------------------------------------------- A2A
+
+@st.composite
+def a2a_records(draw):
+    records, skipped, unknown, seen = [], 0, {}, []
+    for k in range(draw(st.integers(min_value=1, max_value=12))):
+        kind = draw(st.sampled_from(["send", "status", "state", "artifact", "query", "oddity",
+                                     "repeat"]))
+        if kind == "send":
+            records.append({"jsonrpc": "2.0", "id": k, "method": "message/send", "params": {
+                "message": {"kind": "message", "messageId": f"u{k}", "role": "user",
+                            "parts": [{"kind": "text", "text": "x"}]}}})
+            seen.append(f"u{k}")
+        elif kind == "status":
+            records.append({"jsonrpc": "2.0", "id": k, "result": {
+                "kind": "status-update", "taskId": "t", "status": {"state": "working",
+                "message": {"kind": "message", "messageId": f"a{k}", "role": "agent",
+                            "parts": []}}}})
+            seen.append(f"a{k}")
+        elif kind == "state":
+            records.append({"jsonrpc": "2.0", "id": k, "result": {
+                "kind": "status-update", "taskId": "t", "status": {"state": "completed"}}})
+            skipped += 1
+        elif kind == "artifact":
+            records.append({"kind": "artifact-update", "taskId": "t",
+                            "artifact": {"artifactId": f"r{k}", "parts": []}})
+        elif kind == "query":
+            records.append({"jsonrpc": "2.0", "id": k, "method": "tasks/get",
+                            "params": {"id": "t"}})
+            skipped += 1
+        elif kind == "oddity":
+            records.append({"jsonrpc": "2.0", "id": k, "result": {"kind": "invented"}})
+            skipped += 1
+            unknown["unknown record type: invented"] = \
+                unknown.get("unknown record type: invented", 0) + 1
+        elif seen:  # a task that repeats messages already read
+            records.append({"kind": "task", "id": "t", "status": {"state": "working"},
+                            "history": [{"kind": "message", "messageId": draw(
+                                st.sampled_from(seen)), "role": "user", "parts": []}]})
+            skipped += 1
+    records.insert(0, {"kind": "message", "messageId": "first", "role": "user", "parts": []})
+    return records, skipped, unknown
+
+
+@PROPERTY
+@given(case=a2a_records())
+def test_a2a_books_balance(tmp_path_factory, case):
+    records, skipped, unknown = case
+    trace = import_file("a2a", write(tmp_path_factory, "a2a.json", records)).trace
+    check_books(trace, len(records), skipped, (0, 0), unknown)

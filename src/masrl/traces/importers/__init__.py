@@ -20,7 +20,9 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 * ``langgraph``: a LangGraph graph's update or debug stream, or its state history
   (:mod:`.langgraph`);
 * ``langchain``: LangChain runs (tracer dumps, LangSmith exports; one trace per root run) or
-  ``astream_events`` callback events (:mod:`.langchain`).
+  ``astream_events`` callback events (:mod:`.langchain`);
+* ``a2a``: Agent2Agent protocol traffic, JSON-RPC records or task and message objects (one
+  trace per conversation) (:mod:`.a2a`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -38,6 +40,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from masrl.traces.importers import (
+    a2a,
     adk,
     atif,
     autogen,
@@ -57,7 +60,8 @@ from masrl.traces.importers.common import ImportResult, SourceError, dumps, writ
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
            "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
            "autogen": autogen, "chat": chat, "adk": adk,
-           "langgraph": langgraph, "langchain": langchain}
+           "langgraph": langgraph, "langchain": langchain,
+           "a2a": a2a}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}
