@@ -26,7 +26,7 @@ from masrl.terminal import printable
 AUTO = "auto"
 FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex",
            "autogen", "chat", "adk", "langgraph",
-           "langchain", "a2a")
+           "langchain", "a2a", "chatdev")
 """The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
 here so that building the ``masrl`` parser does not import every importer (and their
 libraries), which other commands, ``replay`` on a million events included, never use."""

@@ -371,3 +371,61 @@ def test_a2a_books_balance(tmp_path_factory, case):
     records, skipped, unknown = case
     trace = import_file("a2a", write(tmp_path_factory, "a2a.json", records)).trace
     check_books(trace, len(records), skipped, (0, 0), unknown)
+
+
+# ---------------------------------------------------------------------------------- ChatDev
+
+tokens_small = st.integers(min_value=0, max_value=5000)
+
+
+@st.composite
+def chatdev_logs(draw):
+    lines, stated, cost, skipped, unknown, pending = [], [0, 0], 0.0, 0, {}, False
+    roles = ("Chief Executive Officer", "Programmer")
+    for k in range(draw(st.integers(min_value=1, max_value=12))):
+        kind = draw(st.sampled_from(["phase", "turn", "usage", "usage", "notice", "oddity"]))
+        stamp = f"[2026-10-01 09:{k // 60:02d}:{k % 60:02d} INFO] "
+        if kind == "phase":
+            lines.append(stamp + "System: **[chatting]**\n\n| **assistant_role_name** | "
+                         "Programmer |\n| **user_role_name** | Chief Executive Officer |\n"
+                         "| **phase_name** | Coding |\n")
+        elif kind == "turn":
+            speaker = draw(st.sampled_from(roles))
+            lines.append(stamp + f"{speaker}: **Programmer<->Chief Executive Officer on : "
+                         f"Coding, turn {k}**\n\ntext\n")
+            pending = False
+        elif kind == "usage":
+            tokens = (draw(tokens_small), draw(tokens_small))
+            price = draw(st.sampled_from([0, 0.5, 0.25]))
+            if pending:
+                skipped += 1  # the earlier usage prices no turn
+            lines.append(stamp + f"**[OpenAI_Usage_Info Receive]**\nprompt_tokens: {tokens[0]}"
+                         f"\ncompletion_tokens: {tokens[1]}\n" + (f"cost: ${price}\n"
+                                                                   if price else ""))
+            stated[0] += tokens[0]
+            stated[1] += tokens[1]
+            cost += price
+            pending = True
+        elif kind == "notice":
+            lines.append(stamp + "flask app.py did not start for online log")
+            skipped += 1
+        else:
+            lines.append(stamp + "**[Invented Kind]**\n\nx\n")
+            skipped += 1
+            unknown["unknown record type: Invented Kind"] = \
+                unknown.get("unknown record type: Invented Kind", 0) + 1
+    # a closing turn: it is priced by a usage entry still waiting, if any
+    lines.append("[2026-10-01 10:00:00 INFO] Programmer: **Programmer<->Chief Executive "
+                 "Officer on : Coding, turn 99**\n\nend\n")
+    return "\n".join(lines) + "\n", len(lines), tuple(stated), cost, skipped, unknown
+
+
+@PROPERTY
+@given(case=chatdev_logs())
+def test_chatdev_books_balance(tmp_path_factory, case):
+    text, entries, stated, cost, skipped, unknown = case
+    trace = import_file("chatdev", write(tmp_path_factory, "run.log", text)).trace
+    check_books(trace, entries, skipped, stated, unknown)
+    usage = trace["provenance"]["usage"]
+    carried = sum(e.get("cost_usd", 0) for e in trace["events"])
+    assert carried + usage["skipped"]["cost_usd"] == pytest.approx(cost)

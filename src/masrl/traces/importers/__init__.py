@@ -22,7 +22,8 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
 * ``langchain``: LangChain runs (tracer dumps, LangSmith exports; one trace per root run) or
   ``astream_events`` callback events (:mod:`.langchain`);
 * ``a2a``: Agent2Agent protocol traffic, JSON-RPC records or task and message objects (one
-  trace per conversation) (:mod:`.a2a`).
+  trace per conversation) (:mod:`.a2a`);
+* ``chatdev``: a ChatDev run log, the text file of its chat chain (:mod:`.chatdev`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -45,6 +46,7 @@ from masrl.traces.importers import (
     atif,
     autogen,
     chat,
+    chatdev,
     claude_code,
     codex,
     detect,
@@ -61,7 +63,7 @@ MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_whe
            "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
            "autogen": autogen, "chat": chat, "adk": adk,
            "langgraph": langgraph, "langchain": langchain,
-           "a2a": a2a}
+           "a2a": a2a, "chatdev": chatdev}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}
