@@ -2,7 +2,8 @@
 
 FORMAT is ``auto`` (recognised from the content) or one of the formats of
 :data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
-``openai-agents``, ``atif``, ``codex``; see :mod:`masrl.traces.importers`). The trace is validated
+``openai-agents``, ``atif``, ``codex``, ``autogen``, ``chat``, ``adk``, ``langgraph``,
+``langchain``, ``a2a``, ``chatdev``; see :mod:`masrl.traces.importers`). The trace is validated
 before it is written; OUT is written atomically (a temporary file, then a rename) and only when
 the trace is valid. A summary goes to stderr (events, edges, agents, how a Who&When log was
 recognised, counted skips and repairs, validation warnings); ``--json`` also prints it as JSON on
@@ -38,7 +39,9 @@ def register(subparsers) -> None:
         "import", help="import a real multi-agent log as an orchestration trace",
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
         "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
-        "trajectory, a Codex CLI rollout) as an "
+        "trajectory, a Codex CLI rollout, AutoGen AgentChat events, a chat transcript, a Google "
+        "ADK session, a LangGraph stream or state history, LangChain runs or callback events, "
+        "A2A protocol traffic, a ChatDev log) as an "
         "orchestration trace, validate it and write it.")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "

@@ -21,6 +21,22 @@ summary). Nothing is guessed silently: a file that fits no shape, or two, is an 
 A file whose records mix the forms with and without ``name`` is an error, and so is a
 group-chat file with ``system_prompts`` (the AutoGen shape) but no record from the orchestrator.
 
+``recognised.content`` says how the records hold their messages: ``text``, or
+``autogen-message-reprs`` when the ``autogen-0.4`` records are the ``str()`` of AutoGen
+messages (``TextMessage: id='...' source='...' models_usage=RequestUsage(prompt_tokens=N,
+completion_tokens=M) metadata={...} created_at=datetime.datetime(...) content=...``, as the
+runner of mas-failure-attribution writes them). Then the importer reads, from each repr, the
+message id (``x_message_id``), the model usage of the message (``x_usage``, ``tokens``, and
+``x_model_call``: the message carries the model call that produced it) and its creation time
+(the event's ``t``; every repr needs one, else the trace has no times and each record without
+one is a counted part); a record that is the ``str()`` of the run's ``TaskResult`` (it repeats
+the messages) or any other text among the reprs (the runner's closing note) gives no event and
+is skipped, counted. Those skipped records are the last ones in the logs seen; the decisions are
+read from the records that give events.
+
+The unit of account (:mod:`.accounting`) is the ``history entry``: every record is read, and
+mapped or skipped as above; the usage the reprs state is the usage the events carry.
+
 What becomes an event (one event per history record ``k``, id ``h<k>``, ``x_source``
 ``history[k]``, ``content_ref`` the hash of the record's content):
 
@@ -66,14 +82,16 @@ is also joined, by a ``message`` edge with mode ``blocking``, to X's next record
 update comes in between. The longest dependency path therefore holds every record: these runs
 have no parallelism to find, and the importer does not invent any.
 
-Times: when every record has ``created_at`` (an ISO 8601 time with a UTC offset), ``t`` is the
+Times: when every record has ``created_at`` (an ISO 8601 time with a UTC offset), or its repr
+has a UTC ``created_at``, ``t`` is the
 seconds from the earliest one (computed from whole microseconds) and ``costs.wall_clock_s`` the
 latest ``t``; a record earlier than the one it follows has its ``t`` raised to that record's and
 is counted as a repair. When no record has a time (the published Who&When logs record order
 only), every event has ``t = 0`` and order is carried by the edges (and ``x_source``), so
-wall-clock and busy times are 0. A time on some records but not all is an error. Costs: no
-tokens or money are recorded; ``costs.tokens`` is required by the schema and written as 0, which
-here means *not recorded*. ``costs.messages`` counts the ``message`` events.
+wall-clock and busy times are 0. A time on some records but not all is an error. Costs: the
+published logs record no tokens or money; ``costs.tokens`` is required by the schema and written
+as the tokens the events carry, 0 when none are recorded (*not recorded*).
+``costs.messages`` counts the ``message`` events.
 
 Labels and reward: the event of history record ``mistake_step`` (0-based) carries
 ``x_mistake_step: true``, ``x_mistake_agent`` (the label's agent, as written) and
