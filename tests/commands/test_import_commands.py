@@ -154,7 +154,9 @@ def test_usage_errors_exit_2(argv, capsys):
 
 def test_format_names_are_exact():
     assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
-                                       "openai-agents", "atif", "codex", "gemini-cli"]
+    assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
+                                       "openai-agents", "atif", "codex", "gemini-cli", "autogen",
+                                       "chat", "adk", "langgraph", "langchain", "a2a", "chatdev"]
 
 
 def test_the_commands_name_every_importer_and_exporter_without_importing_them():

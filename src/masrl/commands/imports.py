@@ -2,7 +2,8 @@
 
 FORMAT is ``auto`` (recognised from the content) or one of the formats of
 :data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
-``openai-agents``, ``atif``, ``codex``, ``gemini-cli``; see :mod:`masrl.traces.importers`). The
+``openai-agents``, ``atif``, ``codex``, ``gemini-cli``, ``autogen``, ``chat``, ``adk``,
+``langgraph``, ``langchain``, ``a2a``, ``chatdev``; see :mod:`masrl.traces.importers`). The
 trace is validated before it is written; OUT is written atomically (a temporary file, then a
 rename) and only when the trace is valid. A summary goes to stderr (events, edges, agents, how a
 Who&When log was recognised, counted skips and repairs, validation warnings); ``--json`` also
@@ -39,7 +40,8 @@ from masrl.terminal import printable
 
 AUTO = "auto"
 FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex",
-           "gemini-cli")
+           "gemini-cli", "autogen", "chat", "adk", "langgraph",
+           "langchain", "a2a", "chatdev")
 """The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
 here so that building the ``masrl`` parser does not import every importer (and their
 libraries), which other commands, ``replay`` on a million events included, never use."""
@@ -51,7 +53,9 @@ def register(subparsers) -> None:
         "import", help="import a real multi-agent log as an orchestration trace",
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
         "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
-        "trajectory, a Codex CLI rollout, a Gemini CLI session) as an "
+        "trajectory, a Codex CLI rollout, a Gemini CLI session, AutoGen AgentChat events, a chat transcript, a Google "
+        "ADK session, a LangGraph stream or state history, LangChain runs or callback events, "
+        "A2A protocol traffic, a ChatDev log) as an "
         "orchestration trace, validate it and write it.")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from importer_helpers import FIXTURES
 
 from masrl.traces.importers import AUTO, MODULES, SourceError, dumps, import_file
-from masrl.traces.strict_json import parse, parse_sequence
+from masrl.traces.strict_json import StrictJSONError, parse, parse_sequence
 from masrl.traces.validate import validate_document
 
 PROPERTY = settings(max_examples=25, deadline=None, derandomize=True, database=None,
@@ -44,6 +44,8 @@ def keys_of(fmt: str) -> tuple[str, ...]:
     """Every object key the format's fixtures use."""
     found: set[str] = set()
     for path in fixtures(fmt):
+        if is_text_log(path.read_text(encoding="utf-8")):
+            continue
         stack = [value for _, value, _ in parse_sequence(path.read_text(encoding="utf-8"))]
         while stack:
             node = stack.pop()
@@ -82,6 +84,21 @@ def check(fmt: str, path: Path) -> None:
         validate_document(json.loads(text))
 
 
+def is_text_log(text: str) -> bool:
+    """A text log (ChatDev's), neither JSON nor a sequence of JSON values."""
+    try:
+        parse_sequence(text)
+    except StrictJSONError:
+        return parse(text)[1] != [] and parse(text)[1][0].parts is None
+    return False
+
+
+def text_lines(fmt: str) -> list[str]:
+    """Every line of the format's text-log fixtures."""
+    return [line for path in fixtures(fmt)
+            for line in path.read_text(encoding="utf-8").splitlines()]
+
+
 def write(path: Path, lines: bool, values_: list) -> None:
     text = "".join(json.dumps(v) + "\n" for v in values_) if lines else json.dumps(values_[0])
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
@@ -89,6 +106,20 @@ def write(path: Path, lines: bool, values_: list) -> None:
 
 @pytest.mark.parametrize("fmt", MODULES)
 def test_generated_logs_of_each_format(tmp_path, fmt):
+    if all(is_text_log(p.read_text(encoding="utf-8")) for p in fixtures(fmt)):
+        lines_ = text_lines(fmt)
+
+        @PROPERTY
+        @given(picked=st.lists(st.one_of(st.sampled_from(lines_), st.text(max_size=20)),
+                               min_size=1, max_size=30))
+        def run_text(picked):
+            path = tmp_path / "log.log"
+            path.write_text("\n".join(picked) + "\n", encoding="utf-8",
+                            errors="surrogatepass")
+            check(fmt, path)
+
+        run_text()
+        return
     keys = keys_of(fmt)
     one_document = all(p.suffix == ".json" for p in fixtures(fmt))
 
@@ -128,6 +159,17 @@ def damage(path: Path, data) -> None:
     if kind == "cut":
         at = data.draw(st.integers(0, len(text)), label="at")
         path.write_text(text[:at] + text[at + data.draw(st.integers(1, 40)):], encoding="utf-8")
+        return
+    if is_text_log(text):  # a line replaced, dropped or repeated
+        lines_ = text.splitlines()
+        k = data.draw(st.integers(0, len(lines_) - 1), label="line")
+        if kind == "drop":
+            del lines_[k]
+        elif kind == "repeat":
+            lines_.insert(k, lines_[k])
+        else:
+            lines_[k] = data.draw(st.text(max_size=30), label="text")
+        path.write_text("\n".join(lines_) + "\n", encoding="utf-8", errors="surrogatepass")
         return
     document, found = parse(text)
     single = not found

@@ -108,15 +108,18 @@ def test_fixtures_give_traces_without_any_problem(name):
     assert report.problems == []
 
 
-@pytest.mark.parametrize("name", ["magentic_one.json", "captain_agent.json"])
-def test_provenance_names_the_log_and_nothing_is_skipped_or_repaired(name):
+@pytest.mark.parametrize("name, records", [("magentic_one.json", 9), ("captain_agent.json", 5)])
+def test_provenance_names_the_log_and_nothing_is_skipped_or_repaired(name, records):
     provenance = import_file("who-and-when", FOLDER / name).trace["provenance"]
     assert provenance.pop("recognised")["system"] == name.removesuffix(".json").replace("_", "-")
+    no_usage = {"cost_usd": 0, "tokens_in": 0, "tokens_out": 0}
     assert provenance == {
         "format": "who-and-when",
+        "records": {"unit": "history entry", "read": records, "mapped": records, "skipped": 0},
         "repaired": {},
         "skipped": {},
         "sources": [source_file(FOLDER / name, name)],
+        "usage": {"source": no_usage, "skipped": no_usage},
     }
 
 

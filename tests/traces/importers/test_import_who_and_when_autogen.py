@@ -9,6 +9,7 @@ import json
 import pytest
 from importer_helpers import FIXTURES, assert_source_error
 
+from masrl import paths
 from masrl.commands import main
 from masrl.traces import validate_document
 from masrl.traces.importers import import_file
@@ -70,7 +71,7 @@ def test_how_each_log_was_recognised_is_in_its_provenance_and_summary():
     }
     for name, (system, form, evidence) in expected.items():
         result = import_file("who-and-when", FOLDER / name)
-        recognised = {"evidence": evidence, "shape": form, "system": system}
+        recognised = {"evidence": evidence, "shape": form, "system": system, "content": "text"}
         assert result.trace["provenance"]["recognised"] == recognised
         assert result.summary()["recognised"] == recognised
 
@@ -145,3 +146,60 @@ def test_a_failed_execution_is_marked_without_its_text(tmp_path):
         ("h0", None), ("h1", 1), ("h2", None), ("h3", None), ("h4", None)]
     fixture = import_file("who-and-when", FOLDER / "captain_agent.json").trace["events"]
     assert fixture[1]["x_exit_code"] == 0
+
+
+# ------------------------------------------------- AutoGen message reprs (issue 18: variants)
+
+REPRS = FOLDER / "magentic_one_reprs.json"
+
+
+def test_records_written_as_autogen_message_reprs_give_usage_times_and_skips():
+    """mas-failure-attribution writes each history record as ``str()`` of the AutoGen
+    message: the importer reads the id, the source's model usage and the creation time from
+    it, and counts the TaskResult record and the runner's closing note as skipped."""
+    result = import_file("who-and-when", REPRS)
+    trace = result.trace
+    assert result.recognised["content"] == "autogen-message-reprs"
+    assert shape(trace) == [
+        ("h0", "message", "user", ORCH, None, "human"),
+        ("h1", "orchestrator_decision", ORCH, None, None, None),
+        ("h2", "orchestrator_decision", ORCH, "WebSurfer", "delegate", None),
+        ("h3", "message", "WebSurfer", ORCH, None, None),
+        ("h4", "orchestrator_decision", ORCH, None, "stop", None),  # last mapped record
+    ]
+    web = trace["events"][3]
+    assert (web["x_usage"], web["tokens"], web["x_model_call"], web["x_message_id"]) == (
+        {"input": 820, "output": 45}, 865, "r-4", "r-4")
+    assert [e["t"] for e in trace["events"]] == [0.0, 6.5, 8.0, 30.25, 41.0]
+    assert result.time_origin == "2026-01-05T14:00:00.000000Z"
+    assert trace["provenance"]["records"] == {"unit": "history entry", "read": 7, "mapped": 5,
+                                              "skipped": 2}
+    assert result.skipped == {"task result: repeats the run's messages": 1,
+                              "runner note: not an AutoGen message of the run": 1}
+    assert trace["costs"]["tokens"] == 865
+
+
+def test_a_label_on_a_skipped_record_is_an_error(tmp_path):
+    log = json.loads(REPRS.read_text(encoding="utf-8"))
+    log["mistake_step"] = "5"
+    assert_source_error("who-and-when", tmp_path / "log.json", json.dumps(log), "mistake_step",
+                        "5 labels history[5], a record that gives no event (a task result or "
+                        "a runner note)")
+
+
+SHARED = paths.public_logs_dir()
+VARIANTS = [
+    ("who-and-when/hand-crafted/1.json", "roles", "text"),
+    ("who-and-when/algorithm-generated/1.json", "ag2-group-chat", "text"),
+    ("real-logs/who-and-when/yuyueryuyu__mas-failure-attribution/b61c6c12/runs/result_example/"
+     "log.json", "autogen-0.4", "autogen-message-reprs"),
+]
+
+
+@pytest.mark.parametrize("name, form, content", VARIANTS)
+def test_each_variant_is_recognised_in_a_real_log(name, form, content):
+    path = SHARED / name
+    if not path.is_file():
+        pytest.skip(f"real log not available at {path} (a fresh clone has no ../shared)")
+    recognised = import_file("auto", path).recognised
+    assert (recognised["shape"], recognised["content"]) == (form, content)

@@ -17,7 +17,18 @@ files read, and counted skips and repairs); :func:`import_file` picks one by its
   sub-agent trajectories and continuation segments (:mod:`.atif`);
 * ``codex``: a Codex CLI rollout with its sub-agent rollouts (:mod:`.codex`);
 * ``gemini-cli``: a Gemini CLI session (JSON or JSON Lines chat recording) with its sub-agent
-  sessions (:mod:`.gemini_cli`).
+  sessions (:mod:`.gemini_cli`);
+* ``autogen``: the messages and events of an AutoGen AgentChat run (0.4 and later, Magentic-One
+  included), as a run_stream recorder, a TaskResult or message dumps (:mod:`.autogen`);
+* ``chat``: a chat transcript, a list of OpenAI-style or LangChain messages (:mod:`.chat`);
+* ``adk``: a Google ADK session, or the events of ADK runs (:mod:`.adk`);
+* ``langgraph``: a LangGraph graph's update or debug stream, or its state history
+  (:mod:`.langgraph`);
+* ``langchain``: LangChain runs (tracer dumps, LangSmith exports; one trace per root run) or
+  ``astream_events`` callback events (:mod:`.langchain`);
+* ``a2a``: Agent2Agent protocol traffic, JSON-RPC records or task and message objects (one
+  trace per conversation) (:mod:`.a2a`);
+* ``chatdev``: a ChatDev run log, the text file of its chat chain (:mod:`.chatdev`).
 
 Each module's docstring documents its mapping: what becomes an event, what becomes an edge, what
 is lost and which inputs are errors. The conventions they share (no content, only hashes;
@@ -35,12 +46,19 @@ from collections.abc import Callable
 from pathlib import Path
 
 from masrl.traces.importers import (
+    a2a,
+    adk,
     atif,
+    autogen,
+    chat,
+    chatdev,
     claude_code,
     codex,
     detect,
     gemini_cli,
+    langchain,
     langfuse,
+    langgraph,
     openai_agents,
     otel,
     who_and_when,
@@ -49,7 +67,9 @@ from masrl.traces.importers.common import ImportResult, SourceError, dumps, writ
 
 MODULES = {"otel": otel, "claude-code": claude_code, "who-and-when": who_and_when,
            "langfuse": langfuse, "openai-agents": openai_agents, "atif": atif, "codex": codex,
-           "gemini-cli": gemini_cli}
+           "gemini-cli": gemini_cli, "autogen": autogen, "chat": chat, "adk": adk,
+           "langgraph": langgraph, "langchain": langchain,
+           "a2a": a2a, "chatdev": chatdev}
 """Format name -> importer module; each has ``import_file(path)`` and ``sniff(sample)``."""
 FORMATS: dict[str, Callable[[Path], ImportResult]] = {
     name: module.import_file for name, module in MODULES.items()}

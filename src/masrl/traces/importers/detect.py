@@ -25,6 +25,10 @@ from masrl.traces import strict_json
 from masrl.traces.importers.common import SourceError, read_text, source_error
 
 SAMPLE_RECORDS = 50  # JSON Lines records a sniffer sees
+TEXT_CHARS = 20_000  # characters of a text log (neither JSON nor JSON Lines) a sniffer sees
+PYTHON_REPR = re.compile(r"\A\s*[\[({]\s*(?:[\[({]\s*)*'")
+"""The start of a Python list, dict or tuple whose first string is single-quoted (JSON has
+none), as ``print(messages)`` writes it."""
 
 
 @dataclass(frozen=True)
@@ -34,13 +38,17 @@ class Sample:
     ``document`` is the file parsed as one JSON document (``None`` when it is not one);
     ``records`` the JSON objects of its first :data:`SAMPLE_RECORDS` non-blank lines when the
     file is JSON Lines (or its first objects when it holds JSON objects one after another)
-    (``None`` otherwise, and for a file that is a single JSON document).
+    (``None`` otherwise, and for a file that is a single JSON document); ``text`` the start of
+    a file that is neither (a text log, such as ChatDev's), with ``refused`` the error
+    :func:`detect` raises when no format reads it.
     """
 
     path: Path
     document: Any = None
     records: list[dict] | None = None
     one_line: bool = False  # the file holds a single non-blank line
+    text: str | None = None  # a text log, neither JSON nor JSON Lines: its first TEXT_CHARS
+    refused: SourceError | None = None  # why the text is not JSON, raised when nothing reads it
 
     @property
     def lines(self) -> list[dict]:
@@ -79,7 +87,12 @@ def sample(path: str | Path) -> Sample:
             concatenated = _concatenated(text)
             if concatenated:
                 return Sample(path, records=concatenated)
-            raise SourceError(path, number, f"neither JSON nor JSON Lines ({found[0].syntax})")
+            if PYTHON_REPR.match(text):
+                raise SourceError(path, None, "not JSON: a Python repr (single-quoted strings, "
+                                  "None/True/False), as print() or str() writes a list or dict; "
+                                  "no importer reads it: write the log with json.dump")
+            return Sample(path, text=text[:TEXT_CHARS], refused=SourceError(
+                path, number, f"neither JSON nor JSON Lines ({found[0].syntax})"))
         if isinstance(record, dict):
             records.append(record)
         if len(records) >= SAMPLE_RECORDS:
@@ -103,6 +116,8 @@ def detect(path: str | Path, modules: Mapping[str, ModuleType]) -> tuple[str, st
     seen = sample(path)
     found = [(name, reason) for name, module in modules.items()
              if (reason := module.sniff(seen)) is not None]
+    if seen.refused is not None and not found:  # a text that no text-log format reads
+        raise seen.refused
     if len(found) == 1:
         return found[0]
     if not found:

@@ -21,6 +21,22 @@ summary). Nothing is guessed silently: a file that fits no shape, or two, is an 
 A file whose records mix the forms with and without ``name`` is an error, and so is a
 group-chat file with ``system_prompts`` (the AutoGen shape) but no record from the orchestrator.
 
+``recognised.content`` says how the records hold their messages: ``text``, or
+``autogen-message-reprs`` when the ``autogen-0.4`` records are the ``str()`` of AutoGen
+messages (``TextMessage: id='...' source='...' models_usage=RequestUsage(prompt_tokens=N,
+completion_tokens=M) metadata={...} created_at=datetime.datetime(...) content=...``, as the
+runner of mas-failure-attribution writes them). Then the importer reads, from each repr, the
+message id (``x_message_id``), the model usage of the message (``x_usage``, ``tokens``, and
+``x_model_call``: the message carries the model call that produced it) and its creation time
+(the event's ``t``; every repr needs one, else the trace has no times and each record without
+one is a counted part); a record that is the ``str()`` of the run's ``TaskResult`` (it repeats
+the messages) or any other text among the reprs (the runner's closing note) gives no event and
+is skipped, counted. Those skipped records are the last ones in the logs seen; the decisions are
+read from the records that give events.
+
+The unit of account (:mod:`.accounting`) is the ``history entry``: every record is read, and
+mapped or skipped as above; the usage the reprs state is the usage the events carry.
+
 What becomes an event (one event per history record ``k``, id ``h<k>``, ``x_source``
 ``history[k]``, ``content_ref`` the hash of the record's content):
 
@@ -66,14 +82,16 @@ is also joined, by a ``message`` edge with mode ``blocking``, to X's next record
 update comes in between. The longest dependency path therefore holds every record: these runs
 have no parallelism to find, and the importer does not invent any.
 
-Times: when every record has ``created_at`` (an ISO 8601 time with a UTC offset), ``t`` is the
+Times: when every record has ``created_at`` (an ISO 8601 time with a UTC offset), or its repr
+has a UTC ``created_at``, ``t`` is the
 seconds from the earliest one (computed from whole microseconds) and ``costs.wall_clock_s`` the
 latest ``t``; a record earlier than the one it follows has its ``t`` raised to that record's and
 is counted as a repair. When no record has a time (the published Who&When logs record order
 only), every event has ``t = 0`` and order is carried by the edges (and ``x_source``), so
-wall-clock and busy times are 0. A time on some records but not all is an error. Costs: no
-tokens or money are recorded; ``costs.tokens`` is required by the schema and written as 0, which
-here means *not recorded*. ``costs.messages`` counts the ``message`` events.
+wall-clock and busy times are 0. A time on some records but not all is an error. Costs: the
+published logs record no tokens or money; ``costs.tokens`` is required by the schema and written
+as the tokens the events carry, 0 when none are recorded (*not recorded*).
+``costs.messages`` counts the ``message`` events.
 
 Labels and reward: the event of history record ``mistake_step`` (0-based) carries
 ``x_mistake_step: true``, ``x_mistake_agent`` (the label's agent, as written) and
@@ -104,7 +122,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -131,6 +150,16 @@ STEP_PATTERN = re.compile(r"[0-9]+")
 EXIT_PATTERN = re.compile(r"\Aexitcode: ([0-9]+)")
 VERDICTS = ("is_correct", "is_corrected")
 TIME_RAISED = "event time raised to the time of an event it depends on"
+UNIT = "history entry"
+TEXT, REPRS = "text", "autogen-message-reprs"
+REPR = re.compile(r"\A(?P<type>[A-Z][A-Za-z0-9_]*): (?:id='(?P<id>[^']*)' )?source='(?P<source>"
+                  r"[^']*)' models_usage=(?:None|RequestUsage\(prompt_tokens=(?P<prompt>[0-9]+), "
+                  r"completion_tokens=(?P<completion>[0-9]+)\))")
+CREATED = re.compile(r" created_at=datetime\.datetime\((?P<parts>[0-9, ]+), "
+                     r"tzinfo=datetime\.timezone\.utc\)")
+TASK_RESULT = "task result: repeats the run's messages"
+RUNNER_NOTE = "runner note: not an AutoGen message of the run"
+REPR_NO_TIME = "message repr without a UTC created_at: the trace has no times"
 MICROSECOND = timedelta(microseconds=1)
 
 
@@ -156,13 +185,35 @@ def import_file(path: str | Path) -> ImportResult:
                               f"found {found(record)}")
     recognised = recognise(path, document)
     system, shape = recognised["system"], recognised["shape"]
-    times = _times(path, history)
+    result = ImportResult(FORMAT, str(path), {}, files=[str(path)], skipped=Counter(),
+                          repairs=Counter(), recognised=recognised)
+    account = result.account
+    account.unit = UNIT
+    reprs = _reprs(path, history) if recognised["content"] == REPRS else {}
+    kept = []  # history indices that give events
+    for k, record in enumerate(history):
+        account.read()
+        content = _text(path, f"history[{k}].content", record.get("content", _MISSING))
+        if reprs and k not in reprs:
+            reason = TASK_RESULT if content.startswith("TaskResult:") else RUNNER_NOTE
+            account.skip(reason)
+            continue
+        usage = reprs[k].usage if k in reprs else None
+        if usage is not None:
+            account.state_usage(tokens_in=usage[0], tokens_out=usage[1])
+        account.map()
+        kept.append(k)
+    times, origin = _times(path, history, kept, reprs, account)
+    result.time_origin = origin
     build = TraceBuilder()
     pending: dict[str, str] = {}  # Magentic-One: agent -> id of the delegation awaiting it
     previous: dict | None = None
-    for k in range(len(history)):
-        event = _event(path, k, history, shape, document)
+    names = [history[k].get("name") for k in kept]
+    for position, k in enumerate(kept):
+        event = _event(path, k, history, shape, document, names, position)
         event["t"] = times[k]
+        if k in reprs:
+            event.update(_repr_fields(reprs[k], k))
         build.event(**event)
         if previous is not None:
             build.edge(previous["id"], event["id"], _edge_type(previous, event, system),
@@ -173,23 +224,22 @@ def import_file(path: str | Path) -> ImportResult:
         if event.get("decision") == "delegate":
             pending[event["to"]] = event["id"]
         previous = event
-    repairs: Counter = Counter()
     raised = build.raise_times()
     if raised:
-        repairs[TIME_RAISED] += raised
+        result.repairs[TIME_RAISED] += raised
     _label(path, document, build, len(history))
     correct = _verdict(path, document)
-    trace = build.document(
+    result.trace = build.document(
         trace_id=f"who-and-when:{system}:{path.stem}",
         task_id=document.get("question_ID") or path.stem,
         system=SYSTEMS[system],
         topology=TOPOLOGY[system],
         rewards={} if correct is None else {"team": 1.0 if correct else 0.0},
-        costs={"tokens": 0, "wall_clock_s": max(e["t"] for e in build.events),
+        costs={"tokens": sum(e.get("tokens", 0) for e in build.events),
+               "wall_clock_s": max(e["t"] for e in build.events),
                "messages": build.count("message")},
     )
-    return ImportResult(FORMAT, str(path), trace, files=[str(path)], skipped=Counter(),
-                        repairs=repairs, recognised=recognised).with_provenance()
+    return result.with_provenance()
 
 
 # ---------------------------------------------------------------------------------- recognising
@@ -201,7 +251,7 @@ def recognise(path: Path, document: dict) -> dict:
     history = document["history"]
     named = ["name" in r for r in history]
     if not any(named):
-        return {"system": MAGENTIC_ONE, "shape": ROLES,
+        return {"system": MAGENTIC_ONE, "shape": ROLES, "content": TEXT,
                 "evidence": "no record has a 'name': the agent is read from 'role', as in "
                             "Who&When's hand-crafted Magentic-One logs"}
     if not all(named):
@@ -212,15 +262,22 @@ def recognise(path: Path, document: dict) -> dict:
         _text(path, f"history[{k}].name", record.get("name", _MISSING), empty=False)
     first = next((k for k, r in enumerate(history) if r["name"] == AUTOGEN_ORCHESTRATOR), None)
     if first is not None:
-        return {"system": MAGENTIC_ONE, "shape": AUTOGEN,
-                "evidence": f"every record has a 'name' and {AUTOGEN_ORCHESTRATOR!r} (the "
-                            "orchestrator of AutoGen 0.4's MagenticOneGroupChat) speaks, first "
-                            f"in history[{first}]"}
+        evidence = (f"every record has a 'name' and {AUTOGEN_ORCHESTRATOR!r} (the orchestrator "
+                    f"of AutoGen 0.4's MagenticOneGroupChat) speaks, first in history[{first}]")
+        written = next((k for k, r in enumerate(history)
+                        if isinstance(r.get("content"), str) and REPR.match(r["content"])), None)
+        if written is None:
+            return {"system": MAGENTIC_ONE, "shape": AUTOGEN, "content": TEXT,
+                    "evidence": evidence}
+        return {"system": MAGENTIC_ONE, "shape": AUTOGEN, "content": REPRS,
+                "evidence": f"{evidence}; the contents are AutoGen messages written with str() "
+                            f"('<Type>: id=... source=... models_usage=...'), first in "
+                            f"history[{written}]"}
     if "system_prompts" in document:
         raise SourceError(path, "system_prompts", "the AutoGen 0.4 Magentic-One shape, but no "
                           f"record is from {AUTOGEN_ORCHESTRATOR!r}: cannot tell which system "
                           "wrote this log")
-    return {"system": CAPTAIN_AGENT, "shape": GROUP_CHAT,
+    return {"system": CAPTAIN_AGENT, "shape": GROUP_CHAT, "content": TEXT,
             "evidence": f"every record has a 'name' and none is from {AUTOGEN_ORCHESTRATOR!r}: "
                         "an AG2 group chat, as in Who&When's algorithm-generated CaptainAgent "
                         "logs"}
@@ -228,7 +285,8 @@ def recognise(path: Path, document: dict) -> dict:
 
 # ---------------------------------------------------------------------------------- records
 
-def _event(path: Path, k: int, history: list, shape: str, document: dict) -> dict:
+def _event(path: Path, k: int, history: list, shape: str, document: dict, names: list,
+           position: int) -> dict:
     where = f"history[{k}]"
     record = history[k]
     role = _text(path, f"{where}.role", record.get("role", _MISSING), empty=False)
@@ -243,7 +301,7 @@ def _event(path: Path, k: int, history: list, shape: str, document: dict) -> dic
         return {**base, "type": "message", "agent": name,
                 "role": "expert" if prompts is not None and name in prompts else None}
     if shape == AUTOGEN:
-        return _autogen_event(base, k, history)
+        return _autogen_event(base, names, position)
     role = role.strip()
     match = ROLE_PATTERN.match(role)
     if match is None:
@@ -262,17 +320,19 @@ def _event(path: Path, k: int, history: list, shape: str, document: dict) -> dic
                       "'X (thought)', 'X (-> Y)' or 'X (termination condition)')")
 
 
-def _autogen_event(base: dict, k: int, history: list) -> dict:
-    name = history[k]["name"]
+def _autogen_event(base: dict, names: list, position: int) -> dict:
+    """The event of the record at ``position`` among the records that give events, whose
+    speakers are ``names`` (the next speaker tells what an orchestrator message decided)."""
+    name = names[position]
     if name == AUTOGEN_USER:
         return {**base, "type": "message", "agent": name, "role": HUMAN,
                 "to": AUTOGEN_ORCHESTRATOR}
     if name != AUTOGEN_ORCHESTRATOR:
         return {**base, "type": "message", "agent": name, "to": AUTOGEN_ORCHESTRATOR}
     event = {**base, "type": "orchestrator_decision", "agent": name}
-    if k == len(history) - 1:
+    if position == len(names) - 1:
         return {**event, "decision": "stop"}
-    following = history[k + 1]["name"]
+    following = names[position + 1]
     if following not in (AUTOGEN_ORCHESTRATOR, AUTOGEN_USER):
         return {**event, "decision": "delegate", "to": following}
     return event
@@ -286,17 +346,28 @@ def _edge_type(previous: dict, event: dict, system: str) -> str:
     return "temporal"
 
 
-def _times(path: Path, history: list) -> list[float]:
-    """Seconds from the earliest ``created_at``, or all 0 when no record has one."""
+def _times(path: Path, history: list, kept: list[int], reprs: dict, account
+           ) -> tuple[dict[int, float], str | None]:
+    """Seconds from the earliest time of the records that give events (``created_at``, or the
+    time inside an AutoGen message repr), all 0 when the records have none; and the
+    ``time_origin`` (ISO 8601 UTC of t = 0) when they have times."""
+    if reprs:
+        stamps = {k: reprs[k].created_at for k in kept}
+        missing = [k for k, stamp in stamps.items() if stamp is None]
+        for _ in missing:
+            account.skip_part(REPR_NO_TIME)
+        if missing:
+            return dict.fromkeys(kept, 0), None
+        return _offsets(stamps)
     timed = ["created_at" in r for r in history]
     if not any(timed):
-        return [0] * len(history)
+        return dict.fromkeys(kept, 0), None
     if not all(timed):
         k = timed.index(False)
         raise SourceError(path, f"history[{k}].created_at", "missing, while other records "
                           f"have one (history[{timed.index(True)}]): give every record a time "
                           "or none")
-    stamps = []
+    stamps = {}
     for k, record in enumerate(history):
         value = record["created_at"]
         try:
@@ -307,9 +378,70 @@ def _times(path: Path, history: list) -> list[float]:
             raise SourceError(path, f"history[{k}].created_at", "must be an ISO 8601 time with "
                               "a UTC offset (e.g. 2025-03-01T10:00:00.000000Z), found "
                               f"{found(value)}")
-        stamps.append(stamp)
-    earliest = min(stamps)
-    return [((s - earliest) // MICROSECOND) / 1_000_000 for s in stamps]
+        stamps[k] = stamp
+    return _offsets({k: stamps[k] for k in kept})
+
+
+def _offsets(stamps: dict[int, datetime]) -> tuple[dict[int, float], str]:
+    earliest = min(stamps.values())
+    origin = earliest.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    return {k: ((s - earliest) // MICROSECOND) / 1_000_000 for k, s in stamps.items()}, origin
+
+
+# ------------------------------------------------------------------------- AutoGen message reprs
+
+@dataclass(frozen=True)
+class Written:
+    """What the ``str()`` of an AutoGen message says before its content: its type, id,
+    source, the model usage that produced it and its creation time."""
+
+    type: str
+    id: str | None
+    source: str
+    usage: tuple[int, int] | None  # prompt tokens, completion tokens
+    created_at: datetime | None
+
+
+def _reprs(path: Path, history: list) -> dict[int, Written]:
+    """The records whose content is an AutoGen message written with ``str()``, by index."""
+    found_reprs = {}
+    for k, record in enumerate(history):
+        content = record.get("content")
+        match = REPR.match(content) if isinstance(content, str) else None
+        if match is None:
+            continue
+        usage = None
+        if match["prompt"] is not None:
+            usage = (int(match["prompt"]), int(match["completion"]))
+        when = CREATED.search(content, match.end())
+        found_reprs[k] = Written(match["type"], match["id"], match["source"], usage,
+                                 _repr_time(when))
+    return found_reprs
+
+
+def _repr_time(match: re.Match | None) -> datetime | None:
+    """The UTC time of ``datetime.datetime(Y, M, D[, h[, m[, s[, us]]]], tzinfo=utc)``."""
+    if match is None:
+        return None
+    parts = [int(p) for p in match["parts"].split(",")]
+    if not 3 <= len(parts) <= 7:
+        return None
+    try:
+        return datetime(*parts, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _repr_fields(written: Written, k: int) -> dict:
+    """The fields a message repr adds to its event: the message id and, when a model produced
+    the message, its usage (the event carries that model call)."""
+    fields = {"x_message_id": written.id}
+    if written.usage is not None:
+        prompt, completion = written.usage
+        fields.update(tokens=prompt + completion,
+                      x_usage={"input": prompt, "output": completion},
+                      x_model_call=written.id or f"history[{k}]")
+    return fields
 
 
 # ------------------------------------------------------------------------------ run-level fields
@@ -358,7 +490,10 @@ def _label(path: Path, document: dict, build: TraceBuilder, length: int) -> None
                           f"of the digits 0-9), found {found(step)}")
     if not k < length:
         raise SourceError(path, "mistake_step", f"{k} is outside the history (0..{length - 1})")
-    event = build.by_id[f"h{k}"]
+    event = build.by_id.get(f"h{k}")
+    if event is None:
+        raise SourceError(path, "mistake_step", f"{k} labels history[{k}], a record that gives "
+                          "no event (a task result or a runner note)")
     event["x_mistake_step"] = True
     if "mistake_agent" in document:
         event["x_mistake_agent"] = document["mistake_agent"]

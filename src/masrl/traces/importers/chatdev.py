@@ -1,0 +1,216 @@
+"""Import a ChatDev run log (the ``WareHouse/<project>/<project>.log`` text file ChatDev writes)
+as an orchestration trace.
+
+Source: ChatDev (OpenBMB/ChatDev, ``chatdev/chat_chain.py`` and ``camel`` role-playing) logs
+each step of its chat chain as an entry that starts with ``[YYYY-DD-MM HH:MM:SS LEVEL]`` (the
+logger's format puts the day before the month) and runs to the next entry. A run is a waterfall
+of *phases* (DemandAnalysis, LanguageChoose, Coding, CodeReview...); in each, two roles (an
+assistant role and a user role, e.g. Chief Technology Officer and Chief Executive Officer) chat
+in turns. The entries read, by what they say after the time:
+
+* ``System: **[chatting]**`` (a table with ``phase_name``, ``assistant_role_name``,
+  ``user_role_name``) -> ``orchestrator_decision`` by ``System`` (the chat chain), ``delegate``
+  ``to`` the assistant role, ``x_phase`` the phase: the chain hands the phase to its roles;
+* ``<Role>: **[Start Chat]**`` -> ``message`` by the user role to the assistant role;
+* ``<Speaker>: **<A><-><B> on : <Phase>, turn <n>**`` -> ``message`` by the speaker to the
+  other role of the pair;
+* ``**[OpenAI_Usage_Info Receive]**`` (``prompt_tokens``, ``completion_tokens``, and in later
+  versions ``cost``) -> the usage of the model call whose reply is the next turn: that turn's
+  event carries it (``x_model_call``: the usage entry's line); a usage entry no turn follows is
+  skipped, its usage counted as skipped;
+* ``**[Human-Agent-Interaction]**`` -> ``message`` by ``human`` (role ``human``);
+* skipped, counted by what they are: the web-log notice (``flask app.py did not start``), the
+  configuration (``[Preprocessing]``), the role-play setup (``[RolePlaying]``, carried by the
+  phase's decision), a phase's conclusion (``[Seminar Conclusion]``, a repeat of its last
+  turn), code written to disk (``[Update Codes]``, ``[Rewrite Codes]``), test runs
+  (``[Execute Detail]``, ``[Test Reports]``), statistics (``[Software Info]``,
+  ``[Post Info]``), and any other entry (``unknown record type: <what it starts with>``).
+
+Times: the entries' local times, to the second, in seconds from the first; the log does not say
+its time zone, so there is no ``time_origin``. Edges: :mod:`.sequential`. Topology:
+``planner_executor_critic`` (a fixed pipeline of roles).
+
+Errors (exit 1): a file whose first line is not a ChatDev entry, a time that is no date.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+from masrl.traces.importers.common import ImportResult, SourceError, content_ref, read_text
+from masrl.traces.importers.sequential import Turns, usage_fields
+
+FORMAT = "chatdev"
+UNIT = "log entry"
+SYSTEM = "System"
+ENTRY = re.compile(r"^\[(?P<when>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) (?P<level>[A-Z]+)\] "
+                   r"(?P<head>.*)$", re.MULTILINE)
+TURN = re.compile(r"^(?P<speaker>[^*:\n][^:\n]*?): \*\*(?P<a>[^*<]+?)<->(?P<b>[^*]+?) on : "
+                  r"(?P<phase>[^,*]+), turn (?P<turn>\d+)\*\*")
+START = re.compile(r"^(?P<speaker>[^*:\n][^:\n]*?): \*\*\[Start Chat\]\*\*")
+TABLE_ROW = re.compile(r"^\| \*\*(?P<key>[a-z_]+)\*\* \| (?P<value>.*?) \|\s*$", re.MULTILINE)
+TOKENS = re.compile(r"^(?P<key>prompt_tokens|completion_tokens|cost): \$?(?P<value>[0-9.]+)\s*$",
+                    re.MULTILINE)
+SKIPS = {
+    "flask app.py did not start": "web log notice: not a step of the run",
+    "**[Preprocessing]**": "preprocessing: the run's configuration",
+    "System: **[RolePlaying]**": "role-play setup: carried by the phase's decision",
+    "**[Seminar Conclusion]**": "seminar conclusion: repeats the phase's last turn",
+    "**[Update Codes]**": "code files written: the chain's bookkeeping",
+    "**[Rewrite Codes]**": "code files written: the chain's bookkeeping",
+    "**[Execute Detail]**": "test run: the chain runs the software",
+    "**[Test Reports]**": "test run: the chain runs the software",
+    "**[Software Info]**": "statistics: the run's software info",
+    "**[Post Info]**": "statistics: the run's totals",
+}
+UNKNOWN_HEAD = re.compile(r"\*\*\[(?P<what>[^\]]+)\]\*\*|^(?P<words>\S+(?: \S+)?)")
+
+
+def _entries(path: Path, text: str) -> list[tuple[int, datetime, str, str]]:
+    """``(line, time, head, body)`` of every entry."""
+    matches = list(ENTRY.finditer(text))
+    if not matches or text[:matches[0].start()].strip():
+        raise SourceError(path, 1, "not a ChatDev log: expected entries that start with "
+                          "'[YYYY-DD-MM HH:MM:SS INFO]'")
+    entries = []
+    for k, match in enumerate(matches):
+        end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
+        line = text.count("\n", 0, match.start()) + 1
+        entries.append((line, _when(path, line, match["when"]), match["head"],
+                        text[match.end():end]))
+    return entries
+
+
+def _when(path: Path, line: int, text: str) -> datetime:
+    """ChatDev's ``%Y-%d-%m %H:%M:%S``, else ``%Y-%m-%d`` (a logger configured otherwise)."""
+    for layout in ("%Y-%d-%m %H:%M:%S", "%Y-%m-%d %H:%M:%S"):
+        try:
+            return datetime.strptime(text, layout)
+        except ValueError:
+            continue
+    raise SourceError(path, line, f"the entry's time {text!r} is no date")
+
+
+def import_file(path: str | Path) -> ImportResult:
+    """The trace of one ChatDev log (see the module docstring)."""
+    path = Path(path)
+    entries = _entries(path, read_text(path))
+    result = ImportResult(FORMAT, str(path), {}, files=[str(path)], skipped=Counter(),
+                          repairs=Counter())
+    account = result.account
+    account.unit = UNIT
+    turns = Turns()
+    first = entries[0][1]
+    phase: dict[str, str] = {}
+    pending: tuple[int, float, float, float] | None = None  # line, tokens in, out, dollars
+    phases = Counter()
+
+    def drop_pending():
+        nonlocal pending
+        if pending is not None:
+            line, tokens_in, tokens_out, cost = pending
+            account.skip("model usage without a turn that follows", usage={
+                "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost})
+            pending = None
+
+    for line, when, head, body in entries:
+        account.read()
+        t = (when - first).total_seconds()
+        base = {"id": f"l{line}", "t": max(t, 0.0), "x_source": f"{path.name}:{line}"}
+        if head.startswith("**[OpenAI_Usage_Info"):
+            drop_pending()
+            numbers = {m["key"]: float(m["value"]) for m in TOKENS.finditer(body)}
+            tokens_in = int(numbers.get("prompt_tokens", 0))
+            tokens_out = int(numbers.get("completion_tokens", 0))
+            cost = numbers.get("cost", 0.0)
+            account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
+            pending = (line, tokens_in, tokens_out, cost)
+            continue
+        if head.startswith("System: **[chatting]**"):
+            rows = {m["key"]: m["value"].strip() for m in TABLE_ROW.finditer(body)}
+            phase = {"name": rows.get("phase_name", ""),
+                     "assistant": rows.get("assistant_role_name", ""),
+                     "user": rows.get("user_role_name", "")}
+            phases[phase["name"]] += 1
+            turns.turn(**base, type="orchestrator_decision", agent=SYSTEM, decision="delegate",
+                       to=phase["assistant"] or None, x_phase=phase["name"] or None,
+                       content_ref=content_ref(rows))
+            account.map()
+            continue
+        turn = TURN.match(head)
+        start = START.match(head)
+        if turn or start:
+            speaker = (turn or start)["speaker"].strip()
+            if turn:
+                pair = (turn["a"].strip(), turn["b"].strip())
+                other = pair[1] if speaker == pair[0] else pair[0]
+            else:
+                other = phase.get("assistant") if phase.get("assistant") != speaker \
+                    else phase.get("user")
+            model = {}
+            if pending is not None and turn:
+                usage_line, tokens_in, tokens_out, cost = pending
+                model = usage_fields(tokens_in, tokens_out, f"{path.name}:{usage_line}")
+                if cost:
+                    model["cost_usd"] = cost
+                pending = None
+                account.map()  # the usage entry: carried by the turn it priced
+            turns.turn(**base, type="message", agent=speaker, to=other or None,
+                       content_ref=content_ref(body.strip()),
+                       x_phase=(turn["phase"].strip() if turn else phase.get("name")) or None,
+                       **model)
+            account.map()
+            continue
+        if head.startswith("**[Human-Agent-Interaction]**"):
+            turns.turn(**base, type="message", agent="human", role="human",
+                       content_ref=content_ref(body.strip()))
+            account.map()
+            continue
+        reason = next((why for prefix, why in SKIPS.items() if head.startswith(prefix)), None)
+        if reason is None:
+            what = UNKNOWN_HEAD.search(head)
+            label = (what["what"] or what["words"]) if what else head[:30]
+            reason = f"unknown record type: {label}"
+        account.skip(reason)
+    drop_pending()
+    if not turns.events:
+        raise SourceError(path, None, "no entry of the log is a phase or a turn")
+    raised = turns.build.raise_times()
+    if raised:
+        result.repairs["event time raised to the time of an event it depends on"] += raised
+    result.recognised = {"system": "chatdev", "shape": "log",
+                         "evidence": f"ChatDev log entries '[time INFO] ...' with "
+                                     f"{len(phases)} chat-chain phases"}
+    events = turns.events
+    result.trace = turns.build.document(
+        trace_id=f"{FORMAT}:{path.stem}", task_id=path.stem, system="ChatDev",
+        topology="planner_executor_critic", rewards={},
+        costs={"tokens": sum(e.get("tokens", 0) for e in events),
+               "wall_clock_s": max(e["t"] for e in events),
+               "messages": turns.build.count("message")})
+    return result.with_provenance()
+
+
+def sniff(sample) -> str | None:
+    """A ChatDev log: text entries ``[YYYY-DD-MM HH:MM:SS INFO] ...`` with ChatDev's markers
+    (``**[Preprocessing]**``, ``**ChatDev Starts**``, ``System: **[chatting]**``, role
+    turns ``A<->B on : Phase, turn n``) (see :mod:`masrl.traces.importers.detect`)."""
+    text = sample.text
+    if text is None:
+        return None
+    first = ENTRY.search(text)
+    if first is None or text[:first.start()].strip():
+        return None
+    markers = ("**[Preprocessing]**", "**ChatDev Starts**", "System: **[chatting]**",
+               "**[Start Chat]**")
+    if any(marker in text for marker in markers) or TURN.search(text):
+        return "a ChatDev log: '[time INFO]' entries of a chat chain"
+    return None
+
+
+def refusal(sample) -> str:
+    """What the sniffer looked for."""
+    return "looks for a ChatDev text log ('[YYYY-DD-MM HH:MM:SS INFO]' entries of a chat chain)"

@@ -1,0 +1,104 @@
+"""The Google ADK importer on hand-written sessions and events: a camelCase session with a
+transfer between agents and parallel function calls, snake_case JSON Lines with a partial
+event and code execution, and a listing of two sessions (two traces)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from importer_helpers import FIXTURES, assert_source_error
+
+from masrl.traces import validate_document
+from masrl.traces.importers import SourceError, import_file, import_traces
+from masrl.traces.importers.accounting import conservation_problems, figures
+
+FOLDER = FIXTURES / "adk"
+
+
+def shape(trace: dict) -> list[tuple]:
+    return [(e["id"], e["type"], e["agent"], e.get("to") or e.get("tool"), e.get("decision"))
+            for e in trace["events"]]
+
+
+def edges(trace: dict) -> list[tuple]:
+    return [(e["src"], e["dst"], e["type"], e.get("mode")) for e in trace["edges"]]
+
+
+def test_a_session_with_a_transfer_and_parallel_calls():
+    result = import_file("adk", FOLDER / "session_transfer.json")
+    trace = result.trace
+    assert shape(trace) == [
+        ("a0.0", "message", "user", None, None),
+        ("a1.1", "orchestrator_decision", "coordinator", "rail_agent", "delegate"),
+        ("a3.0", "tool_call", "rail_agent", "timetable", None),
+        ("a3.1", "tool_call", "rail_agent", "fares", None),
+        ("a4.0", "tool_result", "rail_agent", "fares", None),
+        ("a4.1", "tool_result", "rail_agent", "timetable", None),
+        ("a6.0", "message", "rail_agent", None, None),
+    ]
+    assert edges(trace) == [
+        ("a0.0", "a1.1", "temporal", None),
+        ("a1.1", "a3.0", "message", "handoff"), ("a1.1", "a3.1", "message", "handoff"),
+        ("a3.1", "a4.0", "tool_dependency", "blocking"),
+        ("a3.0", "a4.1", "tool_dependency", "blocking"),
+        ("a4.0", "a6.0", "causal", None), ("a4.1", "a6.0", "causal", None)]
+    assert result.skipped == {
+        "thought part: reasoning text of a model call": 1,
+        "transfer acknowledgement: the response to transfer_to_agent": 1,
+        "actions only: a state or artifact update, no turn": 1}
+    # the transfer's response event is carried by the call's decision: mapped, not skipped
+    assert trace["provenance"]["records"] == {"unit": "event", "read": 7, "mapped": 6,
+                                              "skipped": 1}
+    by_id = {e["id"]: e for e in trace["events"]}
+    assert by_id["a1.1"]["x_usage"] == {"input": 600, "output": 49, "reasoning_output": 40}
+    assert by_id["a3.1"]["x_usage"] == {"input": 700, "output": 20, "cached_input": 512}
+    assert by_id["a3.1"]["x_model_call"] == "ev-04"
+    assert [by_id[i]["t"] for i in ("a0.0", "a1.1", "a6.0")] == [0.0, 1.25, 4.625]
+    assert result.time_origin == "2025-10-09T08:53:20.250000Z"
+    assert (trace["system"], result.recognised["shape"], result.recognised["keys"]) == (
+        "Google ADK (travel_desk)", "session", "camelCase")
+    assert conservation_problems(trace) == []
+    assert validate_document(trace).problems == []
+
+
+def test_snake_case_lines_with_a_partial_event_and_code_execution():
+    result = import_file("auto", FOLDER / "run_events_snake.jsonl")
+    trace = result.trace
+    assert (result.format, result.recognised["keys"]) == ("adk", "snake_case")
+    assert shape(trace) == [("a0.0", "message", "user", None, None),
+                            ("a2.0", "tool_call", "calculator", "code_execution", None),
+                            ("a3.0", "tool_result", "calculator", "code_execution", None),
+                            ("a4.0", "message", "calculator", None, None)]
+    assert ("a2.0", "a3.0", "tool_dependency", "blocking") in edges(trace)
+    assert trace["events"][-1]["x_escalate"] is True
+    # the partial event's usage is stated and counted as skipped; its whole event follows
+    usage = trace["provenance"]["usage"]
+    assert (usage["source"]["tokens_in"], usage["skipped"]["tokens_in"]) == (300, 90)
+    assert figures(trace)["model_calls"] == 2  # the code's result is not the model's
+    assert result.skipped["unknown record type: an event without author"] == 1
+
+
+def test_a_listing_of_sessions_gives_one_trace_each():
+    results = import_traces("auto", FOLDER / "sessions_listing.json")
+    assert [r.trace["trace_id"] for r in results] == [
+        "adk:sessions_listing:s-a", "adk:sessions_listing:s-b"]
+    assert [figures(r.trace)["tokens_in"] for r in results] == [30, 31]
+    with pytest.raises(SourceError, match="holds 2 sessions"):
+        import_file("adk", FOLDER / "sessions_listing.json")
+
+
+@pytest.mark.parametrize("change, where, message", [
+    (lambda d: d["events"][1].__setitem__("content", "text"), "events[1].content",
+     "must be an object {role, parts}, found a string"),
+    (lambda d: d["events"][1]["content"].__setitem__("parts", {"text": "x"}),
+     "events[1].content.parts", "must be a list of parts (objects), found an object"),
+    (lambda d: d["events"][2].__setitem__("timestamp", "noon"), "events[2].timestamp",
+     "must be seconds since the epoch (a number), found a string"),
+    (lambda d: d.__setitem__("events", {}), "events", "must be a list of events, found an "
+     "object"),
+])
+def test_bad_sessions_are_errors_that_name_the_place(tmp_path, change, where, message):
+    document = json.loads((FOLDER / "session_transfer.json").read_text(encoding="utf-8"))
+    change(document)
+    assert_source_error("adk", tmp_path / "s.json", json.dumps(document), where, message)

@@ -1,0 +1,49 @@
+"""The ChatDev importer on a hand-written run log shaped like ChatDev's (two phases, role-play
+turns priced by the usage entries before them, bookkeeping entries, an unknown marker)."""
+
+from __future__ import annotations
+
+import shutil
+
+from importer_helpers import FIXTURES, assert_source_error
+
+from masrl.traces import validate_document
+from masrl.traces.importers import MODULES, detect, import_file
+from masrl.traces.importers.accounting import conservation_problems, figures
+
+LOG = FIXTURES / "chatdev" / "Weather_Desk_20260110093000.log"
+
+
+def test_phases_are_the_chains_decisions_and_turns_carry_their_usage(tmp_path):
+    renamed = tmp_path / "run.txt"  # recognised from the content, not the name
+    shutil.copy(LOG, renamed)
+    assert detect.detect(renamed, MODULES)[0] == "chatdev"
+    result = import_file("auto", LOG)
+    trace = result.trace
+    assert [(e["type"], e["agent"], e.get("to"), e.get("x_phase"), e["t"])
+            for e in trace["events"]] == [
+        ("orchestrator_decision", "System", "Chief Product Officer", "DemandAnalysis", 2.0),
+        ("message", "Chief Executive Officer", "Chief Product Officer", "DemandAnalysis", 4.0),
+        ("message", "Chief Product Officer", "Chief Executive Officer", "DemandAnalysis", 10.0),
+        ("orchestrator_decision", "System", "Programmer", "Coding", 12.0),
+        ("message", "Chief Technology Officer", "Programmer", "Coding", 13.0),
+        ("message", "Programmer", "Chief Technology Officer", "Coding", 41.0)]
+    priced = [e for e in trace["events"] if "x_model_call" in e]
+    assert [(e["x_usage"], e["cost_usd"], e["x_model_call"]) for e in priced] == [
+        ({"input": 410, "output": 6}, 0.001254, "Weather_Desk_20260110093000.log:33"),
+        ({"input": 900, "output": 350}, 0.0041, "Weather_Desk_20260110093000.log:59")]
+    # the last usage entry prices no turn: counted as skipped, with its tokens
+    usage = trace["provenance"]["usage"]
+    assert (usage["skipped"]["tokens_in"], usage["source"]["tokens_in"]) == (300, 1610)
+    assert result.skipped["unknown record type: Invented Marker"] == 1
+    assert trace["provenance"]["records"] == {"unit": "log entry", "read": 16, "mapped": 8,
+                                              "skipped": 8}
+    assert figures(trace)["agents"] == 5 and result.time_origin is None  # local times
+    assert conservation_problems(trace) == []
+    assert validate_document(trace).problems == []
+
+
+def test_a_text_that_is_not_a_chatdev_log(tmp_path):
+    assert_source_error("chatdev", tmp_path / "x.log", "hello\n[2026-10-01 09:30:00 INFO] x\n",
+                        "1", "not a ChatDev log: expected entries that start with "
+                        "'[YYYY-DD-MM HH:MM:SS INFO]'")
