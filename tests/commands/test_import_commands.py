@@ -154,7 +154,6 @@ def test_usage_errors_exit_2(argv, capsys):
 
 def test_format_names_are_exact():
     assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
-    assert list(importers.FORMATS) == ["otel", "claude-code", "who-and-when", "langfuse",
                                        "openai-agents", "atif", "codex", "gemini-cli", "autogen",
                                        "chat", "adk", "langgraph", "langchain", "a2a", "chatdev"]
 

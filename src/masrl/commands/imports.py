@@ -53,9 +53,9 @@ def register(subparsers) -> None:
         "import", help="import a real multi-agent log as an orchestration trace",
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
         "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
-        "trajectory, a Codex CLI rollout, a Gemini CLI session, AutoGen AgentChat events, a chat transcript, a Google "
-        "ADK session, a LangGraph stream or state history, LangChain runs or callback events, "
-        "A2A protocol traffic, a ChatDev log) as an "
+        "trajectory, a Codex CLI rollout, a Gemini CLI session, AutoGen AgentChat events, a chat "
+        "transcript, a Google ADK session, a LangGraph stream or state history, LangChain runs "
+        "or callback events, A2A protocol traffic, a ChatDev log) as an "
         "orchestration trace, validate it and write it.")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "

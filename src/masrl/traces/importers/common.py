@@ -51,7 +51,7 @@ from typing import Any
 import numpy as np
 
 from masrl.files import read_input, write_text_atomically
-from masrl.terminal import printable
+from masrl.terminal import LIMIT, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.importers.accounting import Account, figures
 from masrl.traces.schema import SCHEMA_VERSION
@@ -64,6 +64,8 @@ class SourceError(ValueError):
     (``history[3]``, ``spans[2]``) for JSON sources; ``None`` when the whole file is at fault.
     """
 
+    limit = LIMIT  # characters of the message kept (the refusal of ``import auto`` is longer)
+
     def __init__(self, file: str | os.PathLike, where: str | int | None, message: str):
         self.file, self.where, self.message = str(file), where, message
         place = self.file if where is None else f"{self.file}:{where}"
@@ -72,7 +74,14 @@ class SourceError(ValueError):
     def __str__(self) -> str:
         """The message with control characters escaped: file names, ids and values quoted
         from a log cannot forge a line or drive the terminal (:mod:`masrl.terminal`)."""
-        return printable(super().__str__())
+        return printable(super().__str__(), self.limit)
+
+
+class Unrecognised(SourceError):
+    """No format recognises the file: the message names each format tried and why it refused,
+    one clause per format (our own text), so it may be as long as the list of formats."""
+
+    limit = 8 * LIMIT
 
 
 @dataclass

@@ -21,8 +21,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from masrl.terminal import abbreviated
 from masrl.traces import strict_json
-from masrl.traces.importers.common import SourceError, read_text, source_error
+from masrl.traces.importers.common import SourceError, Unrecognised, read_text, source_error
 
 SAMPLE_RECORDS = 50  # JSON Lines records a sniffer sees
 TEXT_CHARS = 20_000  # characters of a text log (neither JSON nor JSON Lines) a sniffer sees
@@ -122,7 +123,7 @@ def detect(path: str | Path, modules: Mapping[str, ModuleType]) -> tuple[str, st
         return found[0]
     if not found:
         tried = "; ".join(f"{name}: {refusal(module, seen)}" for name, module in modules.items())
-        raise SourceError(path, None, f"no known log format recognises this file ({_shape(seen)}). "
+        raise Unrecognised(path, None, f"no known log format recognises this file ({_shape(seen)}). "
                           f"Tried {tried}")
     raise SourceError(path, None, "several formats recognise this file: " + "; ".join(
         f"{name} ({reason})" for name, reason in found) + "; name the format instead of 'auto'")
@@ -142,7 +143,12 @@ def _shape(seen: Sample) -> str:
     """What the file looks like, for the message when nothing recognises it."""
     if seen.records is not None:
         keys = sorted({k for r in seen.records for k in r})[:8]
-        return f"JSON Lines records with keys {', '.join(keys)}"
+        return f"JSON Lines records with keys {_names(keys)}"
     if isinstance(seen.document, dict):
-        return f"a JSON object with keys {', '.join(sorted(seen.document)[:8]) or '(none)'}"
+        return f"a JSON object with keys {_names(sorted(seen.document)[:8]) or '(none)'}"
     return f"a JSON {type(seen.document).__name__}"
+
+
+def _names(keys: list[str]) -> str:
+    """Keys quoted from the file, each cut to 80 characters (a key can be as long as the file)."""
+    return ", ".join(abbreviated(key, 80) for key in keys)
