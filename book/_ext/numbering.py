@@ -9,8 +9,8 @@
   is left unnumbered.
 * A table or a chart shown by ``masrl.presentation`` carries its caption in an element of
   class ``masrl-caption`` (``<caption>`` of a table, ``<figcaption>`` of a chart). Each gets
-  its number, in page order, written before it when the page is written: "Table 10.2",
-  "Figure 10.3" (chapter, then position in the chapter). Nothing is numbered in the browser,
+  its number, in page order, written before it when the page is written: "Table 10.2.",
+  "Figure 10.3." (chapter, then position in the chapter). Nothing is numbered in the browser,
   so the numbers are there without JavaScript and the same in every build.
 """
 
@@ -71,7 +71,7 @@ def caption_numbers(body: str, chapter: int | None) -> str:
         tag = found.group(1)
         counts[tag] += 1
         label = LABELS[tag] + " " + (f"{chapter}." if chapter else "") + str(counts[tag])
-        return f'{found.group(0)}<span class="masrl-number">{label}</span> '
+        return f'{found.group(0)}<span class="masrl-number">{label}.</span> '
 
     return CAPTION.sub(number, body)
 

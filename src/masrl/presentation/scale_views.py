@@ -26,7 +26,10 @@ def bounded(value: float, bound: str, vocabulary: Vocabulary, unit: str = "") ->
         return ""
     number = f"{value:,.0f}" if float(value).is_integer() else f"{value:,g}"
     text = vocabulary["bound"].phrase(bound, number) if isinstance(bound, str) else number
-    return f"{text} {unit.replace('_', ' ')}".strip()
+    unit = unit.replace("_", " ")
+    if number == "1" and unit.endswith("s"):  # 1 step, 1 pass
+        unit = unit[:-2] if unit.endswith("sses") else unit[:-1]
+    return f"{text} {unit}".strip()
 
 
 def sources_html(cell: str) -> str:

@@ -25,13 +25,13 @@ model call          ``gen_ai.operation.name``                       ``chat``, ``
                                                                     ``generate_content``,
                                                                     ``call_llm`` (any-agent)
 tool                ``gen_ai.operation.name``                       ``execute_tool``
-agent / model /     ``openinference.span.kind`` (OpenInference,     ``AGENT`` / ``LLM`` /
-tool                Arize Phoenix)                                  ``TOOL``
+agent/model/tool    ``openinference.span.kind`` (OpenInference,     ``AGENT`` / ``LLM`` /
+                    Arize Phoenix)                                  ``TOOL``
 model / tool        ``ai.operationId`` (Vercel AI SDK)              ``ai.*.doGenerate``,
                                                                     ``ai.*.doStream`` /
                                                                     ``ai.toolCall``
-agent / model /     ``traceloop.span.kind``, ``llm.request.type``   ``agent`` / ``chat``,
-tool                (OpenLLMetry)                                   ``completion`` / ``tool``
+agent/model/tool    ``traceloop.span.kind``, ``llm.request.type``   ``agent`` / ``chat``,
+                    (OpenLLMetry)                                   ``completion`` / ``tool``
 ==================  ==============================================  ==========================
 
 Any other span (``CHAIN``, ``RETRIEVER``, ``embeddings``, ``create_agent``, ``ai.generateText``,
