@@ -175,8 +175,8 @@ def test_the_audit_sees_what_it_looks_for(browser, serve, tmp_path):
       <form class="bd-search"><input type="search"></form>
       <article class="bd-article" style="width:1000px">
         <p>Reading {glue:text}`x` and &lt;NA&gt; and {'a': 1}</p>
-        <div class="cell_output"><table style="width:1400px"><tr><td>A title cut at fifty...</td><td>True</td></tr>
-        </table></div>
+        <div class="cell_output"><table style="width:1400px"><tr>
+          <td>A title cut at fifty...</td><td>True</td></tr></table></div>
         <figure class="masrl-chart" aria-label="A chart"><div class="masrl-static">
           <svg width="300" height="100" viewBox="0 0 300 100"><text x="0" y="20">Label…</text></svg>
         </div></figure>
