@@ -9,6 +9,11 @@ readers can explore (``masrl.presentation.charts.show(chart, interactive=True)``
   so.
 * A page that holds an interactive chart (``figure.masrl-interactive``) loads the three
   libraries and ``masrl-charts.js``; other pages load none of them.
+* MathJax, which draws the formulas (``$...$`` in a chapter, ``dollarmath``), comes from the
+  same ``node_modules`` (the ``mathjax`` package, pinned likewise): its single-file TeX-to-SVG
+  build and the TeX extensions it may load on demand are copied into ``_static/mathjax``, and
+  Sphinx's ``mathjax_path`` points there (set here, so that no page names a CDN). Sphinx adds
+  it only to pages that hold a formula.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ VENDOR = {  # file served from _static/vega -> where npm ci puts it
     "vega-lite.min.js": "vega-lite/build/vega-lite.min.js",
     "vega-embed.min.js": "vega-embed/build/vega-embed.min.js",
 }
+MATHJAX = {  # file or folder served from _static/mathjax -> where npm ci puts it
+    "tex-svg.js": "mathjax/es5/tex-svg.js",
+    "input/tex/extensions": "mathjax/es5/input/tex/extensions",
+}
+MATHJAX_PATH = "mathjax/tex-svg.js"  # relative to _static
 MARKER = "masrl-interactive"
 SCRIPTS = [f"vega/{name}" for name in VENDOR] + ["masrl-charts.js"]
 
@@ -35,7 +45,8 @@ def node_modules(app) -> Path:
 def vendor_files(app) -> dict[str, Path]:
     """Served name -> installed file; an :class:`ExtensionError` names what is missing."""
     found = {name: node_modules(app) / path for name, path in VENDOR.items()}
-    missing = [str(p) for p in found.values() if not p.is_file()]
+    found.update({f"mathjax/{name}": node_modules(app) / path for name, path in MATHJAX.items()})
+    missing = [str(p) for p in found.values() if not p.exists()]
     if missing:
         raise ExtensionError("the chart libraries are not installed (" + ", ".join(missing)
                              + "): run `npm ci` in the repository (make book does)")
@@ -44,6 +55,7 @@ def vendor_files(app) -> dict[str, Path]:
 
 def add_static(app, config) -> None:
     config.html_static_path.append(str(STATIC))
+    config.mathjax_path = MATHJAX_PATH
     vendor_files(app)  # fail early, before anything is read
 
 
@@ -56,10 +68,14 @@ def load_on_chart_pages(app, pagename, templatename, context, doctree) -> None:
 def copy_vendor(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
-    target = Path(app.outdir) / "_static" / "vega"
-    target.mkdir(parents=True, exist_ok=True)
+    static = Path(app.outdir) / "_static"
     for name, source in vendor_files(app).items():
-        shutil.copyfile(source, target / name)
+        target = static / name if name.startswith("mathjax/") else static / "vega" / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(source, target)
 
 
 def setup(app):

@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from browser_helpers import offline_page
 from support import build_book
 
 from masrl import paths
@@ -76,25 +77,12 @@ def browser():
         browser.close()
 
 
-VIEWPORT = {"width": 1280, "height": 800}  # the width the screenshots and layout tests check
+VIEWPORT = {"width": 1280, "height": 800}  # the width the reading tests check
 
 
 @pytest.fixture
 def page(browser):
     """A page 1280 px wide that records, and blocks, every request that leaves localhost."""
-    context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
-    outside: list[str] = []
-
-    def route(route):
-        url = route.request.url
-        if url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
-            route.continue_()
-        else:
-            outside.append(url)
-            route.abort()
-
-    context.route("**/*", route)
-    page = context.new_page()
-    page.outside_requests = outside
+    page = offline_page(browser, VIEWPORT)
     yield page
-    context.close()
+    page.context.close()

@@ -33,8 +33,13 @@ def test_the_libraries_come_from_node_modules(tmp_path):
         target = tmp_path / "node_modules" / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text("// a library", encoding="utf-8")
+    with pytest.raises(ExtensionError, match="mathjax"):  # MathJax is needed too
+        extension.vendor_files(fake_app(tmp_path))
+    (tmp_path / "node_modules" / "mathjax/es5/input/tex/extensions").mkdir(parents=True)
+    (tmp_path / "node_modules" / "mathjax/es5/tex-svg.js").write_text("// MathJax")
     found = extension.vendor_files(fake_app(tmp_path))
-    assert sorted(found) == ["vega-embed.min.js", "vega-lite.min.js", "vega.min.js"]
+    assert sorted(found) == ["mathjax/input/tex/extensions", "mathjax/tex-svg.js",
+                             "vega-embed.min.js", "vega-lite.min.js", "vega.min.js"]
 
 
 def test_only_pages_with_an_interactive_chart_load_the_scripts(tmp_path):

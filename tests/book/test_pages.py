@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from browser_helpers import book_pages
 
 pytestmark = pytest.mark.browser
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "_build" / "screenshots"
-
-
-def book_pages(root: Path) -> list[str]:
-    skip = {"_static", "_sources", "_images", "_downloads"}
-    return sorted(str(p.relative_to(root)) for p in root.rglob("*.html")
-                  if not skip & set(p.relative_to(root).parts))
+# full-page screenshots at a desktop's and a phone's size: test_layout.py
 
 
 def test_the_book_has_every_chapter(built_book):
@@ -27,7 +20,6 @@ def test_the_book_has_every_chapter(built_book):
 
 def test_every_page_renders_offline(built_book, serve, page):
     server = serve(built_book)
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     problems = []
     for name in book_pages(built_book):
         page.goto(f"{server.url}/{name}", wait_until="load")
@@ -39,7 +31,6 @@ def test_every_page_renders_offline(built_book, serve, page):
         for i in range(charts.count()):
             if charts.nth(i).locator("svg, canvas").count() == 0:
                 problems.append(f"{name}: chart {i} holds no rendered SVG or canvas")
-        page.screenshot(path=str(SCREENSHOTS / (name.replace("/", "__") + ".png")), full_page=True)
     assert page.outside_requests == [], "pages requested outside URLs"
     assert problems == []
 

@@ -116,3 +116,19 @@ def test_throughput_results_are_read_and_checked(tmp_path):
     partial.write_text('{"events": 1}', encoding="utf-8")
     with pytest.raises(ValueError, match="partial.json: missing agents"):
         benchmark_results.throughput_results(partial)
+
+
+def test_the_envelope_table_words_each_bound_and_links_its_sources():
+    data = Dataset()
+    shown = scale_views.envelope_table(data.envelopes, data.vocabulary)
+    rows = {row[0]: dict(zip(shown.header, row)) for row in shown.rows}
+    assert rows["Kimi K2.5 Agent Swarm"]["agents per run"] == "up to 100"
+    assert rows["Kimi K2.5 Agent Swarm"]["horizon of one task"] == "up to 1,500 tool calls"
+    assert rows["OWL"]["agents per run"] == "—"  # unknown stays unknown
+    assert rows["Kimi K2.5 Agent Swarm"]["sources"].count('rel="noopener">source') == 2
+
+
+def test_the_throughput_table_names_every_recorded_figure():
+    shown = scale_views.throughput_table({"events": 999603, "ratio": 1.495, "new_key": 2.5})
+    assert shown.rows == [["events in the trace", "999,603"],
+                          ["replay time / json.load time", "1.50"], ["new key", "2.5"]]

@@ -19,6 +19,7 @@ import pandas as pd
 
 from masrl.analyses.claims import SKIP, Result, summary
 from masrl.data import book_toc
+from masrl.presentation import tables
 
 
 def compact(value: Any) -> str:
@@ -129,13 +130,19 @@ class Ledger:
     """The evaluated claims as one table a reader can follow: per claim its id and full
     statement, its computed value in words (and, when it fails, the value the survey gives),
     its boundary, its status and a link to the chapter that computes it. ``here`` is the
-    chapter showing the table (links are relative to its page). Every text is escaped."""
+    chapter showing the table (links are relative to its page). With ``keys`` (the pool's
+    paper keys), a key named in a statement or a computed value links to its bibliography
+    entry. Every text is escaped."""
 
     COLUMNS = ["claim", "computed", "boundary", "status", "computed in"]
+    CAPTION = "The claims ledger: each claim, its value computed from the data, its boundary"
 
-    def __init__(self, results: list[Result], here: str, root=None):
+    def __init__(self, results: list[Result], here: str, root=None,
+                 keys: set[str] | frozenset[str] = frozenset(), caption: str = CAPTION):
         self.results = results
         self.here = here
+        self.keys = frozenset(keys)
+        self.caption = caption
         self.titles = {c: book_toc.title(c, root) for c in {r.claim.chapter for r in results}}
 
     def rows(self) -> list[dict[str, str]]:
@@ -166,18 +173,28 @@ class Ledger:
 
     def _repr_html_(self) -> str:
         esc = html.escape
-        head = "".join(f"<th>{esc(c)}</th>" for c in self.COLUMNS)
+
+        def cited(text: str) -> str:
+            return tables.cite_text_html(text, self.keys)
+
+        head = "".join(f'<th class="masrl-text" scope="col">{esc(c)}</th>'
+                       for c in self.COLUMNS)
         body = []
         for row in self.rows():
             href = chapter_href(row["chapter"], self.here)
             body.append(
                 f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
-                f'<td><strong>{esc(row["id"])}</strong><br>{esc(row["statement"])}</td>'
-                f"<td>{esc(row['computed'])}</td><td>{esc(row['boundary'])}</td>"
+                f'<td class="masrl-text"><strong>{esc(row["id"])}</strong><br>'
+                f'{cited(row["statement"])}</td>'
+                f'<td class="masrl-text">{cited(row["computed"])}</td>'
+                f'<td class="masrl-text">{esc(row["boundary"])}</td>'
                 f'<td class="masrl-status">{esc(row["status"])}</td>'
-                f'<td><a href="{esc(href, quote=True)}">{esc(row["title"])}</a></td></tr>')
-        return (f'<table class="masrl-ledger dataframe"><thead><tr>{head}</tr></thead>'
-                f'<tbody>{"".join(body)}</tbody></table>')
+                f'<td class="masrl-text"><a href="{esc(href, quote=True)}">'
+                f'{esc(row["title"])}</a></td></tr>')
+        return (f'<div class="masrl-table-wrap"><table class="masrl-table masrl-ledger">'
+                f'<caption class="masrl-caption">{esc(self.caption)}</caption>'
+                f"<thead><tr>{head}</tr></thead>"
+                f'<tbody>{"".join(body)}</tbody></table></div>')
 
 
 def results_table(results: list[Result]) -> pd.DataFrame:

@@ -1,4 +1,4 @@
-"""Metrics of a reconstructed run. Each function computes one quantity; :func:`compute` gathers
+r"""Metrics of a reconstructed run. Each function computes one quantity; :func:`compute` gathers
 them under the key names of ``masrl replay --json``.
 
 Definitions (quoted by the book):
@@ -9,7 +9,7 @@ Definitions (quoted by the book):
 * ``tool_calls``, ``messages``: the numbers of ``tool_call`` and ``message`` events.
 * ``critical_steps``: the number of events on a longest path of the event graph, every edge
   being a dependency; an event without edges is a path of one. ``critical_path`` lists the ids.
-  ``parallelism`` = ``events`` / ``critical_steps``: how many events the run executes per step
+  ``parallelism``, $\mathit{events} / \mathit{critical\_steps}$: how many events the run executes per step
   when every dependency chain runs as fast as it can (the "critical steps" idea of Kimi's PARL).
 * ``spawn_depth``: the largest depth of a spawned agent (1 for agents spawned by a root, 0 when
   nothing is spawned); ``spawn_tree``: the roots with their spawned descendants.
@@ -19,7 +19,8 @@ Definitions (quoted by the book):
   trace's own ``costs.wall_clock_s`` is not read).
 * ``busy_time``: per agent, the total length of the union of its events' [start, end] intervals
   (instantaneous events add nothing; overlapping events of one agent are counted once).
-* ``speedup``: the sum of all agents' busy time over ``wall_clock``: how much faster the run was
+* ``speedup``, $\sum_a \mathit{busy}_a / \mathit{wall\_clock}$: the sum of all agents' busy time
+  over ``wall_clock``: how much faster the run was
   than the same work done by one agent at a time, assuming the work could be serialised without
   extra waiting. ``None`` when ``wall_clock`` is 0 or no event records a duration.
 * ``tokens`` and ``cost_usd``: the sum of the events' ``tokens`` / ``cost_usd`` fields, per agent

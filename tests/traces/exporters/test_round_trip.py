@@ -17,8 +17,8 @@ def document() -> dict:
 def test_atif_round_trip_keeps_all_but_the_edges():
     table = round_trip.kept(document(), round_trip.round_trip(document(), "atif"))
     kept = dict(zip(table["quantity"], table["kept"]))
-    assert kept == {"events": True, "identical events": True, "agents": True,
-                    "event types": True, "tokens": True, "cost (USD)": True,
+    assert kept == {"events": True, "identical events": True, "acting agents": True,
+                    "tools": True, "event types": True, "tokens": True, "cost (USD)": True,
                     "costs of the run": True, "rewards": True, "edges": False,
                     "edges in both": False}
     both = table.set_index("quantity").loc["edges in both"]
@@ -30,7 +30,18 @@ def test_native_atif_reading_loses_what_only_extras_carry():
     table = round_trip.kept(document(), back).set_index("quantity")
     assert table.loc["identical events", "after"] == "0"
     assert not table.loc["event types", "kept"]
-    assert table.loc["rewards", "after"] == "{}"
+    assert table.loc["rewards", "after"] == "none"
+    assert table.loc["rewards", "before"] == "orchestration: 0.1; process: 0.15; team: 0.8"
+
+
+def test_otlp_keeps_every_acting_agent_and_puts_tool_results_on_their_callers():
+    """The OTLP exporter's docstring says the round trip keeps the acting agents; the three
+    tools of the example, which only answer calls, come back as their calling agents."""
+    table = round_trip.kept(document(), round_trip.round_trip(document(), "otlp"))
+    table = table.set_index("quantity")
+    acting, tools = table.loc["acting agents"], table.loc["tools"]
+    assert (acting["before"], acting["after"], acting["kept"]) == ("4", "4", True)
+    assert (tools["before"], tools["after"], tools["kept"]) == ("3", "0", False)
 
 
 def test_kept_flags_a_changed_quantity():

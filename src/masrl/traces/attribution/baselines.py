@@ -7,20 +7,20 @@ decisions, the exit codes of code executions).
 The definitions below are quoted by the book.
 
 **Random.** A method that names one candidate agent and one
-step of a run uniformly at random is right on the agent with probability 1/|C| when the gold
-agent is among the candidates C (0 otherwise) and on the step with probability 1/n for a run of
-n steps; its expected accuracy on a subset is the mean of these probabilities over the subset's
+step of a run uniformly at random is right on the agent with probability $1/|C|$ when the gold
+agent is among the candidates $C$ (0 otherwise) and on the step with probability $1/n$ for a run
+of $n$ steps; its expected accuracy on a subset is the mean of these probabilities over the subset's
 runs, computed exactly here (no draw). Two candidate sets are computed:
 
 * ``random`` (*as the paper counts*): C is the run's speakers as the paper's reference code names
   them (:mod:`.gold`: the ``role`` strings of a hand-crafted log, so ``Orchestrator (thought)``
   and ``Orchestrator (-> WebSurfer)`` are two candidates; the ``name`` of an algorithm-generated
-  one), and every run counts 1/|C|, as if the gold agent were always one of them. This is the
+  one), and every run counts $1/|C|$, as if the gold agent were always one of them. This is the
   definition that reproduces the paper's published Random figures.
 * ``random-agents``: C is the run's agents (:mod:`.gold`: the orchestrator once, the human left
-  out), and a run counts 1/|C| only when the gold agent, spelled exactly, is one of them.
+  out), and a run counts $1/|C|$ only when the gold agent, spelled exactly, is one of them.
 
-The step-level figure is the same for both (1/n per run).
+The step-level figure is the same for both ($1/n$ per run).
 
 **Deterministic rules.** Each gives a prediction (agent, step) per run:
 

@@ -2,14 +2,14 @@
 labelled mistakes fall, and how the baselines compare with the published methods.
 
 Everything is computed from the imported traces (:mod:`.gold`): structure, counts and labels,
-never message text. Definitions (quoted by the book), per run of *n* steps labelled at step *k*:
+never message text. Definitions (quoted by the book), per run of $n$ steps labelled at step $k$:
 
-* *relative position* of the mistake: (k + 1) / n, so 1 is the last step (as in the real-runs
+* *relative position* of the mistake: $(k + 1) / n$, so 1 is the last step (as in the real-runs
   chapter);
-* *labelled step spoken by another agent*: the agent of step k is not the labelled agent;
+* *labelled step spoken by another agent*: the agent of step $k$ is not the labelled agent;
 * *labelled agent outside the run*: the labelled agent, spelled exactly, is none of the run's
   agents, so no prediction that names an agent of the run can be right on it;
-* *at an orchestrator decision*: step k is an ``orchestrator_decision`` event (hand-crafted runs
+* *at an orchestrator decision*: step $k$ is an ``orchestrator_decision`` event (hand-crafted runs
   only: a CaptainAgent chat has no orchestrator in its log).
 """
 

@@ -31,13 +31,14 @@ Determinism: the trace id is the first 16 bytes of SHA-256 of ``trace_id``, a sp
 times are nanoseconds from a fixed epoch (:data:`EPOCH_NS`, 2023-11-14T22:13:20Z) plus the
 event's ``t``; no clock is read.
 
-What does not survive ``export`` then ``import otel`` (the round trip keeps agents, event types
-and counts, and token and cost totals): edges (the importer infers them from time within each
+What does not survive ``export`` then ``import otel`` (the round trip keeps every acting agent,
+event types and counts, and token and cost totals): the names of tools, since the agent of a
+``tool_result`` becomes the calling agent; edges (the importer infers them from time within each
 agent), event ids (they become span ids), ``content_ref`` (OTLP carries no hash of ours),
 ``role``, per-event ``reward``, ``trusted``, ``from``, ``x_*`` fields other than usage, model
 and error, ``rewards``, ``metrics``, ``counterfactuals``, ``provenance``, ``trace_id`` and
 ``task_id`` (the importer names the run ``otel:<trace hex>``); ``duration`` becomes ``t_end``;
-the agent of a ``tool_result`` becomes the calling agent; times are rounded to nanoseconds.
+times are rounded to nanoseconds.
 """
 
 from __future__ import annotations

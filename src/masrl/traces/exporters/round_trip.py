@@ -4,9 +4,12 @@
 to a temporary file and imports that with the importer that reads the format
 (:data:`IMPORTER_OF`). :func:`kept` compares the trace before and after, quantity by quantity:
 
-* *events*, *agents* (every name on an event), *event types* (the count of each type, compared
-  as a whole), *tokens* (the sum over events of ``tokens``), *cost* (the sum of ``cost_usd``),
-  the run's recorded ``costs`` and ``rewards``;
+* *events*; *acting agents*, the names that act in an event other than a ``tool_result``, and
+  *tools*, the names that only answer calls (on ``tool_result`` events): counted apart, because
+  a format may put a tool's result on the agent that called it, keeping every acting agent but
+  losing the tools' names; *event types* (the count of each type, compared as a whole);
+  *tokens* (the sum over events of ``tokens``); *cost* (the sum of ``cost_usd``); the run's
+  recorded ``costs`` and ``rewards``, written as ``name: value`` pairs (``none`` when empty);
 * *identical events*: events equal in every field but the ``x_`` extensions (which importers
   add), matched by content;
 * *edges* and *edges in both*: the dependencies; a format without a dependency graph has them
@@ -49,8 +52,15 @@ def _plain(event: dict) -> str:
 def kept(before: dict, after: dict) -> pd.DataFrame:
     """Quantity by quantity, its value before and after the round trip and whether it is kept
     (see the module docstring)."""
-    def agents(doc):
-        return len({e["agent"] for e in doc["events"]})
+    def acting(doc):
+        return {e["agent"] for e in doc["events"] if e["type"] != "tool_result"}
+
+    def tools(doc):
+        return {e["agent"] for e in doc["events"]} - acting(doc)
+
+    def pairs(mapping: dict) -> str:
+        return "; ".join(f"{k.replace('_', ' ')}: {mapping[k]}" for k in sorted(mapping)) \
+            or "none"
 
     def types(doc):
         counts = Counter(e["type"] for e in doc["events"])
@@ -66,14 +76,13 @@ def kept(before: dict, after: dict) -> pd.DataFrame:
     rows = [
         ("events", len(before["events"]), len(after["events"])),
         ("identical events", len(before["events"]), identical),
-        ("agents", agents(before), agents(after)),
+        ("acting agents", len(acting(before)), len(acting(after))),
+        ("tools", len(tools(before)), len(tools(after))),
         ("event types", types(before), types(after)),
         ("tokens", total(before, "tokens"), total(after, "tokens")),
         ("cost (USD)", total(before, "cost_usd"), total(after, "cost_usd")),
-        ("costs of the run", json.dumps(before["costs"], sort_keys=True),
-         json.dumps(after["costs"], sort_keys=True)),
-        ("rewards", json.dumps(before["rewards"], sort_keys=True),
-         json.dumps(after["rewards"], sort_keys=True)),
+        ("costs of the run", pairs(before["costs"]), pairs(after["costs"])),
+        ("rewards", pairs(before["rewards"]), pairs(after["rewards"])),
         ("edges", len(before["edges"]), len(after["edges"])),
         ("edges in both", len(pairs_before), len(pairs_before & pairs_after)),
     ]

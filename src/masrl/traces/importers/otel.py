@@ -35,8 +35,8 @@ model call          ``gen_ai.operation.name``                       ``chat``, ``
                                                                     ``generate_content``,
                                                                     ``call_llm`` (any-agent)
 tool                ``gen_ai.operation.name``                       ``execute_tool``
-agent / model /     ``openinference.span.kind`` (OpenInference);    ``AGENT`` / ``LLM`` /
-tool, handoff       else the field ``span_kind`` (Phoenix's REST    ``TOOL``; a ``TOOL`` named
+agent/model/tool    ``openinference.span.kind`` (OpenInference);    ``AGENT`` / ``LLM`` /
+                    else the field ``span_kind`` (Phoenix's REST    ``TOOL``; a ``TOOL`` named
                     spans); else ``aws.genai.span_kind`` (ADOT)     ``handoff to X`` is a
                                                                     handoff to X
 model / tool        ``ai.operationId`` (Vercel AI SDK)              ``ai.*.doGenerate``,
@@ -44,10 +44,10 @@ model / tool        ``ai.operationId`` (Vercel AI SDK)              ``ai.*.doGen
                                                                     call ``ai.generateText``...
                                                                     in a trace without them) /
                                                                     ``ai.toolCall``
-agent / model /     ``traceloop.span.kind``, ``llm.request.type``   ``agent`` / ``chat``,
-tool                (OpenLLMetry)                                   ``completion`` / ``tool``
-agent / model /     ``ag2.span.type`` (AG2)                         ``agent`` / ``llm`` /
-tool                                                                ``tool``
+agent/model/tool    ``traceloop.span.kind``, ``llm.request.type``   ``agent`` / ``chat``,
+                    (OpenLLMetry)                                   ``completion`` / ``tool``
+agent/model/tool    ``ag2.span.type`` (AG2)                         ``agent`` / ``llm`` /
+                                                                    ``tool``
 tool / agent        ``gen_ai.tool.name`` / ``gen_ai.agent.name``    a span that names nothing
                     alone (Koog, pydantic-ai's ``<agent> run``)     else
 ==================  ==============================================  ==========================
