@@ -102,14 +102,17 @@ class Figure:
     of the data can close the element), keys sorted so that the same chart gives the same bytes.
     """
 
-    def __init__(self, chart: alt.TopLevelMixin, interactive: bool = False):
+    def __init__(self, chart: alt.TopLevelMixin, interactive: bool = False,
+                 live: alt.TopLevelMixin | None = None):
         spec = chart.to_dict()
         self.title = _title_text(spec.get("title", ""))
         self.description = spec.get("description", "")
         if not self.title or not self.description:
             raise ValueError("every chart needs a title and a description (text alternative)")
         self.svg = vlc.vegalite_to_svg(spec)
-        self.spec = embedded_spec(spec) if interactive else None
+        if live is not None:  # the page draws another chart than the static one
+            spec = live.to_dict()
+        self.spec = embedded_spec(spec) if interactive or live is not None else None
 
     def _repr_html_(self) -> str:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
@@ -134,10 +137,13 @@ def embedded_spec(spec: dict) -> str:
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
 
 
-def show(chart: alt.TopLevelMixin, *, interactive: bool = False) -> Figure:
+def show(chart: alt.TopLevelMixin, *, interactive: bool = False,
+         live: alt.TopLevelMixin | None = None) -> Figure:
     """Render a finished chart for display (the last expression of a notebook cell); with
-    ``interactive``, the built book also draws it with tooltips (see the module docstring)."""
-    return Figure(chart, interactive)
+    ``interactive``, the built book also draws it with tooltips (see the module docstring);
+    with ``live``, the built book draws that chart instead (say, one a reader can zoom), and
+    the static SVG of ``chart`` stays for pages without JavaScript."""
+    return Figure(chart, interactive, live)
 
 
 def _title_text(title) -> str:
