@@ -210,11 +210,12 @@ MAX_LANES = 40  # beyond, the least busy agents share one lane
 MAX_LIVE_EVENTS = 20_000  # the interactive detail view carries every event up to this many
 LIVE_WINDOW_EVENTS = 60  # the detail view opens on a window holding about this many events
 # round bucket lengths, in seconds
-NICE_SECONDS = [m * 10.0 ** e for e in range(-3, 2) for m in (1, 2, 5)] + [
-    60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
+NICE_SECONDS = [m * 10.0 ** e for e in range(-3, 1) for m in (1, 2, 5)] + [
+    10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
 # where the marks of lane i sit, in lane units from the lane's top (i) to the next (i + 1)
 BAR_BASE, BAR_HEIGHT, BAND_TOP = 0.82, 0.7, 0.1
 STRIPE_TOP, STRIPE_BOTTOM = 0.86, 0.96
+EPSILON = 1e-9  # in buckets: how far a time may sit off a bucket boundary and count as on it
 
 
 def crowded_share(replay: Replay, width: int = DETAILED_WIDTH) -> float:
@@ -294,16 +295,16 @@ def binned_frames(replay: Replay, width: int = BINNED_WIDTH) -> dict:
     origin = float(events.start.min())
     span = float(events.end.max()) - origin
     seconds = bucket_seconds(span, width)
-    buckets = max(1, math.ceil(span / seconds))
-    if origin + buckets * seconds <= float(events.end.max()) and span > 0:
-        buckets += 1  # an event at the very end lies in a bucket of its own
+    buckets = max(1, math.ceil(span / seconds - EPSILON))
     agent_lane = np.array([index[lane_of[name]] for name in events.agent_names], dtype=np.int64)
     lane = agent_lane[events.agent_codes]
     kind_names = list(dict.fromkeys(EVENT_KINDS.values()))
     kind_of_type = np.array([kind_names.index(EVENT_KINDS[t]) for t in EVENT_TYPES])
     kind = kind_of_type[events.types]
-    first = np.floor((events.start - origin) / seconds).astype(np.int64)
-    last = np.maximum(first, np.ceil((events.end - origin) / seconds).astype(np.int64) - 1)
+    # (a time on a boundary opens the bucket that starts there and closes the one before it,
+    # whatever the rounding of the division; the end of the run lies in the last bucket)
+    first = np.floor((events.start - origin) / seconds + EPSILON).astype(np.int64)
+    last = np.maximum(first, np.ceil((events.end - origin) / seconds - EPSILON).astype(np.int64) - 1)
     first, last = np.minimum(first, buckets - 1), np.minimum(last, buckets - 1)
     # an event is active in buckets first..last: a difference array, then a running sum
     active = np.zeros((len(names), len(kind_names), buckets + 1), dtype=np.int64)
@@ -393,10 +394,13 @@ def _binned_layers(found: dict, window: alt.Parameter | None = None) -> alt.Laye
     x_scale = alt.Scale(nice=False, zero=False,
                         domain=[found["origin"],
                                 found["origin"] + found["buckets"] * found["seconds"]])
-    x = alt.X("from:Q", title="time since the start of the run (s)", scale=x_scale)
+    # a label every 90 px or so (Vega rounds the step), and any that would touch hidden
+    x_axis = alt.Axis(tickCount=BINNED_WIDTH // 90, labelOverlap=True, labelFlush=True)
+    x = alt.X("from:Q", title="time since the start of the run (s)", scale=x_scale, axis=x_axis)
     life = alt.Chart(bands.assign(top=bands["lane_index"] + BAND_TOP,
                                   bottom=bands["lane_index"] + BAR_BASE)).mark_rect().encode(
-        x=alt.X("start:Q", title="time since the start of the run (s)", scale=x_scale),
+        x=alt.X("start:Q", title="time since the start of the run (s)", scale=x_scale,
+                axis=x_axis),
         x2="end:Q",
         y=alt.Y("bottom:Q", scale=y_scale, axis=y_axis), y2="top:Q",
         color=alt.Color("band:N", scale=colour, legend=legend),
@@ -410,8 +414,8 @@ def _binned_layers(found: dict, window: alt.Parameter | None = None) -> alt.Laye
                  alt.Tooltip("from:Q", title="from (s)", format=".6~g"),
                  alt.Tooltip("to:Q", title="to (s)", format=".6~g")],
     )
-    if window is not None:
-        columns = columns.add_params(window)
+    if window is not None:  # a fixed view name: same chart, same bytes
+        columns = columns.properties(name="overview_columns").add_params(window)
     stripe = alt.Chart(stripes.assign(band=CRITICAL, top=stripes["lane_index"] + STRIPE_TOP,
                                       bottom=stripes["lane_index"] + STRIPE_BOTTOM)).mark_rect(
     ).encode(
