@@ -151,8 +151,8 @@ def _gantt_layers(events: pd.DataFrame, bands: pd.DataFrame, path: pd.DataFrame,
     y = alt.Y("agent:N", sort=rows, title="agent", scale=alt.Scale(domain=rows),
               axis=alt.Axis(labelLimit=200))
     x_title = "time since the start of the run (s)"
-    scale = alt.Scale() if window is None else alt.Scale(domain=window)
-    clip = window is not None
+    scale = alt.Undefined if window is None else alt.Scale(domain=window)
+    clip = True if window is not None else alt.Undefined  # (the book's charts: unchanged)
 
     life = alt.Chart(bands).mark_bar(height=ROW_HEIGHT - 4, clip=clip).encode(
         y=y, x=alt.X("start:Q", title=x_title, scale=scale), x2="end:Q",
