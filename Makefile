@@ -29,11 +29,13 @@ help:            ## list the targets
 
 install: $(STAMP) ## create .venv, install pinned requirements and the masrl package
 $(STAMP): requirements.txt pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -r requirements.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
-	touch $@
+	@test -x $(BIN)/python || { echo "creating $(VENV) with $(PYTHON)"; $(PYTHON) -m venv $(VENV); }
+	@echo "installing the pinned requirements into $(VENV) (1-2 minutes; pip prints only problems)"
+	@$(BIN)/python -m pip install --quiet --upgrade pip
+	@$(BIN)/python -m pip install --quiet -r requirements.txt
+	@echo "installing masrl into $(VENV) (editable)"
+	@$(BIN)/python -m pip install --quiet --no-deps -e .
+	@touch $@
 
 system-deps:     ## Debian's chromium for the browser test and npm for the chart libraries (if missing)
 	@command -v chromium >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
@@ -44,19 +46,27 @@ system-deps:     ## Debian's chromium for the browser test and npm for the chart
 node-deps: $(NODE_STAMP) ## install the pinned chart libraries into node_modules (npm ci)
 $(NODE_STAMP): package.json package-lock.json
 	@command -v npm >/dev/null 2>&1 || $(MAKE) system-deps
-	npm ci --no-audit --no-fund --ignore-scripts
-	touch $@
+	@echo "installing the pinned chart libraries into node_modules (npm ci)"
+	@npm ci --no-audit --no-fund --ignore-scripts --loglevel=error
+	@touch $@
 
 notebooks: $(NOTEBOOKS) ## execute the chapters whose source, data or package changed (papermill)
 notebooks/%.ipynb: notebooks/%.md $(PACKAGE) $(DATA) | $(STAMP)
-	$(BIN)/python scripts/execute_notebook.py $<
+	@echo "executing $<"
+	@$(BIN)/python scripts/execute_notebook.py $<
 # the scale-gap and training-run chapters quote the benchmarks' recorded figures
 notebooks/34_scale.ipynb notebooks/26_training_runs.ipynb: $(wildcard benchmarks/results/*.json)
 
 book: _build/html/index.html ## execute changed chapters, then build the book into _build/html
+# quiet (-q): Sphinx's status lines and the parsers' configuration dumps go; warnings stay on
+# stderr (and fail the build, -W); jupyter-book's own lines go to _build/book.log
 _build/html/index.html: $(BOOK_SRC) $(NODE_STAMP) | $(STAMP)
-	$(BIN)/jupyter-book build . --path-output . -W --keep-going
-	touch $@
+	@echo "building the book into _build/html (jupyter-book; a warning fails the build)"
+	@mkdir -p _build
+	@$(BIN)/jupyter-book build . --path-output . -W --keep-going -q > _build/book.log \
+	  || { cat _build/book.log; exit 1; }
+	@touch $@
+	@echo "the book is ready: open _build/html/index.html"
 
 test: book system-deps ## run every test: unit, data, nbval on the notebooks, browser
 	$(BIN)/python -m pytest tests notebooks --nbval --nbval-sanitize-with nbval-sanitize.cfg \

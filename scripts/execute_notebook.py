@@ -1,5 +1,6 @@
 """Execute one chapter: read its MyST source (``notebooks/NN_name.md``), run it with papermill,
-strip what changes from run to run (timestamps, durations), and write the paired ``.ipynb``.
+strip what changes from run to run (timestamps, durations), and write the paired ``.ipynb``
+(:mod:`masrl.commands.notebooks` runs it; ``masrl report`` runs the trace report the same way).
 
 Usage: python scripts/execute_notebook.py notebooks/10_statistics.md [-p name value ...]
 
@@ -11,43 +12,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
-import jupytext
 import nbformat
 import papermill
 import yaml
 
+from masrl.commands.notebooks import execute as run_chapter
 from masrl.files import write_text_atomically
-
-VOLATILE_METADATA = ("papermill", "execution")
-
-
-def strip_volatile(notebook: nbformat.NotebookNode) -> None:
-    for key in VOLATILE_METADATA:
-        notebook.metadata.pop(key, None)
-    for cell in notebook.cells:
-        for key in VOLATILE_METADATA:
-            cell.metadata.pop(key, None)
 
 
 def execute(source: Path, parameters: dict[str, str]) -> Path:
-    target = source.with_suffix(".ipynb")
-    notebook = jupytext.read(source)
-    for index, cell in enumerate(notebook.cells):  # stable ids: same source, same bytes out
-        cell.id = f"cell-{index:03d}"
-    notebook.metadata.setdefault("kernelspec", {"name": "python3", "display_name": "Python 3",
-                                                "language": "python"})
-    with tempfile.TemporaryDirectory() as tmp:
-        unexecuted = Path(tmp) / "input.ipynb"
-        nbformat.write(notebook, unexecuted)
-        executed = papermill.execute_notebook(
-            str(unexecuted), None, parameters=parameters, cwd=str(source.parent),
-            kernel_name="python3", progress_bar=False, log_output=False,
-        )
-    strip_volatile(executed)
-    return write_text_atomically(target, nbformat.writes(executed) + "\n")
+    """Run the chapter ``source`` and write its paired ``.ipynb``; return that path."""
+    executed = run_chapter(source, parameters)
+    return write_text_atomically(source.with_suffix(".ipynb"), nbformat.writes(executed) + "\n")
 
 
 def _typed(value: str):

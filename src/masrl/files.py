@@ -47,6 +47,23 @@ class OutputError(OSError):
         return f"{self.path}: {self.reason}"
 
 
+class MissingInput(FileNotFoundError):
+    """A file or folder that a computation needs is not there: ``PATH: what; hint`` in one
+    line, the hint saying how to point elsewhere. In a notebook it shows as that line alone,
+    not as a traceback (IPython's ``_render_traceback_``): nothing went wrong in the code, an
+    input is missing."""
+
+    def __init__(self, path: str | os.PathLike, what: str, hint: str = ""):
+        self.path, self.what, self.hint = str(path), what, hint
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.what}" + (f"; {self.hint}" if self.hint else "")
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"{type(self).__name__}: {self}"]
+
+
 def input_limit() -> int:
     """The largest input in bytes: ``$MASRL_MAX_INPUT_BYTES`` when set, else 8 GiB."""
     value = os.environ.get(LIMIT_VARIABLE, "")

@@ -2,8 +2,16 @@
 
 from __future__ import annotations
 
+import csv
+import re
+from pathlib import Path
+
+import pandas as pd
 import pytest
+import yaml
 from browser_helpers import book_pages
+
+from masrl import paths
 
 pytestmark = pytest.mark.browser
 
@@ -64,3 +72,103 @@ def test_the_pool_table_filters(built_book, serve, page):
     assert after != before and "filtered" in after, after
     assert 0 < visible_rows(page) < rows_before
     assert page.outside_requests == []
+
+
+def filtered_count(page) -> int:
+    """The number of rows the search and filters leave, as the table's info line says it."""
+    text = page.locator(".dt-info, .dataTables_info").first.inner_text()
+    found = re.search(r"of ([\d,]+) entries", text)
+    assert found, text
+    return int(found.group(1).replace(",", ""))
+
+
+def downloaded_rows(page) -> tuple[list[str], list[dict]]:
+    """Click *Download the filtered rows* and read the CSV it saves: header and rows."""
+    with page.expect_download() as info:
+        page.locator("button.masrl-download-csv").click()
+    path = info.value.path()
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        rows = [row for row in csv.reader(handle) if row]  # (it ends with a blank line)
+    return rows[0], [dict(zip(rows[0], row)) for row in rows[1:]]
+
+
+def test_the_pool_explorer_downloads_every_filtered_row_and_filters_by_vocabulary(
+        built_book, serve, page):
+    """Read against the data files themselves: papers.csv for what a filter must leave, and
+    vocabulary.yaml for the values a tag's list must offer."""
+    papers = pd.read_csv(paths.DEFAULT_DATA_DIR / paths.PAPERS, dtype=str, keep_default_na=False)
+    vocabulary = yaml.safe_load((paths.DEFAULT_DATA_DIR / paths.VOCABULARY).read_text("utf-8"))
+    server = serve(built_book)
+    page.goto(f"{server.url}/notebooks/02_pool.html")
+    page.wait_for_selector("table.dataTable tbody tr")
+    headers = page.locator(".dt-scroll-head thead tr").first.locator(".dt-column-title")
+    shown = headers.all_inner_texts()
+
+    # a search, then a selected row: the download still holds every row the search leaves
+    page.locator("div.dt-search input").first.fill("orchestrator")
+    page.wait_for_timeout(300)
+    searchable = papers[["title", "key", "year", *shown[3:-1], "venue", "url"]]
+    expected = papers.loc[searchable.apply(
+        lambda row: row.str.contains("orchestrator", case=False).any(), axis=1), "key"]
+    assert filtered_count(page) == len(expected) > 1
+    page.locator("table.dataTable tbody tr").first.locator("td").nth(1).click()
+    assert page.locator("table.dataTable tbody tr.selected").count() == 1
+    header, rows = downloaded_rows(page)
+    assert header == ["title", "key", "year", *shown[3:-1], "venue", "url"]
+    assert sorted(row["key"] for row in rows) == sorted(expected)
+    by_key = papers.set_index("key")
+    for row in rows:  # each field in its own column, as in the data, markup stripped
+        assert row["title"] == by_key.loc[row["key"], "title"]
+        assert row["url"] == by_key.loc[row["key"], "url"]
+
+    # a tag's filter lists exactly the vocabulary's values, and ticking one keeps its papers
+    page.locator("div.dt-search input").first.fill("")
+    page.wait_for_timeout(300)
+    column = shown.index("credit_granularity")
+    allowed = vocabulary_values(vocabulary, "credit_granularity")
+    filters = page.locator(".dt-scroll-head thead tr").nth(1).locator("th, td")
+    filters.nth(column).locator("button.dtcc-button_dropdown").click()
+    listed = page.locator(".dtcc-dropdown .dtcc-list-buttons button.dtcc-button")
+    assert listed.locator(".dtcc-button-text").all_inner_texts() == allowed
+    listed.filter(has_text=re.compile(r"^agent$")).click()
+    page.keyboard.press("Escape")
+    page.wait_for_timeout(300)
+    agents = papers.loc[papers["credit_granularity"] == "agent", "key"]
+    assert filtered_count(page) == len(agents) > 1
+    _, rows = downloaded_rows(page)
+    assert sorted(row["key"] for row in rows) == sorted(agents)
+    assert {row["credit_granularity"] for row in rows} == {"agent"}
+    assert page.outside_requests == []
+
+
+def vocabulary_values(vocabulary: dict, field: str) -> list[str]:
+    """The allowed values of ``field`` as data/vocabulary.yaml writes them: its ``order`` if it
+    has one, else its values as listed."""
+    spec = vocabulary["fields"][field]
+    return [str(value) for value in spec.get("order") or spec["values"]]
+
+
+def test_the_pool_table_is_usable_at_1440_px(built_book, serve, browser):
+    """Every column can be reached and read at 1440 px: the page itself does not scroll
+    sideways, the table scrolls inside its box, no column is narrower than its name, titles
+    wrap, and a button shows or hides columns."""
+    context = browser.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    try:
+        server = serve(built_book)
+        page.goto(f"{server.url}/notebooks/02_pool.html")
+        page.wait_for_selector("table.dataTable tbody tr")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1440
+        body = page.locator(".dt-scroll-body").first
+        assert body.evaluate("e => getComputedStyle(e).overflowX") in ("auto", "scroll")
+        titles = page.locator(".dt-scroll-head thead tr").first.locator("th")
+        assert titles.count() == 12
+        for k in range(titles.count()):
+            cell = titles.nth(k)
+            name = cell.locator(".dt-column-title")
+            assert name.evaluate("e => e.scrollWidth <= e.clientWidth + 1"), name.inner_text()
+        first_title = page.locator("table.dataTable tbody tr").first.locator("td").first
+        assert first_title.evaluate("e => getComputedStyle(e).whiteSpace") == "normal"
+        assert page.locator("button.masrl-columns").count() == 1
+    finally:
+        context.close()

@@ -56,10 +56,10 @@ def test_pages_without_interactive_charts_load_no_chart_library(built_book, serv
 
 
 def select_first_paper(page) -> str:
-    """Click the first row of the pool table; its key (the code after the title)."""
+    """Click the first row of the pool table; its key (the column after the title)."""
     row = page.locator("table.dataTable tbody tr").first
-    key = row.locator("code").first.inner_text()
-    row.locator("td").nth(1).click()  # the year cell: a click outside the title's link
+    key = row.locator("td").nth(1).inner_text()
+    row.locator("td").nth(2).click()  # the year cell: a click outside the title's link
     page.wait_for_selector("table.dataTable tbody tr.selected")
     return key
 
@@ -97,7 +97,7 @@ def test_the_pool_downloads_the_filtered_rows(built_book, serve, page):
     assert download.suggested_filename == "masrl-pool-filtered.csv"
     text = Path(download.path()).read_text(encoding="utf-8-sig")
     rows = [row for row in csv.reader(io.StringIO(text)) if row]
-    assert rows[0][:2] == ["paper", "year"] and "BibTeX" not in rows[0]
+    assert rows[0][:3] == ["title", "key", "year"] and "BibTeX" not in rows[0]
     assert len(rows) - 1 == filtered
     assert all("orchestrator" in ",".join(row).lower() for row in rows[1:])
     assert not any("<a " in cell for row in rows for cell in row)  # markup stripped

@@ -30,6 +30,7 @@ EXEMPT = {"book/bibliography"}
 OVERVIEW, PREREQUISITES = "**Overview.**", "**Prerequisites.**"
 SUMMARY, NEXT = "Summary", "What's next"
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
+CELL_BREAK = re.compile(r"^\+\+\+.*$", re.MULTILINE)  # jupytext's marker between markdown cells
 
 
 def source_of(document: str) -> Path:
@@ -53,8 +54,9 @@ class Outline:
 
 def outline(text: str) -> Outline:
     """Headings, opening paragraphs and links of a chapter's prose (code cells are skipped:
-    markdown-it reads a code-cell as a fenced block)."""
-    tokens = MarkdownIt("commonmark").parse(FRONT_MATTER.sub("", text))
+    markdown-it reads a code-cell as a fenced block; jupytext's ``+++`` cell breaks are not
+    prose)."""
+    tokens = MarkdownIt("commonmark").parse(CELL_BREAK.sub("", FRONT_MATTER.sub("", text)))
     found = Outline()
     for k, token in enumerate(tokens):
         if token.type == "heading_open":

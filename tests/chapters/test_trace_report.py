@@ -122,3 +122,39 @@ def test_figures_that_overflow_are_a_problem_not_a_traceback(tmp_path):
     assert "tokens.total is inf" in html[0]
     assert len([h for h in html if "Skipped: the trace is invalid" in h]) == \
         SECTIONS_AFTER_VALIDATION
+
+
+# ---------------------------------------------------------------- the chapter as a report page
+
+def committed_notebook() -> nbformat.NotebookNode:
+    return nbformat.read(CHAPTER.with_suffix(".ipynb"), as_version=4)
+
+
+def test_the_book_keeps_the_chapter_s_place_and_the_report_page_drops_it():
+    """The book shows the prerequisites, the rerun recipe and what comes next (cells tagged
+    book-only); the report page, about one trace, shows none of them and pastes every glued
+    value into its prose."""
+    from masrl.presentation import report_page
+
+    notebook = committed_notebook()
+    book_only = ["".join(c["source"]) for c in notebook.cells
+                 if report_page.BOOK_ONLY in c.get("metadata", {}).get("tags", [])]
+    assert [text.split()[0] for text in book_only] == ["**Prerequisites.**", "##"]
+    assert "masrl report my_trace.json -o report.html" in book_only[0]
+    page = report_page.render(notebook, title="Trace report: example-hierarchical")
+    assert "{glue" not in page and "glue:text" not in page
+    assert "Prerequisites" not in page and "What's next" not in page
+    assert "worked examples" not in page
+    values = glued(notebook)
+    for name in ("verdict", "trace_id", "topology", "n_events"):
+        assert f'<span class="pasted-text">{values[name].strip(chr(39))}</span>' in page, name
+    assert 'class="cell_input' not in page  # code is never shown
+
+
+def test_a_chapter_the_report_cannot_render_is_an_error_not_a_page_with_holes():
+    from masrl.presentation import report_page
+
+    notebook = committed_notebook()
+    notebook.cells.append(nbformat.v4.new_markdown_cell("See [the schema](20_trace_schema)."))
+    with pytest.raises(report_page.RenderError, match="20_trace_schema"):
+        report_page.render(notebook, title="t")

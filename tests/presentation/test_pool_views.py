@@ -18,10 +18,13 @@ def test_browse_frame_escapes_data_and_links_the_first_url():
     papers.loc[1, "url"] = "https://a.example/1 ; https://b.example/2"
     tags = Dataset().vocabulary.names("papers.csv")
     frame = views.browse_frame(papers, tags)
-    assert list(frame.columns) == ["paper", "year", *tags, "venue"]
-    assert "&lt;script&gt;x&lt;/script&gt; &amp; co" in frame.loc[0, "paper"]
-    assert "<script>" not in frame.loc[0, "paper"]
-    assert frame.loc[1, "paper"].startswith('<a href="https://a.example/1"')
+    assert list(frame.columns) == ["title", "key", "year", *tags, "venue", "url"]
+    assert "&lt;script&gt;x&lt;/script&gt; &amp; co" in frame.loc[0, "title"]
+    assert "<script>" not in frame.loc[0, "title"]
+    assert frame.loc[1, "title"].startswith('<a href="https://a.example/1"')
+    # key and URL in columns of their own (the URL cell as written, for the download)
+    assert frame["key"].tolist() == papers["key"].tolist()
+    assert frame.loc[1, "url"] == "https://a.example/1 ; https://b.example/2"
 
 
 def test_category_lists_follow_vocabulary_order_and_cover_the_pool():
@@ -77,13 +80,38 @@ def test_the_explorer_hides_and_copies_each_papers_bibtex():
     first = data.papers["key"].iloc[0]
     assert frame[views.BIBTEX].iloc[0].startswith(f"@{data.bibliography[first]['ENTRYTYPE']}"
                                                   f"{{{first},&#10;")
-    options = views.explorer_options(frame)
-    assert options["columnDefs"] == [{"targets": len(frame.columns) - 1, "visible": False,
-                                      "searchable": False, "name": views.BIBTEX}]
-    copy, download = options["buttons"]
+    vocabulary = data.vocabulary
+    allowed = {name: vocabulary.values(name) for name in vocabulary.names("papers.csv")}
+    options = views.explorer_options(frame, allowed)
+    names = list(frame.columns)
+    defs = options["columnDefs"]
+    assert defs[0] == {"targets": [names.index("url"), names.index(views.BIBTEX)],
+                       "visible": False}
+    assert {"targets": names.index(views.BIBTEX), "searchable": False,
+            "name": views.BIBTEX} in defs
+    copy, download, columns = options["buttons"]
     assert copy["extend"] == "selectedSingle" and f'"{views.BIBTEX}:name"' in str(copy["action"])
     assert download["extend"] == "csvHtml5"
-    assert download["exportOptions"]["modifier"]["search"] == "applied"
+    exported = download["exportOptions"]
+    # every row the search and filters leave, even with a row selected (null, not true)
+    assert exported["modifier"] == {"search": "applied", "order": "applied", "selected": None}
+    assert [names[k] for k in exported["columns"]] == names[:-1]  # all but the BibTeX entry
+    assert columns["extend"] == "colvis" and names.index("url") not in columns["columns"]
+    # each vocabulary column: a list of exactly its allowed values, in vocabulary order
+    lists = {names[d["targets"]]: d["columnControl"][1]["content"][0][0] for d in defs
+             if "columnControl" in d}
+    assert list(lists) == list(allowed)
+    for name, control in lists.items():
+        assert control["extend"] == "searchList"
+        assert [o["value"] for o in control["options"]] == allowed[name]
+    assert options["columnControl"][1] == {"target": 1, "content": ["search"]}
+
+
+def test_a_vocabulary_value_is_escaped_in_its_filter_list():
+    frame = pd.DataFrame({"title": ["t"], "tag": ["<b>x</b>"]})
+    control = views.explorer_options(frame, {"tag": ["<b>x</b>", "y"]})["columnDefs"][-1]
+    options = control["columnControl"][1]["content"][0][0]["options"]
+    assert options[0] == {"label": "&lt;b&gt;x&lt;/b&gt;", "value": "&lt;b&gt;x&lt;/b&gt;"}
 
 
 def test_a_bibtex_entry_is_escaped_in_the_table():

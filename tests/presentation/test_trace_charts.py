@@ -3,12 +3,18 @@ a finished chart (title, text alternative, Okabe-Ito) rendered to SVG with trace
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from replay_examples import HOSTILE, NAMES, example, hostile_replay
+from trace_helpers import replayed
 
 from masrl.presentation import charts
 from masrl.presentation import trace_charts as trace_charts
 from masrl.presentation import trace_views as views
+from masrl.traces import Replay
+from masrl.traces.synthetic import swarm_trace
 
 
 @pytest.fixture(scope="module")
@@ -136,3 +142,185 @@ def test_an_embedded_specification_cannot_close_its_script_element():
                                  "title": "</script><script>alert(1)</script> & more"})
     assert "<" not in text and ">" not in text and "&" not in text and "example.org" not in text
     assert json.loads(text) == {"title": "</script><script>alert(1)</script> & more"}
+
+
+# --------------------------------------------------------------------- crowded traces: binned
+
+def large_swarm(agents: int = 60, calls: int = 40, waves: int = 6) -> Replay:
+    """A synthetic swarm of ``agents`` sub-agents making ``calls`` tool calls each (4,933
+    events by default, in 61 agents)."""
+    return replayed(swarm_trace([calls] * agents, waves=waves, call_seconds=0.2,
+                                trace_id="large-swarm"))
+
+
+@pytest.fixture(scope="module")
+def large() -> Replay:
+    return large_swarm()
+
+
+def test_worked_examples_are_drawn_event_by_event_and_a_large_trace_binned(examples, large):
+    assert not any(trace_charts.is_binned(found) for found in examples.values())
+    assert large.metrics["events"] > trace_charts.MAX_DETAILED_EVENTS
+    assert trace_charts.is_binned(large)
+    # a small trace whose events come in bursts is binned too: ten calls a millisecond apart,
+    # then an hour of silence
+    document = swarm_trace([10], call_seconds=None)
+    for event in document["events"]:
+        event["t"] = round(event["t"] / 1000, 6) if event["t"] < 100 else event["t"]
+    document["events"][-1]["t"] = 3600.0
+    burst = replayed(document)
+    assert burst.metrics["events"] < trace_charts.MAX_DETAILED_EVENTS
+    assert trace_charts.crowded_share(burst) > trace_charts.MAX_CROWDED_SHARE
+    assert trace_charts.is_binned(burst)
+
+
+def test_buckets_have_a_round_length_and_are_wide_enough():
+    assert trace_charts.bucket_seconds(4180.0) == 60  # 34.8 s at least: the next round length
+    assert trace_charts.bucket_seconds(8.0) == 0.1
+    assert trace_charts.bucket_seconds(0.0) == 0.001
+    assert trace_charts.bucket_seconds(30 * 86400.0) == 21600  # 6 h: 0.25 day at least
+    assert trace_charts.bucket_seconds(1000 * 86400.0) == 86400.0 * 9  # 8.3 days: whole days
+    for span in (0.01, 1.0, 8.0, 135.0, 4180.0, 86400.0, 1e7):
+        seconds = trace_charts.bucket_seconds(span)
+        assert seconds / span * trace_charts.BINNED_WIDTH >= trace_charts.MIN_CELL_PX
+
+
+def test_each_event_is_counted_in_every_bucket_it_is_active_in(small):
+    """small.json drawn binned: 0.1 s buckets over its 8 s; each count below is read off the
+    fixture's events (e1 0-1 s, spawns e2 e3 at 1 s, e4 2-4 s, e5 at 4, e6 2-5 s, e7 at 5,
+    e8 at 6, e9 7-8 s)."""
+    found = trace_charts.binned_frames(replayed(small))
+    assert (found["seconds"], found["origin"], found["buckets"]) == (0.1, 0.0, 80)
+    cells = found["cells"]
+
+    def buckets(lane: str, kind: str) -> dict[int, int]:
+        rows = cells[(cells["lane"] == lane) & (cells["kind"] == kind)]
+        return {round(start * 10): count for start, count in zip(rows["from"], rows["count"])}
+
+    assert buckets("root", "orchestrator decision") == {b: 1 for b in range(0, 10)}
+    assert buckets("root", "spawn or despawn") == {10: 2}
+    assert buckets("root", "return or aggregate") == {b: 1 for b in range(70, 80)}
+    assert buckets("a", "tool call") == {b: 1 for b in range(20, 40)}
+    assert buckets("a", "return or aggregate") == {50: 1}
+    assert buckets("b", "message") == {b: 1 for b in range(20, 50)}
+    assert buckets("b", "return or aggregate") == {60: 1}
+    assert buckets("search", "tool result") == {40: 1}
+    assert found["tallest"] == 2
+    assert len(cells) == 10 + 1 + 10 + 20 + 1 + 30 + 1 + 1
+
+
+def test_an_instantaneous_event_lies_in_exactly_one_bucket(large):
+    all_instant = replayed(swarm_trace([40] * 12, waves=3))  # no call_seconds: no durations
+    cells = trace_charts.binned_frames(all_instant)["cells"]
+    assert cells["count"].sum() == all_instant.metrics["events"]
+    cells = trace_charts.binned_frames(large)["cells"]
+    assert cells["count"].sum() >= large.metrics["events"]
+
+
+def test_columns_and_stripes_stay_in_their_lane_and_never_overlap(large):
+    found = trace_charts.binned_frames(large)
+    cells, stripes = found["cells"], found["stripes"]
+    seconds = found["seconds"]
+    px = seconds / (found["buckets"] * seconds) * trace_charts.BINNED_WIDTH
+    assert px >= trace_charts.MIN_CELL_PX
+    for (lane, start), column in cells.groupby(["lane_index", "from"]):
+        assert len(set(column["to"])) == 1 and column["to"].iloc[0] == pytest.approx(start + seconds)
+        # segments stacked bottom-up without gaps or overlaps, inside the lane's bar area
+        ys = sorted(zip(column["y"], column["y2"]), reverse=True)
+        assert ys[0][0] == pytest.approx(lane + trace_charts.BAR_BASE)
+        for (bottom, top), (next_bottom, _) in zip(ys, ys[1:]):
+            assert top < bottom and next_bottom == pytest.approx(top)
+        assert ys[-1][1] >= lane + trace_charts.BAR_BASE - trace_charts.BAR_HEIGHT - 1e-9
+        assert column["events"].iloc[0] == column["count"].sum()
+    assert not cells.duplicated(["lane_index", "from", "kind"]).any()
+    # stripes: below the bars, one per run of buckets, runs of one lane apart
+    assert (trace_charts.STRIPE_TOP > trace_charts.BAR_BASE)
+    for _, runs in stripes.groupby("lane_index"):
+        runs = runs.sort_values("from")
+        assert (runs["from"].iloc[1:].to_numpy() > runs["to"].iloc[:-1].to_numpy()).all()
+    assert trace_charts.LANE_PX >= 30
+
+
+def test_more_agents_than_lanes_share_the_last_and_critical_agents_keep_theirs(large):
+    names, lane_of = trace_charts.lanes(large)
+    agents = views.agent_order(large.run)
+    assert len(agents) == 61 and len(names) == trace_charts.MAX_LANES
+    assert names[-1] == trace_charts.other_lane(61 - (trace_charts.MAX_LANES - 1))
+    assert names[:-1] == [a for a in agents if lane_of[a] == a]  # in spawn-tree order
+    events = large.run.trace.events
+    critical = {events.agent(i) for i in range(len(events.ids))
+                if events.ids[i] in set(large.metrics["critical_path"])}
+    assert critical <= set(names)
+    found = trace_charts.binned_frames(large)
+    assert found["cells"]["events"].groupby([found["cells"]["lane"], found["cells"]["from"]]).first(
+    ).groupby("lane").size().index.isin(names).all()
+    assert set(found["bands"]["lane"]) <= set(names[:-1])  # the shared lane has no one life
+
+
+def test_every_critical_event_is_under_a_stripe_of_its_lane(large):
+    found = trace_charts.binned_frames(large)
+    stripes = found["stripes"]
+    events = large.run.trace.events
+    position = {event_id: i for i, event_id in enumerate(events.ids)}
+    for event_id in large.metrics["critical_path"]:
+        i = position[event_id]
+        lane = events.agent(i)
+        mine = stripes[stripes["lane"] == lane]
+        assert ((mine["from"] <= events.start[i] + 1e-9)
+                & (events.start[i] < mine["to"])).any(), event_id
+    assert stripes["critical"].sum() == large.metrics["critical_steps"]
+
+
+def test_the_binned_chart_names_every_lane_on_its_axis(large):
+    spec = trace_charts.binned_gantt(large).to_dict()
+    names = trace_charts.lanes(large)[0]
+    axis = spec["layer"][0]["encoding"]["y"]["axis"]
+    assert axis["values"] == [i + 0.5 for i in range(len(names))]
+    expression = axis["labelExpr"]
+    assert expression.endswith("[floor(datum.value)]")
+    assert json.loads(expression.removesuffix("[floor(datum.value)]")) == names
+    assert spec["height"] == trace_charts.LANE_PX * len(names)
+    assert spec["width"] == trace_charts.BINNED_WIDTH
+    assert spec["title"]["text"] == "Timeline of large-swarm"
+    # the run lasts 135.5 s: buckets of 6 px at 720 px are 1.13 s at least, so 2 s
+    assert large.metrics["wall_clock"] == 135.5
+    assert "4,933 events in 2 s buckets" in spec["title"]["subtitle"][0]
+    assert spec["description"].startswith("Binned timeline of 4933 events over ")
+
+
+def test_lane_names_are_text_in_the_binned_svg():
+    found = hostile_replay()
+    figure = charts.show(trace_charts.binned_gantt(found))
+    assert "<img" not in figure.svg and "&lt;img" in figure.svg
+    assert HOSTILE in figure.description
+
+
+def test_the_timeline_of_a_large_trace_is_static_binned_and_live_zoomable(large):
+    figure = trace_charts.timeline(large)
+    assert figure.description.startswith("Binned timeline of 4933 events")
+    spec = json.loads(re.search(r'class="masrl-spec">(.*?)</script>', figure._repr_html_(),
+                                re.S).group(1))
+    overview, detail = spec["vconcat"]
+    (window,) = spec["params"]
+    assert window["name"] == "window" and window["select"]["encodings"] == ["x"]
+    assert [layer.get("name") for layer in overview["layer"]] == [None, window["views"][0], None]
+    start, end = window["value"]["x"]
+    events = trace_charts.events_frame(large)
+    inside = events[(events["start"] >= start) & (events["start"] <= end)]
+    assert len(inside) >= trace_charts.LIVE_WINDOW_EVENTS
+    assert len(inside) < 2 * trace_charts.LIVE_WINDOW_EVENTS
+    assert all(layer["encoding"]["x"]["scale"]["domain"] == {"param": "window"}
+               for layer in detail["layer"])
+    drawn = sum(len(spec["datasets"][layer["data"]["name"]]) for layer in detail["layer"]
+                if "tooltip" in layer["encoding"] and "tokens" in str(layer["encoding"]["tooltip"]))
+    assert drawn == large.metrics["events"]
+    # the static chart draws columns, not events: far fewer marks than events
+    assert figure.svg.count("<path") < large.metrics["events"] / 2
+    # a small trace keeps its event-by-event interactive timeline
+    small_figure = trace_charts.timeline(example("debate"))
+    assert small_figure.description.startswith("Gantt chart of 18 events")
+
+
+def test_the_binned_chart_is_the_same_bytes_twice(large):
+    first = charts.show(trace_charts.binned_gantt(large))
+    assert charts.show(trace_charts.binned_gantt(large)).svg == first.svg

@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "masrl.commands.traces",
     "masrl.commands.imports",
     "masrl.commands.exports",
+    "masrl.commands.report",
     "masrl.commands.attribution",
     "masrl.commands.corpus",
 )

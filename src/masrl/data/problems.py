@@ -44,6 +44,11 @@ class DataError(ValueError):
         """Whether a file could not be read at all (see :class:`DataProblem`)."""
         return any(p.unreadable for p in self.problems)
 
+    def _render_traceback_(self) -> list[str]:
+        """In a notebook, the problems as ``masrl check-data`` prints them, not a traceback:
+        the data are at fault, not the code."""
+        return ["DataError:", *(str(p) for p in self.problems)]
+
 
 def sort_problems(problems) -> list[DataProblem]:
     """File by file, then by line number (keys after numbered lines), without duplicates."""

@@ -43,7 +43,10 @@ def read_text(name: str, data_dir: str | os.PathLike | None) -> str:
     try:
         raw = files.read_input(path, data_limit())
     except files.InputError as exc:
-        raise DataError([DataProblem(name, "0", "-", exc.reason, unreadable=True)]) from None
+        reason = exc.reason
+        if not path.parent.is_dir():  # say which folder, not only which file
+            reason = f"{reason}: the data directory {path.parent} does not exist"
+        raise DataError([DataProblem(name, "0", "-", reason, unreadable=True)]) from None
     text = decode(name, raw)
     found = _CONTROL.search(text)
     if found is not None:

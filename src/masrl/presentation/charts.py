@@ -154,7 +154,7 @@ class Figure:
     """
 
     def __init__(self, chart: alt.TopLevelMixin, interactive: bool = False,
-                 caption: str | None = None):
+                 caption: str | None = None, live: alt.TopLevelMixin | None = None):
         spec = chart.to_dict()
         self.title = _title_text(spec.pop("title", ""))
         self.description = spec.get("description", "")
@@ -163,7 +163,12 @@ class Figure:
         self.note = " ".join(part for part in (caption, (spec.get("usermeta") or {}).get("note"))
                              if part)
         self.svg = vlc.vegalite_to_svg(spec)
-        self.spec = embedded_spec(responsive(spec)) if interactive else None
+        if live is not None:  # the page draws another chart than the static one
+            live_spec = live.to_dict()
+            live_spec.pop("title", None)
+            self.spec = embedded_spec(responsive(live_spec))
+        else:
+            self.spec = embedded_spec(responsive(spec)) if interactive else None
 
     def _caption(self) -> str:
         note = f' <span class="masrl-note">{html.escape(self.note)}</span>' if self.note else ""
@@ -205,11 +210,13 @@ def embedded_spec(spec: dict) -> str:
 
 
 def show(chart: alt.TopLevelMixin, *, interactive: bool = False,
-         caption: str | None = None) -> Figure:
+         caption: str | None = None, live: alt.TopLevelMixin | None = None) -> Figure:
     """Render a finished chart for display (the last expression of a notebook cell); with
-    ``interactive``, the built book also draws it with tooltips (see the module docstring).
-    ``caption`` adds a sentence to the figure's caption, after the chart's title."""
-    return Figure(chart, interactive, caption)
+    ``interactive``, the built book also draws it with tooltips (see the module docstring);
+    with ``live``, the built book draws that chart instead (say, one a reader can zoom), and
+    the static SVG of ``chart`` stays for pages without JavaScript. ``caption`` adds a sentence
+    to the figure's caption, after the chart's title."""
+    return Figure(chart, interactive, caption, live)
 
 
 def _title_text(title) -> str:

@@ -14,6 +14,8 @@ from masrl.data.vocabulary import Field
 from masrl.presentation.escaping import MarkdownText, html_text, markdown_code, markdown_text
 
 BIBTEX = "BibTeX"  # the hidden column that holds each paper's entry, for the copy button
+URL = "url"  # the hidden column of each paper's address(es), exported with the rows
+WRAPPED = "masrl-wrap"  # the class of the columns whose text wraps (book/_static/masrl.css)
 
 
 def link(url_cell: str, text: str) -> str:
@@ -32,23 +34,21 @@ def bibtex_entry(key: str, fields: dict[str, str]) -> str:
 
 def browse_frame(papers: pd.DataFrame, tags: list[str],
                  bibliography: dict[str, dict[str, str]] | None = None) -> pd.DataFrame:
-    """One row per paper: a linked, escaped title with its key, the year, the ``tags`` columns
-    (the vocabulary's fields of ``papers.csv``), the venue; with ``bibliography``, a last column
-    :data:`BIBTEX` holding the paper's entry, escaped (:func:`explorer_options` hides it and
-    copies it). Every cell and every column name is HTML (escaped text, or our link), since the
-    table is shown with HTML allowed."""
+    """One row per paper: the title linked to the paper, its key, the year, the ``tags``
+    columns (the vocabulary's fields of ``papers.csv``), the venue and the URL cell as written
+    (for downloads; :func:`explorer_options` hides it); with ``bibliography``, a last column
+    :data:`BIBTEX` holding the paper's entry, escaped (hidden, and copied by a button). Every
+    cell and every column name is HTML (escaped text, or our link), since the table is shown
+    with HTML allowed."""
     frame = papers.copy()
-    frame["paper"] = [
-        f"{link(url, title)} <code>{html_text(key)}</code>"
-        for url, title, key in zip(frame["url"], frame["title"], frame["key"])
-    ]
-    for column in [*tags, "venue"]:
+    frame["title"] = [link(url, title) for url, title in zip(frame["url"], frame["title"])]
+    for column in ["key", *tags, "venue", URL]:
         frame[column] = frame[column].map(html_text)
-    columns = ["paper", "year", *tags, "venue"]
+    columns = ["title", "key", "year", *tags, "venue", URL]
     if bibliography is not None:
         # newlines as character references: the cell holds one line, DOMParser restores them
         frame[BIBTEX] = [html_text(bibtex_entry(key, bibliography[key])).replace("\n", "&#10;")
-                         for key in frame["key"]]
+                         for key in papers["key"]]
         columns.append(BIBTEX)
     return frame[columns].reset_index(drop=True).rename(columns=html_text)
 
@@ -73,37 +73,74 @@ _COPY_BIBTEX = """function (e, dt, node, config) {
 }"""
 
 
-# A column's name in the CSV header: the header cell holds the column's filter box, whose
-# placeholder is the column's name.
-_HEADER = """function (data, column, node) {
-  var box = node && node.querySelector ? node.querySelector("input") : null;
-  return box ? box.getAttribute("placeholder") : String(data).replace(/<[^>]*>/g, "");
+# The CSV's header is the row of column names: the header's second row holds the filters.
+_NAMES_ONLY = """function (data) {
+  data.headerStructure = data.headerStructure.slice(0, 1);
 }"""
 
 
-def explorer_options(frame: pd.DataFrame) -> dict:
-    """The itables options that make the pool table an explorer: a row is selected by a click;
-    a button copies the selected paper's BibTeX entry (from the hidden :data:`BIBTEX` column);
-    another downloads the rows that the search and filters leave, in their current order, as
-    CSV (visible columns, markup stripped). Everything runs in the page; nothing is fetched.
+def explorer_options(frame: pd.DataFrame, allowed: dict[str, list[str]] | None = None) -> dict:
+    """The itables options that make the pool table an explorer (everything runs in the page;
+    nothing is fetched):
+
+    * each column header has a sort button and, in a second header row, a filter: for the
+      columns of ``allowed`` (a vocabulary field -> its values, in vocabulary order) a
+      drop-down list of exactly those values to tick, for the others a text box;
+    * a click selects a row; a button copies the selected paper's BibTeX entry (from the
+      hidden :data:`BIBTEX` column);
+    * another downloads, as CSV, every row that the search and filters leave, in their
+      current order, whether or not a row is selected (selecting is for the BibTeX button):
+      every column but the BibTeX one, so that ``title``, ``key`` and ``url`` each have their
+      own, markup stripped;
+    * a third shows or hides columns; the title and venue wrap (:data:`WRAPPED`), and a table
+      wider than the page scrolls sideways inside its box.
+
     (itables is needed by the book only, so it is imported here.)"""
     from itables import JavascriptFunction
 
-    bibtex = list(frame.columns).index(BIBTEX)
+    allowed = allowed or {}
+    names = list(frame.columns)
+    hidden = [names.index(name) for name in (URL, BIBTEX) if name in names]
+
+    def controls(second_row: list) -> list[dict]:
+        return [{"target": 0, "content": ["order"]}, {"target": 1, "content": second_row}]
+
+    column_defs = [
+        {"targets": hidden, "visible": False},
+        {"targets": [names.index(n) for n in ("title", "venue") if n in names],
+         "className": WRAPPED},
+    ]
+    if BIBTEX in names:
+        column_defs.append({"targets": names.index(BIBTEX), "searchable": False,
+                            "name": BIBTEX})
+    for name, values in allowed.items():
+        if name in names:
+            # the label is drawn as HTML; the value is what the search matches: the cell as
+            # escaped, with no markup (its "filter" data)
+            options = [{"label": html_text(value), "value": html_text(value)} for value in values]
+            column_defs.append({"targets": names.index(name), "columnControl": controls(
+                [[{"extend": "searchList", "options": options, "search": False}]])})
+    buttons = [
+        {"extend": "csvHtml5", "text": "Download the filtered rows (CSV)",
+         "className": "masrl-download-csv", "filename": "masrl-pool-filtered",
+         "exportOptions": {"columns": [k for k, name in enumerate(names) if name != BIBTEX],
+                           "modifier": {"search": "applied", "order": "applied",
+                                        "selected": None},
+                           "customizeData": JavascriptFunction(_NAMES_ONLY)}},
+        {"extend": "colvis", "text": "Show or hide columns", "className": "masrl-columns",
+         "columns": [k for k in range(len(names)) if k not in hidden]},
+    ]
+    if BIBTEX in names:
+        buttons.insert(0, {"extend": "selectedSingle",
+                           "text": "Copy BibTeX of the selected paper",
+                           "className": "masrl-copy-bibtex",
+                           "action": JavascriptFunction(_COPY_BIBTEX % {"column": BIBTEX})})
     return {
         "select": {"style": "single", "info": "false"},
-        "buttons": [
-            {"extend": "selectedSingle", "text": "Copy BibTeX of the selected paper",
-             "className": "masrl-copy-bibtex",
-             "action": JavascriptFunction(_COPY_BIBTEX % {"column": BIBTEX})},
-            {"extend": "csvHtml5", "text": "Download the filtered rows (CSV)",
-             "className": "masrl-download-csv", "filename": "masrl-pool-filtered",
-             "exportOptions": {"columns": ":visible",
-                               "modifier": {"search": "applied", "order": "applied"},
-                               "format": {"header": JavascriptFunction(_HEADER)}}},
-        ],
-        "columnDefs": [{"targets": bibtex, "visible": False, "searchable": False,
-                        "name": BIBTEX}],
+        "buttons": buttons,
+        "columnControl": controls(["search"]),
+        "ordering": {"indicators": False, "handler": False},
+        "columnDefs": column_defs,
         "layout": {"topStart": "buttons", "topEnd": "search", "bottomStart": "info",
                    "bottomEnd": "paging", "top2Start": "pageLength"},
     }

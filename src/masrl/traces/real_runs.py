@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 
 from masrl import paths
+from masrl.files import MissingInput
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.importers import ImportResult, SourceError, import_file
 from masrl.traces.replay import Replay, replay
@@ -142,12 +143,14 @@ def import_one(log: Log) -> Imported:
 
 
 def import_all(traces_dir: str | Path | None = None,
-               sources: Iterable[Source] | None = None) -> list[Imported]:
-    """Import, validate and replay every discovered log."""
+               sources: Iterable[Source] | None = None, missing_hint: str = "") -> list[Imported]:
+    """Import, validate and replay every discovered log; a missing folder is a
+    :class:`masrl.files.MissingInput` ending with ``missing_hint``."""
     root = logs_dir(traces_dir)
     if not root.is_dir():
-        raise FileNotFoundError(f"the public logs are not at {root} (a fresh clone has no "
-                                "../shared/traces; the chapter keeps its committed outputs)")
+        raise MissingInput(root, "the public logs are not there (a fresh clone has no "
+                           "../shared/traces; the book keeps the chapter's committed outputs)",
+                           missing_hint)
     return [import_one(log) for log in discover(root, sources)]
 
 

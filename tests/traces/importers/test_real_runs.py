@@ -43,7 +43,7 @@ def test_discover_lists_every_log_and_only_logs(traces_dir):
 
 
 def test_import_all_refuses_a_missing_folder(tmp_path):
-    with pytest.raises(FileNotFoundError, match="the public logs are not at"):
+    with pytest.raises(FileNotFoundError, match="the public logs are not there"):
         real_runs.import_all(tmp_path / "nowhere")
 
 

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from masrl.data.who_and_when_published import SUBSETS
+from masrl.files import MissingInput
 from masrl.traces.importers import SourceError, import_file, who_and_when
 
 SUBSET_LABELS = {"algorithm-generated": "Algorithm-Generated (CaptainAgent)",
@@ -101,20 +102,21 @@ def _order(path: Path) -> tuple:
     return (0, int(stem), stem) if stem.isascii() and stem.isdigit() else (1, 0, stem)
 
 
-def log_files(gold_dir: str | os.PathLike, subsets: tuple[str, ...] = SUBSETS) -> list[
-        tuple[str, Path]]:
+def log_files(gold_dir: str | os.PathLike, subsets: tuple[str, ...] = SUBSETS,
+              missing_hint: str = "") -> list[tuple[str, Path]]:
     """``(subset, path)`` of every log, subset by subset, numbered logs in numeric order.
 
     A missing ``gold_dir``, or one with no folder of the requested subsets, is a
-    :class:`FileNotFoundError`.
+    :class:`masrl.files.MissingInput` (a :class:`FileNotFoundError`) that ends with
+    ``missing_hint`` (how the caller points elsewhere).
     """
     root = Path(gold_dir)
     if not root.is_dir():
-        raise FileNotFoundError(f"{root}: no such directory")
+        raise MissingInput(root, "no such directory", missing_hint)
     present = [s for s in subsets if (root / s).is_dir()]
     if not present:
-        raise FileNotFoundError(f"{root}: no {' or '.join(s + '/' for s in subsets)} folder "
-                                "(a gold directory holds one folder of Who&When logs per subset)")
+        raise MissingInput(root, f"no {' or '.join(s + '/' for s in subsets)} folder (a gold "
+                           "directory holds one folder of Who&When logs per subset)", missing_hint)
     return [(subset, path) for subset in present
             for path in sorted((root / subset).glob("*.json"), key=_order) if path.is_file()]
 
@@ -157,9 +159,11 @@ def speaker(event: dict, shape: str) -> str:
     return f"{event['agent']} (thought)"
 
 
-def load_gold(gold_dir: str | os.PathLike, subsets: tuple[str, ...] = SUBSETS) -> list[Run]:
+def load_gold(gold_dir: str | os.PathLike, subsets: tuple[str, ...] = SUBSETS,
+              missing_hint: str = "") -> list[Run]:
     """Every labelled log of ``gold_dir`` (see :func:`log_files` and :func:`load_run`)."""
-    return [load_run(subset, path) for subset, path in log_files(gold_dir, subsets)]
+    return [load_run(subset, path)
+            for subset, path in log_files(gold_dir, subsets, missing_hint)]
 
 
 def by_subset(runs: list[Run]) -> dict[str, list[Run]]:
