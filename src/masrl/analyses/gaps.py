@@ -280,8 +280,12 @@ def coverage_matrix(coverage: pd.DataFrame, taxonomy: Taxonomy) -> pd.DataFrame:
     return frame.rename(columns=dict(zip(MEASURES, ids)))
 
 
+NOT_OPEN = ("closed", "unreleased")  # MAS-native statuses of benchmarks others cannot run
+
+
 def open_benchmarks(coverage: pd.DataFrame) -> pd.DataFrame:
-    return coverage[coverage["mas_native"] != "closed"]
+    """The benchmarks anyone can run: neither internal to a company nor still unreleased."""
+    return coverage[~coverage["mas_native"].isin(NOT_OPEN)]
 
 
 def covering_all(coverage: pd.DataFrame, levels: tuple[str, ...] = ("full",)) -> list[str]:
