@@ -98,6 +98,7 @@ class Dataset:
         if as_of not in (None, LATEST):
             dates.parse_day(as_of, "as-of date")  # a ValueError for anything else
         self.requested_as_of = as_of
+        self.also: frozenset[str] = frozenset()  # rows seen whatever the date (with_records)
 
     def __repr__(self) -> str:
         when = "" if self.requested_as_of is None else f", as_of={self.requested_as_of!r}"
@@ -109,6 +110,13 @@ class Dataset:
         other = Dataset(self.directory, as_of)
         other._loaded = {name: value for name, value in self._loaded.items()
                          if name in self.WHOLE}
+        return other
+
+    def with_records(self, ids) -> Dataset:
+        """This dataset's view plus the pool rows and exclusions named in ``ids`` (keys or
+        record ids), whatever their round and date: what one later record would change."""
+        other = self.at(self.requested_as_of)
+        other.also = frozenset(ids)
         return other
 
     # --- time ----------------------------------------------------------------------------------
@@ -140,8 +148,12 @@ class Dataset:
         seen and they were public by then (``screened``: the column of the day each row was
         screened, else its round's date)."""
         seen = {r.id: r.day for r in self.rounds}
+        ident = "key" if "key" in frame.columns else "record_id"
         keep = []
         for row in frame.to_dict("records"):
+            if row[ident] in self.also:
+                keep.append(True)
+                continue
             day = seen.get(int(row["screening_round"]))
             if day is None:
                 keep.append(False)

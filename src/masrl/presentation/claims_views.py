@@ -229,9 +229,12 @@ def status_line(results: list[Result]) -> str:
     return f"FAIL: {s['failed']} of {s['claims']} claims fail: {failed}"
 
 
-def text_lines(results: list) -> list[str]:
-    """``STATUS id: computed`` per claim (plus what was expected when it fails, and any finding),
-    then one summary line; ``results`` are :class:`masrl.analyses.claims.Result` objects."""
+def text_lines(results: list, changed_by: dict[str, tuple[str, ...]] | None = None,
+               as_of: str = "") -> list[str]:
+    """``STATUS id: computed`` per claim (plus what was expected when it fails, the rows of later
+    rounds that change it (``changed_by``), and any finding), then one summary line that says
+    the date (``as_of``); ``results`` are :class:`masrl.analyses.claims.Result` objects."""
+    changed_by = changed_by or {}
     width = max((len(r.claim.id) for r in results), default=0)
     lines = []
     for r in results:
@@ -243,6 +246,8 @@ def text_lines(results: list) -> list[str]:
         else:
             line = (f"{head}  expected {compact(r.claim.expected)}, "
                     f"computed {compact(r.computed)}")
+        if r.claim.id in changed_by:
+            line += f"  [changed since the cut-off by {', '.join(changed_by[r.claim.id])}]"
         if r.claim.finding is not None:
             f = r.claim.finding
             line += f"  [finding: {f.where} states {compact(f.artifact_states)}]"
@@ -250,7 +255,8 @@ def text_lines(results: list) -> list[str]:
     s = summary(results)
     skipped = f", {s['skipped']} skipped (data absent)" if s["skipped"] else ""
     external = sum(r.claim.external is not None for r in results)
-    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
+    when = f"as of {as_of}, " if as_of else ""
+    lines.append(f"{when}{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
                  f"{s['findings']} finding(s) about the survey's artifact or another paper; "
                  f"{external} external claim(s)")
     return lines
