@@ -42,11 +42,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_claims(args) -> int:
-    from masrl.analyses import claims  # imported here: pandas is not needed by other commands
+    # imported here: pandas is not needed by other commands
+    from masrl.analyses import claims, living
     from masrl.data.problems import DataError
     from masrl.presentation.claims_views import text_lines
-
-    from masrl.analyses import living
 
     data = open_dataset(args)
     if data is None:
