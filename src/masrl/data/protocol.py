@@ -43,6 +43,7 @@ class Source(_Strict):
     id: str
     name: str
     labels: list[str]
+    note: str = ""
 
 
 class QueryFamily(_Strict):
