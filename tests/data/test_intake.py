@@ -171,7 +171,9 @@ def test_candidates_are_validated_row_by_row(data_copy):
     bad.update(category="", credit_reading="NA", date_screened="2026-04-01")
     add_candidates(data_copy, bad)
     lines = problem_lines("candidates", data_copy)
-    assert "candidates.csv:16:category: a candidate marked 'include' needs this column (it becomes a pool row)" in lines
-    assert "candidates.csv:16:credit_reading: credit 'orchestrator' needs its reading (strict or broad)" in lines
+    assert ("candidates.csv:16:category: a candidate marked 'include' needs this column (it "
+            "becomes a pool row)") in lines
+    assert ("candidates.csv:16:credit_reading: credit 'orchestrator' needs its reading (strict "
+            "or broad)") in lines
     assert ("candidates.csv:16:date_screened: 2026-04-01 is not within round 1 (after 2026-05-04, at "
             "the latest 2026-12-04)") in lines

@@ -42,7 +42,8 @@ SURE = ("arXiv id", "DOI", "title")  # the tests whose matches are certain; "fuz
 _ARXIV = re.compile(
     r"(?:arxiv\.org/(?:abs|pdf|html)/|arxiv[:.]\s*|^)"  # a prefix, or a bare id
     r"([0-9]{4}\.[0-9]{4,5})(?:v[0-9]+)?(?![0-9])", re.IGNORECASE | re.ASCII)
-_DOI = re.compile(r"(?:doi\.org/|/doi/(?:abs/|full/|pdf/|epdf/)?|doi:\s*|^)(10\.[0-9]{4,9}/[^\s\"<>;]+)", re.IGNORECASE | re.ASCII)
+_DOI = re.compile(r"(?:doi\.org/|/doi/(?:abs/|full/|pdf/|epdf/)?|doi:\s*|^)"
+                  r"(10\.[0-9]{4,9}/[^\s\"<>;]+)", re.IGNORECASE | re.ASCII)
 _ARXIV_DOI = re.compile(r"10\.48550/arxiv\.([0-9]{4}\.[0-9]{4,5})", re.IGNORECASE | re.ASCII)
 
 
