@@ -19,6 +19,7 @@ import pandas as pd
 
 from masrl.analyses.claims import SKIP, Result, summary
 from masrl.data import book_toc
+from masrl.data.claims import ORIGINS
 
 
 def compact(value: Any) -> str:
@@ -146,7 +147,9 @@ class Ledger:
                 computed += f" (the survey gives {expected_words(r)})"
             if r.claim.finding is not None:
                 computed += f". Finding: {finding_words(r)}"
-            rows.append({"id": r.claim.id, "statement": r.claim.statement, "computed": computed,
+            rows.append({"id": r.claim.id, "statement": r.claim.statement,
+                         "origin": f"expected value from {ORIGINS[r.claim.origin]}",
+                         "computed": computed,
                          "boundary": r.claim.boundary, "status": r.status,
                          "chapter": r.claim.chapter, "title": self.titles[r.claim.chapter]})
         return rows
@@ -172,7 +175,8 @@ class Ledger:
             href = chapter_href(row["chapter"], self.here)
             body.append(
                 f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
-                f'<td><strong>{esc(row["id"])}</strong><br>{esc(row["statement"])}</td>'
+                f'<td><strong>{esc(row["id"])}</strong><br>{esc(row["statement"])}'
+                f'<br><small>{esc(row["origin"])}</small></td>'
                 f"<td>{esc(row['computed'])}</td><td>{esc(row['boundary'])}</td>"
                 f'<td class="masrl-status">{esc(row["status"])}</td>'
                 f'<td><a href="{esc(href, quote=True)}">{esc(row["title"])}</a></td></tr>')
@@ -214,6 +218,47 @@ def findings_table(results: list[Result]) -> pd.DataFrame:
             for r in results if r.claim.finding is not None]
     return pd.DataFrame(rows, columns=["claim", "where", "states", "computed", "still holds",
                                        "explanation"]).set_index("claim")
+
+
+class Banner:
+    """A warning at the top of the ledger when claims fail as of the book's date: which ones,
+    and the rows of later screening rounds that change them (``changed_by``); nothing (an empty
+    page element) when every claim holds. Every text is escaped."""
+
+    def __init__(self, results: list[Result], as_of: str, cutoff: str,
+                 changed_by: dict[str, tuple[str, ...]] | None = None, link: str = ""):
+        self.failed = [r for r in results if r.failed]
+        self.as_of, self.cutoff, self.link = as_of, cutoff, link
+        self.changed_by = changed_by or {}
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.failed:
+            rows = self.changed_by.get(r.claim.id)
+            why = (f"changed since the cut-off by {listing(list(rows))}" if rows
+                   else "the data differs from the expected value")
+            out.append(f"{r.claim.id}: {why}")
+        return out
+
+    def heading(self) -> str:
+        return (f"{len(self.failed)} of the survey's claims do not hold on the pool as of "
+                f"{self.as_of}; they held at the survey's cut-off ({self.cutoff}) unless said "
+                "otherwise.")
+
+    def _repr_html_(self) -> str:
+        if not self.failed:
+            return '<div class="masrl-banner masrl-banner-clear"></div>'
+        esc = html.escape
+        items = "".join(f"<li>{esc(line)}</li>" for line in self.lines())
+        more = (f'<p>What changed, row by row: <a href="{esc(self.link, quote=True)}">Since the '
+                "cut-off</a>.</p>" if self.link else "")
+        return (f'<div class="admonition warning masrl-banner" role="alert">'
+                f'<p class="admonition-title">{esc(self.heading())}</p><ul>{items}</ul>{more}</div>')
+
+    def __repr__(self) -> str:
+        if not self.failed:
+            return f"Every claim holds as of {self.as_of}."
+        return "\n".join([self.heading(), *(f"- {line}" for line in self.lines())])
 
 
 def status_line(results: list[Result]) -> str:
