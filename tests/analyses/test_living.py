@@ -81,7 +81,7 @@ def test_cli_as_of_names_the_rows_and_exits_1(capsys):
     out = capsys.readouterr().out.splitlines()
     line = next(x for x in out if " orchestrator-credit " in x)
     assert line.startswith("FAIL") and "[changed since the cut-off by lemon2026]" in line
-    assert out[-1].startswith("as of 2026-12-04, ")
+    assert out[-1].endswith("; as of 2026-12-04")
     assert main(["claims", "--as-of", "2026-12-03"]) == 0  # round 1 is dated 2026-12-04
 
 

@@ -300,8 +300,8 @@ def text_lines(results: list, changed_by: dict[str, tuple[str, ...]] | None = No
     s = summary(results)
     skipped = f", {s['skipped']} skipped (data absent)" if s["skipped"] else ""
     external = sum(r.claim.external is not None for r in results)
-    when = f"as of {as_of}, " if as_of else ""
-    lines.append(f"{when}{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
+    when = f"; as of {as_of}" if as_of else ""
+    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
                  f"{s['findings']} finding(s) about the survey's artifact or another paper; "
-                 f"{external} external claim(s)")
+                 f"{external} external claim(s){when}")
     return lines
