@@ -1,5 +1,6 @@
-"""The tables of the chapter "Since the cut-off", as readers see them (values in words; the
-book escapes every cell it renders from a DataFrame)."""
+"""The tables of the chapter "Since the cut-off" and of the search protocol in the method
+chapter, as readers see them (values in words; the book escapes every cell it renders from a
+DataFrame)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from masrl.data import dates
 from masrl.data.claims import ORIGINS
 from masrl.data.dataset import Dataset
 from masrl.data.intake import Plan
+from masrl.data.protocol import Protocol
+from masrl.data.vocabulary import Vocabulary
 from masrl.presentation.claims_views import computed_words
 
 
@@ -69,3 +72,32 @@ def precision_table(data: Dataset) -> pd.DataFrame:
         .value_counts().reindex(list(dates.PRECISIONS), fill_value=0)
         for name, frame in (("pool", data.papers), ("exclusions", data.excluded))
     }).rename_axis("first public date known to the")
+
+
+# --- the search protocol (the method chapter) ----------------------------------------------------
+
+def sources_table(protocol: Protocol) -> pd.DataFrame:
+    """The protocol's sources, what each covers, and the log's source values it holds."""
+    return pd.DataFrame([{"source": s.name, "what": s.note, "values in the log": ", ".join(s.labels)}
+                         for s in protocol.sources])
+
+
+def families_table(protocol: Protocol) -> pd.DataFrame:
+    """The query families, their query strings, and the log's queries each holds."""
+    return pd.DataFrame([{"family": f.name, "queries": "; ".join(f.queries),
+                          "queries of the log": ", ".join(f.labels)}
+                         for f in protocol.query_families])
+
+
+def rules_table(protocol: Protocol, vocab: Vocabulary) -> pd.DataFrame:
+    """The inclusion rules of the protocol, then the exclusion rules of the vocabulary."""
+    rules = [{"rule": "include", "id": r.id, "text": r.text} for r in protocol.inclusion_rules]
+    rules += [{"rule": "exclude", "id": rule, "text": meaning}
+              for rule, meaning in vocab["exclusion_rule"].meanings.items()]
+    return pd.DataFrame(rules)
+
+
+def evidence_table(protocol: Protocol) -> pd.DataFrame:
+    """Which kind of source supports which claims."""
+    return pd.DataFrame([{"source": e.kind, "supports": e.supports}
+                         for e in protocol.evidence_levels])
