@@ -28,6 +28,9 @@ ENVELOPES = "envelopes.csv"
 CLAIMS = "claims.yaml"
 LOG_SOURCES = "log_sources.csv"
 WHO_AND_WHEN_PUBLISHED = "who_and_when_published.yaml"
+SEARCH_PROTOCOL = "search_protocol.yaml"
+CANDIDATES = "candidates.csv"
+CREDIT_EVIDENCE = "credit_evidence.csv"
 
 # --- the trace toolkit's files ---------------------------------------------------------------
 TRACE_SCHEMA = "schema/trace.schema.json"

@@ -121,8 +121,10 @@ def test_cli_json(data_copy):
     payload = json.loads(masrl("claims", "--json").stdout)
     assert {c["id"] for c in payload} == {c.id for c in Dataset().claims}
     first = payload[0]
-    assert set(first) == {"id", "statement", "computation", "args", "expected", "computed",
-                          "status", "message", "boundary", "finding", "external"}
+    assert set(first) == {"id", "statement", "computation", "args", "origin", "expected",
+                          "computed", "status", "message", "boundary", "finding", "external",
+                          "as_of", "changed_by"}
+    assert first["as_of"] == "2026-05-04" and first["changed_by"] == []
     assert first["external"] is None
     external = [c for c in payload if c["external"] is not None]
     assert external and all(c["id"].startswith("who-and-when-") for c in external)

@@ -58,9 +58,12 @@ CSV_TEXT = {  # every free-text column of every CSV data file
     "benchmark_coverage.csv": ["benchmark", "note"],
     "envelopes.csv": ["system", "model", "note"],
     "log_sources.csv": ["label", "origin", "licence", "reference"],
+    "candidates.csv": ["title", "reason", "screener", "summary", "evidence"],
+    "credit_evidence.csv": ["evidence", "source"],
 }
 TAG_VALUES = [("scenario", "web", "papers.csv", "scenario"),  # shown in the pool's browse table
-              ("query_family", "tool use", "excluded.csv", "query_family")]
+              ("query_family", "tool use", "excluded.csv", "query_family"),
+              ("query_family", "tool use", "candidates.csv", "query_family")]
 
 
 def hostile_value(field: str, value: str) -> str:
@@ -92,8 +95,9 @@ def make_hostile(data: Path) -> None:
             rewrite_csv(data / name, lambda row, c=column, t=text: row.update({c: f"{row[c]} {t}"}))
     renamed = {}
     for field, value, name, column in TAG_VALUES:
-        new = hostile_value(f"vocabulary.yaml:{field} value", value)
-        renamed[field] = (value, new)
+        if field not in renamed:
+            renamed[field] = (value, hostile_value(f"vocabulary.yaml:{field} value", value))
+        new = renamed[field][1]
         rewrite_csv(data / name, lambda row, c=column, old=value, to=new:
                     row.update({c: to}) if row[c] == old else None)
 
@@ -140,6 +144,24 @@ def make_hostile(data: Path) -> None:
         for method in document["methods"].values():
             method["label"] = hostile_value("who_and_when_published.yaml:label", method["label"])
 
+    def protocol(document: dict) -> None:
+        for section, keys in (("rounds", ("label", "screener", "note")),
+                              ("sources", ("name", "note")), ("query_families", ("name",)),
+                              ("inclusion_rules", ("text",)),
+                              ("evidence_levels", ("kind", "supports"))):
+            for entry in document[section]:
+                for key in keys:
+                    if key in entry:
+                        entry[key] = hostile_value(f"search_protocol.yaml:{section}.{key}",
+                                                   entry[key])
+                if "queries" in entry:
+                    entry["queries"] = [hostile_value("search_protocol.yaml:queries", q)
+                                        for q in entry["queries"]]
+                if "labels" in entry and "query_family" in renamed:  # the renamed query value
+                    old, new = renamed["query_family"]
+                    entry["labels"] = [new if label == old else label for label in entry["labels"]]
+
+    rewrite_yaml(data / "search_protocol.yaml", protocol)
     rewrite_yaml(data / "vocabulary.yaml", vocabulary)
     rewrite_yaml(data / "published.yaml", published)
     rewrite_yaml(data / "taxonomy.yaml", taxonomy)

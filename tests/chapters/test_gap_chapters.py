@@ -12,7 +12,7 @@ from support import replace_in
 
 def test_the_claims_chapter_reports_a_failing_claim(tmp_path, data_copy):
     replace_in(data_copy / "audit.csv", "\nowl2025,,strict,", "\nowl2025,,broad,")
-    notebook = execute_copy("35_claims", tmp_path, data_dir=data_copy)
+    notebook = execute_copy("35_claims", tmp_path, data_dir=data_copy, as_of="2026-05-04")
     values = glued(notebook)
     assert values["n_failed"] == "5"
     assert "orchestrator-credit" in values["failed_ids"]

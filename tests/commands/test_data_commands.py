@@ -52,7 +52,7 @@ def test_stats_json_shape():
     assert payload["counts"]["scenario"]["debate"] == 0
     assert payload["crosstabs"]["reward_type_x_credit_granularity"]["hybrid"]["role"] == 4
     assert payload["crosstabs"]["orchestration_form_x_credit_granularity"]["swarm"]["orchestrator"] == 2
-    assert set(payload["excluded"]) == {"stage", "source", "query_family"}
+    assert set(payload["excluded"]) == {"stage", "source", "query_family", "exclusion_rule"}
     assert payload["excluded"]["stage"]["abstract_screen"] == 16
 
 

@@ -6,7 +6,7 @@ import importlib
 import re
 
 from masrl import paths
-from masrl.data.dataset import Dataset
+from masrl.data.dataset import LATEST, Dataset
 
 CARD = paths.DEFAULT_DATA_DIR / "README.md"
 ROW = re.compile(r"^\| `([^`]+)` \| `([\w.]+)` \| ([\d-]+) \|", re.M)
@@ -26,7 +26,7 @@ def test_every_data_file_is_on_the_card():
 
 def test_row_counts_and_loaders_on_the_card_are_true():
     checked = 0
-    data = Dataset()
+    data = Dataset(as_of=LATEST)  # the card counts the files' rows, every screening round
     for name, reader, rows in card_rows():
         if reader.startswith(DATASET):
             attribute = reader.removeprefix(DATASET)

@@ -100,7 +100,7 @@ def test_exclusion_stage_outside_vocabulary(data_copy):
 
 def test_row_with_wrong_number_of_cells(data_copy):
     replace_in(data_copy / "excluded.csv", "\nE002,", "\nE002,extra,")
-    assert problem_lines("excluded", data_copy) == ["excluded.csv:3:-: expected 9 cells, found 10"]
+    assert problem_lines("excluded", data_copy) == ["excluded.csv:3:-: expected 12 cells, found 13"]
 
 
 def test_spotcheck_key_not_in_pool(data_copy):

@@ -38,8 +38,8 @@ def test_ragged_rows_name_their_lines(data_copy):
     replace_in(data_copy / "excluded.csv", "\nE002,", "\nE002,extra,")
     replace_in(data_copy / "excluded.csv", "\nE003,", "\n\nE003,")
     assert problem_lines("excluded", data_copy) == [
-        "excluded.csv:3:-: expected 9 cells, found 10",
-        "excluded.csv:4:-: expected 9 cells, found 0"]
+        "excluded.csv:3:-: expected 12 cells, found 13",
+        "excluded.csv:4:-: expected 12 cells, found 0"]
 
 
 def test_an_unclosed_quote_is_not_valid_csv(data_copy):

@@ -110,6 +110,16 @@ def reading_moves(data: Dataset, reading: str) -> list[list[str]]:
 
 
 @computation
+def mechanism_rows(data: Dataset, mechanism: str) -> dict[str, list[str]]:
+    """The pool rows whose credit mechanism is ``mechanism``, by credit unit (units in vocabulary
+    order, keys sorted; units without such a row left out)."""
+    pool = data.papers[data.papers["credit_mechanism"] == mechanism]
+    return {unit: sorted(pool.loc[pool["credit_granularity"] == unit, "key"])
+            for unit in data.vocabulary.values("credit_granularity")
+            if (pool["credit_granularity"] == unit).any()}
+
+
+@computation
 def subdecision_anchors(data: Dataset, subdecision: str) -> dict[str, int]:
     """Anchors of one sub-decision in the audit, and how many of them are RL-trained."""
     table = gaps.subdecision_coverage(data.audit, data.papers, data.taxonomy).set_index("id")
@@ -248,7 +258,8 @@ class Result:
     def as_dict(self) -> dict:
         c = self.claim
         return {"id": c.id, "statement": c.statement, "computation": c.computation,
-                "args": c.args, "expected": c.expected, "computed": self.computed,
+                "args": c.args, "origin": c.origin, "expected": c.expected,
+                "computed": self.computed,
                 "status": self.status, "message": self.message, "boundary": c.boundary,
                 "finding": None if c.finding is None else
                 {**c.finding.model_dump(), "holds": self.finding_holds},

@@ -238,12 +238,25 @@ def stress_test(pool: pd.DataFrame, audit: pd.DataFrame, near_misses: pd.DataFra
     """For each near-miss exclusion: what retaining it (with the tags it would get) would change
     in the message and orchestrator cells (broad and strict), in learned stopping (O5), and in
     other counts. A last row retains all of them at once."""
+    titles = excluded.set_index("record_id")["title"]
+    records = near_misses.to_dict("records")
+    groups = [([r], r["record_id"], titles[r["record_id"]]) for r in records]
+    groups.append((records, "all", "all near misses retained together"))
+    return retention_deltas(pool, audit, groups, stop=stop)
+
+
+def retention_deltas(pool: pd.DataFrame, audit: pd.DataFrame,
+                     groups: list[tuple[list[dict], str, str]], *,
+                     stop: str = "O5") -> pd.DataFrame:
+    """What adding each group of coded records to the pool changes: one row per group
+    (``record``, ``title``) with the change of each audited cell's broad and strict counts, the
+    learned-stopping rows added and the total after, and the other tag counts that change.
+    Each record holds the recoded tags, ``credit_reading`` and ``learned_subdecisions`` (the
+    sub-decisions it learns, which count for O5 when its ``is_rl`` is yes). The near-miss stress
+    test and the impact of a screening round's new rows both use it."""
     base = with_readings(pool, audit)
     base_tally, base_o5 = cell_tally(base), learned_o5(pool, audit, stop)
-    titles = excluded.set_index("record_id")["title"]
     rows = []
-    groups = [([r], r["record_id"], titles[r["record_id"]]) for r in near_misses.to_dict("records")]
-    groups.append((near_misses.to_dict("records"), "all", "all near misses retained together"))
     for records, rid, title in groups:
         added = pd.DataFrame(records)
         coded = [c for c in added.columns if c in base.columns]  # the tags and the reading
@@ -280,8 +293,12 @@ def coverage_matrix(coverage: pd.DataFrame, taxonomy: Taxonomy) -> pd.DataFrame:
     return frame.rename(columns=dict(zip(MEASURES, ids)))
 
 
+NOT_OPEN = ("closed", "unreleased")  # MAS-native statuses of benchmarks others cannot run
+
+
 def open_benchmarks(coverage: pd.DataFrame) -> pd.DataFrame:
-    return coverage[coverage["mas_native"] != "closed"]
+    """The benchmarks anyone can run: neither internal to a company nor still unreleased."""
+    return coverage[~coverage["mas_native"].isin(NOT_OPEN)]
 
 
 def covering_all(coverage: pd.DataFrame, levels: tuple[str, ...] = ("full",)) -> list[str]:

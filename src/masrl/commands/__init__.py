@@ -24,6 +24,7 @@ DEBUG_VARIABLE = "MASRL_DEBUG"
 COMMAND_MODULES = (
     "masrl.commands.data",
     "masrl.commands.claims",
+    "masrl.commands.intake",
     "masrl.commands.traces",
     "masrl.commands.imports",
     "masrl.commands.exports",

@@ -58,9 +58,14 @@ def load_audit(data_dir: PathLike, vocab: Vocabulary, papers: pd.DataFrame | Non
     """The audit rows (only pool rows with something to record), with ``subdecisions`` as a
     list of ids. Checked against the pool (every key exists; every row of the message and
     orchestrator cells has a strict or broad reading, and no other row has one) and against
-    ``data/taxonomy.yaml`` (the marked anchors of each sub-decision are exactly its anchors
-    there). These cross-file checks need both files valid; otherwise only the columns are
-    checked."""
+    ``data/taxonomy.yaml`` (every marked id is a sub-decision, and every anchor the survey names
+    there is marked here).
+
+    **The anchors of a sub-decision come from this file**, each with its evidence in ``note``:
+    a row may mark a sub-decision the survey names no anchor for (O5, say, once a paper trains
+    a stopping policy), so the data can change what the survey found. The taxonomy's lists are
+    the survey's own anchors as of its cut-off, kept to check that none is lost.
+    These cross-file checks need both files valid; otherwise only the columns are checked."""
     def against_pool_and_taxonomy(frame: pd.DataFrame) -> list[DataProblem]:
         pool = papers.set_index("key")
         anchors = {d.id: list(d.anchors) for d in taxonomy.subdecisions}
@@ -76,10 +81,6 @@ def load_audit(data_dir: PathLike, vocab: Vocabulary, papers: pd.DataFrame | Non
                 if sid not in anchors:
                     problems.append(DataProblem(paths.AUDIT, line, "subdecisions",
                                             f"{sid!r} is not a sub-decision of taxonomy.yaml"))
-                elif key not in anchors[sid]:
-                    problems.append(DataProblem(
-                        paths.AUDIT, line, "subdecisions",
-                        f"{sid} is marked here, but taxonomy.yaml does not list {key!r} as its anchor"))
                 else:
                     marked[sid].append(key)
             credit = pool.at[key, "credit_granularity"]
@@ -111,6 +112,42 @@ def load_audit(data_dir: PathLike, vocab: Vocabulary, papers: pd.DataFrame | Non
     checks = against_pool_and_taxonomy if papers is not None and taxonomy is not None else None
     frame = tables.load_table(paths.AUDIT, audit_schema(vocab), data_dir, checks)
     return frame.assign(subdecisions=frame["subdecisions"].map(split))
+
+
+# --- credit_evidence.csv -------------------------------------------------------------------
+
+def credit_evidence_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
+    values = vocab.values("credit_mechanism")
+    return pa.DataFrameSchema({
+        "key": tables.text(tables.matches(tables.KEY, "a pool key"), unique=True),
+        "secondary": tables.text(pa.Check(
+            lambda s: s.map(lambda cell: all(v in values for v in split(cell))),
+            element_wise=False,
+            error="expected credit mechanisms of the vocabulary separated by ' ; ', or empty")),
+        "evidence": tables.text(tables.nonempty("the evidence for the mechanism, in our words")),
+        "source": tables.text(tables.nonempty("where the evidence was read")),
+    }, strict=True)
+
+
+def load_credit_evidence(data_dir: PathLike, vocab: Vocabulary,
+                         papers: pd.DataFrame | None) -> pd.DataFrame:
+    """Per pool row, the evidence for its ``credit_mechanism`` tag (and any secondary
+    mechanisms, as a list): every pool row has exactly one row here, and every key is a pool
+    key (checked when ``papers`` is valid)."""
+    def against_pool(frame: pd.DataFrame) -> list[DataProblem]:
+        keys = set(papers["key"])
+        problems = [tables.not_a_key(paths.CREDIT_EVIDENCE, str(row[tables.LINE]), "key",
+                                     row["key"], paths.PAPERS)
+                    for row in frame.to_dict("records") if row["key"] not in keys]
+        listed = set(frame["key"])
+        problems += [DataProblem(paths.CREDIT_EVIDENCE, "-", "key",
+                                 f"pool row {key!r} has no evidence for its credit mechanism")
+                     for key in papers["key"] if key not in listed]
+        return problems
+
+    frame = tables.load_table(paths.CREDIT_EVIDENCE, credit_evidence_schema(vocab), data_dir,
+                              None if papers is None else against_pool)
+    return frame.assign(secondary=frame["secondary"].map(split))
 
 
 # --- near_misses.csv -------------------------------------------------------------------------

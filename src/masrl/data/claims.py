@@ -10,6 +10,7 @@ artifact states that our data does not reproduce, with the reason. *External* cl
 that our data can check, such as the Who&When paper's published accuracies. This loader checks the
 structure, that ids are unique and that every chapter is in the book's table of contents (when
 the book is there: an installed package without ``_toc.yml`` skips that check); that every
+entry says where its expected value comes from (``origin``, one of :data:`ORIGINS`); that every
 computation exists and accepts its arguments is
 checked against the registry by :func:`masrl.analyses.claims.ledger_problems`.
 """
@@ -17,7 +18,7 @@ checked against the registry by :func:`masrl.analyses.claims.ledger_problems`.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -41,12 +42,23 @@ class External(BaseModel):
     where: str
 
 
+# Where a claim's expected value comes from: the survey's paper, its artifact's files, this
+# project's own computation on the survey's data, or another paper (external claims).
+ORIGINS = {
+    "survey_text": "the survey's text",
+    "survey_artifact": "the survey's artifact",
+    "project": "this project",
+    "other_paper": "another paper",
+}
+
+
 class Claim(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     id: str
     statement: str
     computation: str
     args: dict[str, Any] = {}
+    origin: Literal["survey_text", "survey_artifact", "project", "other_paper"]
     expected: Any
     boundary: str
     chapter: str

@@ -8,6 +8,17 @@ Each attribute is named after what its file holds and comes from that file's one
     data.papers                 # papers.csv, validated against the vocabulary
     data.problems()             # every problem of every file, FILE:ROW:FIELD: message
 
+**A dataset sees the pool as it stood on one date** (``as_of``): the pool and exclusion rows of
+the screening rounds dated by then (``search_protocol.yaml``) that were public by then
+(:func:`masrl.data.dates.public_by`), and the rows of the other files that refer to them (the
+audit, the spot-check, the benchmark coverage, the envelopes, the bibliography, the near
+misses). ``Dataset()`` sees the pool at the survey's cut-off (round 0), the pool the survey's
+statements are about; ``Dataset(as_of="latest")`` sees every round; ``Dataset(as_of=
+"2026-12-01")`` the pool of that day. Before the cut-off there was no pool of ours: such a date
+gives the hindsight reading, round 0's rows that were public by then. Whatever the date, every
+file is validated whole (``masrl check-data`` checks every round); ``all_papers`` and
+``all_excluded`` hold every row of every round.
+
 A file is checked against the files it refers to (pool keys, exclusion ids, the taxonomy's
 sub-decisions) only when those are valid themselves; otherwise its own columns are still
 checked, and the invalid file reports its own problems. A file that fails raises
@@ -17,6 +28,7 @@ without being read again.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 from collections.abc import Callable
 from functools import wraps
@@ -29,10 +41,13 @@ from masrl import paths
 from masrl.data import (
     audit,
     bib,
+    candidates,
     claims,
+    dates,
     envelopes,
     log_sources,
     pool,
+    protocol,
     published,
     taxonomy,
     vocabulary,
@@ -61,19 +76,104 @@ def _validated(load: Callable[[Dataset], Any]) -> property:
     return property(get)
 
 
+LATEST = "latest"  # the as_of that sees every screening round
+
+
 class Dataset:
-    """Every data file of one data directory, validated once (see the module docstring)."""
+    """Every data file of one data directory, validated once, seen as of one date (see the
+    module docstring)."""
 
-    FILES = ("vocabulary", "papers", "excluded", "spotcheck", "bibliography", "taxonomy",
-             "published", "audit", "near_misses", "benchmark_coverage", "envelopes", "claims",
-             "log_sources", "who_and_when_published")
+    FILES = ("vocabulary", "search_protocol", "all_papers", "all_excluded", "spotcheck",
+             "bibliography", "taxonomy", "published", "audit", "near_misses",
+             "benchmark_coverage", "envelopes", "claims", "log_sources",
+             "who_and_when_published", "candidates", "credit_evidence")
 
-    def __init__(self, data_dir: str | os.PathLike | None = None):
+    # the files read whole whatever the date (the others keep the rows of the pool of the date)
+    WHOLE = ("vocabulary", "search_protocol", "all_papers", "all_excluded", "taxonomy",
+             "published", "claims", "log_sources", "who_and_when_published", "candidates")
+
+    def __init__(self, data_dir: str | os.PathLike | None = None, as_of: str | None = None):
         self.directory: Path = paths.data_dir(data_dir)
         self._loaded: dict[str, Any] = {}
+        if as_of not in (None, LATEST):
+            dates.parse_day(as_of, "as-of date")  # a ValueError for anything else
+        self.requested_as_of = as_of
+        self.also: frozenset[str] = frozenset()  # rows seen whatever the date (with_records)
 
     def __repr__(self) -> str:
-        return f"Dataset({str(self.directory)!r})"
+        when = "" if self.requested_as_of is None else f", as_of={self.requested_as_of!r}"
+        return f"Dataset({str(self.directory)!r}{when})"
+
+    def at(self, as_of: str | None) -> Dataset:
+        """The same data directory as of another date; the files already read are shared, not
+        read again."""
+        other = Dataset(self.directory, as_of)
+        other._loaded = {name: value for name, value in self._loaded.items()
+                         if name in self.WHOLE}
+        return other
+
+    def with_records(self, ids) -> Dataset:
+        """This dataset's view plus the pool rows and exclusions named in ``ids`` (keys or
+        record ids), whatever their round and date: what one later record would change."""
+        other = self.at(self.requested_as_of)
+        other.also = frozenset(ids)
+        return other
+
+    # --- time ----------------------------------------------------------------------------------
+
+    @property
+    def as_of(self) -> dt.date:
+        """The date this dataset sees the pool at: the cut-off (round 0's date) by default, the
+        latest round's date for ``latest``, else the date given."""
+        rounds = self.search_protocol.rounds
+        if self.requested_as_of is None:
+            return rounds[0].day
+        if self.requested_as_of == LATEST:
+            return rounds[-1].day
+        return dates.parse_day(self.requested_as_of)
+
+    @property
+    def hindsight(self) -> bool:
+        """Whether the date is before the survey's cut-off (the hindsight reading)."""
+        return self.as_of < self.search_protocol.rounds[0].day
+
+    @property
+    def rounds(self) -> list[protocol.Round]:
+        """The screening rounds this dataset sees (round 0 always: it is the survey's)."""
+        rounds = self.search_protocol.rounds
+        return [r for r in rounds if r.id == 0 or r.day <= self.as_of]
+
+    def _in_time(self, frame: pd.DataFrame, screened: str | None) -> pd.DataFrame:
+        """The rows of ``frame`` (pool or exclusions) present at :attr:`as_of`: their round is
+        seen and they were public by then (``screened``: the column of the day each row was
+        screened, else its round's date)."""
+        seen = {r.id: r.day for r in self.rounds}
+        ident = "key" if "key" in frame.columns else "record_id"
+        keep = []
+        for row in frame.to_dict("records"):
+            if row[ident] in self.also:
+                keep.append(True)
+                continue
+            day = seen.get(int(row["screening_round"]))
+            if day is None:
+                keep.append(False)
+                continue
+            recorded = dt.date.fromisoformat(row[screened]) if screened else day
+            keep.append(dates.public_by(row["first_public"], recorded) <= self.as_of)
+        return frame[keep].reset_index(drop=True)
+
+    def _of_pool(self, frame: pd.DataFrame, column: str = "key") -> pd.DataFrame:
+        """The rows of ``frame`` that refer to a pool row present at :attr:`as_of` (a row whose
+        ``column`` is empty refers to none and stays). When the pool cannot be read, the rows
+        stay: the pool's own problems say why."""
+        try:
+            keys = set(self.papers["key"])
+        except DataError:
+            return frame
+        keep = frame[column].map(lambda key: key == "" or key in keys)
+        return frame[keep].reset_index(drop=True)
+
+    # --- the files ---------------------------------------------------------------------------
 
     def _valid(self, name: str) -> Any | None:
         """The named file when it is valid, else ``None`` (for cross-file checks)."""
@@ -87,26 +187,57 @@ class Dataset:
         return vocabulary.load_vocabulary(self.directory)
 
     @_validated
-    def papers(self) -> pd.DataFrame:
-        return pool.load_papers(self.directory, self._vocabulary_for(paths.PAPERS))
+    def search_protocol(self) -> protocol.Protocol:
+        return protocol.load_protocol(self.directory,
+                                      self._vocabulary_for(paths.SEARCH_PROTOCOL))
 
     @_validated
+    def all_papers(self) -> pd.DataFrame:
+        """Every row of ``papers.csv``, of every round."""
+        return pool.load_papers(self.directory, self._vocabulary_for(paths.PAPERS),
+                                self._valid("search_protocol"))
+
+    @_validated
+    def all_excluded(self) -> pd.DataFrame:
+        """Every row of ``excluded.csv``, of every round."""
+        return pool.load_excluded(self.directory, self._vocabulary_for(paths.EXCLUDED),
+                                  self._valid("search_protocol"), self._valid("all_papers"))
+
+    @property
+    def papers(self) -> pd.DataFrame:
+        """The retained pool as of :attr:`as_of`."""
+        return self._view("papers", lambda: self._in_time(self.all_papers, None))
+
+    @property
     def excluded(self) -> pd.DataFrame:
-        return pool.load_excluded(self.directory, self._vocabulary_for(paths.EXCLUDED))
+        """The exclusion log as of :attr:`as_of`."""
+        return self._view("excluded",
+                          lambda: self._in_time(self.all_excluded, "date_screened"))
+
+    def _view(self, name: str, make: Callable[[], Any]) -> Any:
+        key = f"view:{name}"
+        if key not in self._loaded:
+            self._loaded[key] = make()
+        return self._loaded[key]
 
     @_validated
     def spotcheck(self) -> pd.DataFrame:
-        return pool.load_spotcheck(self.directory, self._vocabulary_for(paths.SPOTCHECK),
-                                   self._valid("papers"))
+        return self._of_pool(pool.load_spotcheck(
+            self.directory, self._vocabulary_for(paths.SPOTCHECK), self._valid("all_papers")))
 
     @_validated
     def bibliography(self) -> dict[str, dict[str, str]]:
-        return bib.load_bibliography(self.directory, self._valid("papers"))
+        entries = bib.load_bibliography(self.directory, self._valid("all_papers"))
+        try:
+            keys = set(self.papers["key"])
+        except DataError:
+            return entries
+        return {key: entry for key, entry in entries.items() if key in keys}
 
     @_validated
     def taxonomy(self) -> taxonomy.Taxonomy:
         return taxonomy.load_taxonomy(self.directory, self._vocabulary_for(paths.TAXONOMY),
-                                      self._valid("papers"))
+                                      self._valid("all_papers"))
 
     @_validated
     def published(self) -> dict:
@@ -114,24 +245,41 @@ class Dataset:
 
     @_validated
     def audit(self) -> pd.DataFrame:
-        return audit.load_audit(self.directory, self._vocabulary_for(paths.AUDIT),
-                                self._valid("papers"), self._valid("taxonomy"))
+        """The audit rows of the pool as of :attr:`as_of`."""
+        return self._of_pool(audit.load_audit(self.directory, self._vocabulary_for(paths.AUDIT),
+                                              self._valid("all_papers"), self._valid("taxonomy")))
 
     @_validated
     def near_misses(self) -> pd.DataFrame:
-        return audit.load_near_misses(self.directory, self._vocabulary_for(paths.NEAR_MISSES),
-                                      self._valid("excluded"), self._valid("taxonomy"))
+        frame = audit.load_near_misses(self.directory, self._vocabulary_for(paths.NEAR_MISSES),
+                                       self._valid("all_excluded"), self._valid("taxonomy"))
+        try:
+            records = set(self.excluded["record_id"])
+        except DataError:
+            return frame
+        return frame[frame["record_id"].isin(records)].reset_index(drop=True)
 
     @_validated
     def benchmark_coverage(self) -> pd.DataFrame:
-        return audit.load_benchmark_coverage(
+        return self._of_pool(audit.load_benchmark_coverage(
             self.directory, self._vocabulary_for(paths.BENCHMARK_COVERAGE),
-            self._valid("papers"))
+            self._valid("all_papers")))
 
     @_validated
     def envelopes(self) -> pd.DataFrame:
-        return envelopes.load_envelopes(self.directory, self._vocabulary_for(paths.ENVELOPES),
-                                        self._valid("papers"))
+        return self._of_pool(envelopes.load_envelopes(
+            self.directory, self._vocabulary_for(paths.ENVELOPES), self._valid("all_papers")))
+
+    @_validated
+    def credit_evidence(self) -> pd.DataFrame:
+        return self._of_pool(audit.load_credit_evidence(
+            self.directory, self._vocabulary_for(paths.CREDIT_EVIDENCE),
+            self._valid("all_papers")))
+
+    @_validated
+    def candidates(self) -> pd.DataFrame:
+        return candidates.load_candidates(self.directory, self._vocabulary_for(paths.CANDIDATES),
+                                          self._valid("search_protocol"))
 
     @_validated
     def claims(self) -> list[claims.Claim]:

@@ -22,7 +22,7 @@ from masrl.data.problems import DataError, DataProblem
 
 class _FieldSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
-    file: StrictStr
+    file: StrictStr | list[StrictStr]
     label: StrictStr
     description: StrictStr
     values: dict[StrictStr, StrictStr]
@@ -32,6 +32,8 @@ class _FieldSpec(BaseModel):
 
     @model_validator(mode="after")
     def _order_lists_the_values(self) -> _FieldSpec:
+        if isinstance(self.file, list) and not self.file:
+            raise ValueError("'file' must name at least one data file")
         if not self.values:
             raise ValueError("'values' must define at least one value")
         if self.order is not None and sorted(self.order) != sorted(self.values):
@@ -68,12 +70,17 @@ class _VocabularyFile(BaseModel):
 @dataclass(frozen=True)
 class Field:
     name: str
-    file: str
+    file: str  # the first (main) file the field tags
     label: str
     description: str
     meanings: dict[str, str]  # value -> one-line meaning, in display order
     columns: tuple[str, ...] = ()  # the columns holding this field; () means the field's name
     phrases: dict[str, str] = dataclass_field(default_factory=dict)  # value -> "up to {}"
+    files: tuple[str, ...] = ()  # every file the field tags (the main one first)
+
+    def tags(self, file: str) -> bool:
+        """Whether the field tags a column of data file ``file``."""
+        return file == self.file or file in self.files
 
     @property
     def values(self) -> list[str]:
@@ -104,7 +111,7 @@ class Vocabulary:
 
     def for_file(self, file: str) -> list[Field]:
         """The fields of one data file, in vocabulary order."""
-        return [f for f in self.fields.values() if f.file == file]
+        return [f for f in self.fields.values() if f.tags(file)]
 
     def names(self, file: str) -> list[str]:
         """The names of the fields of one data file (e.g. the tag columns of ``papers.csv``)."""
@@ -131,6 +138,8 @@ NEEDED_FIELDS = {
     "credit_granularity": paths.PAPERS, "orchestration_form": paths.PAPERS,
     "scenario": paths.PAPERS, "is_core": paths.PAPERS, "verified": paths.PAPERS,
     "stage": paths.EXCLUDED, "source": paths.EXCLUDED, "query_family": paths.EXCLUDED,
+    "exclusion_rule": paths.EXCLUDED, "credit_mechanism": paths.PAPERS,
+    "decision": paths.CANDIDATES,
     "strict_explicit_credit": paths.SPOTCHECK, "agreement": paths.SPOTCHECK,
     "credit_reading": paths.AUDIT, "domain": paths.BENCHMARK_COVERAGE,
     "mas_native": paths.BENCHMARK_COVERAGE, "measure_coverage": paths.BENCHMARK_COVERAGE,
@@ -149,7 +158,7 @@ def load_vocabulary(data_dir: str | os.PathLike | None = None) -> Vocabulary:
     problems += [DataProblem(paths.VOCABULARY, f"fields[{name}]", "file",
                              f"{spec.fields[name].file!r}: the package reads {name} in {file}")
                  for name, file in NEEDED_FIELDS.items()
-                 if name in spec.fields and spec.fields[name].file != file]
+                 if name in spec.fields and file not in _files(spec.fields[name])]
     problems += [_undefined("groups", name).problems[0] for name in NEEDED_GROUPS
                  if name not in spec.groups]
     if problems:
@@ -157,18 +166,25 @@ def load_vocabulary(data_dir: str | os.PathLike | None = None) -> Vocabulary:
     fields = {}
     for name, field in spec.fields.items():
         order = field.order if field.order is not None else list(field.values)
-        fields[name] = Field(name, field.file, field.label, field.description,
+        files = _files(field)
+        fields[name] = Field(name, files[0], field.label, field.description,
                              {v: field.values[v] for v in order}, tuple(field.columns or [name]),
-                             dict(field.phrases or {}))
+                             dict(field.phrases or {}), files)
     return Vocabulary(fields, {g: tuple(names) for g, names in spec.groups.items()})
+
+
+def _files(field: _FieldSpec) -> tuple[str, ...]:
+    """The files a field tags: ``file`` is one name or a list of names, the main file first."""
+    return (field.file,) if isinstance(field.file, str) else tuple(field.file)
 
 
 def dictionary(vocab: Vocabulary, file: str | None = None) -> list[dict]:
     """The data dictionary: one entry per field (optionally of one file), each with its values
     and their meanings, in vocabulary order. The book's data-dictionary page renders this."""
     return [
-        {"field": f.name, "file": f.file, "columns": list(f.columns or [f.name]),
+        {"field": f.name, "file": ", ".join(f.files or (f.file,)),
+         "columns": list(f.columns or [f.name]),
          "label": f.label, "description": f.description,
          "values": [{"value": v, "meaning": m} for v, m in f.meanings.items()]}
-        for f in vocab.fields.values() if file is None or f.file == file
+        for f in vocab.fields.values() if file is None or f.tags(file)
     ]

@@ -19,6 +19,7 @@ import pandas as pd
 
 from masrl.analyses.claims import SKIP, Result, summary
 from masrl.data import book_toc
+from masrl.data.claims import ORIGINS
 from masrl.presentation import tables
 
 
@@ -153,7 +154,9 @@ class Ledger:
                 computed += f" (the survey gives {expected_words(r)})"
             if r.claim.finding is not None:
                 computed += f". Finding: {finding_words(r)}"
-            rows.append({"id": r.claim.id, "statement": r.claim.statement, "computed": computed,
+            rows.append({"id": r.claim.id, "statement": r.claim.statement,
+                         "origin": f"expected value from {ORIGINS[r.claim.origin]}",
+                         "computed": computed,
                          "boundary": r.claim.boundary, "status": r.status,
                          "chapter": r.claim.chapter, "title": self.titles[r.claim.chapter]})
         return rows
@@ -185,7 +188,7 @@ class Ledger:
             body.append(
                 f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
                 f'<td class="masrl-text"><strong>{esc(row["id"])}</strong><br>'
-                f'{cited(row["statement"])}</td>'
+                f'{cited(row["statement"])}<br><small>{esc(row["origin"])}</small></td>'
                 f'<td class="masrl-text">{cited(row["computed"])}</td>'
                 f'<td class="masrl-text">{esc(row["boundary"])}</td>'
                 f'<td class="masrl-status">{esc(row["status"])}</td>'
@@ -233,6 +236,47 @@ def findings_table(results: list[Result]) -> pd.DataFrame:
                                        "explanation"]).set_index("claim")
 
 
+class Banner:
+    """A warning at the top of the ledger when claims fail as of the book's date: which ones,
+    and the rows of later screening rounds that change them (``changed_by``); nothing (an empty
+    page element) when every claim holds. Every text is escaped."""
+
+    def __init__(self, results: list[Result], as_of: str, cutoff: str,
+                 changed_by: dict[str, tuple[str, ...]] | None = None, link: str = ""):
+        self.failed = [r for r in results if r.failed]
+        self.as_of, self.cutoff, self.link = as_of, cutoff, link
+        self.changed_by = changed_by or {}
+
+    def lines(self) -> list[str]:
+        out = []
+        for r in self.failed:
+            rows = self.changed_by.get(r.claim.id)
+            why = (f"changed since the cut-off by {listing(list(rows))}" if rows
+                   else "the data differs from the expected value")
+            out.append(f"{r.claim.id}: {why}")
+        return out
+
+    def heading(self) -> str:
+        return (f"{len(self.failed)} of the survey's claims do not hold on the pool as of "
+                f"{self.as_of}; they held at the survey's cut-off ({self.cutoff}) unless said "
+                "otherwise.")
+
+    def _repr_html_(self) -> str:
+        if not self.failed:
+            return '<div class="masrl-banner masrl-banner-clear"></div>'
+        esc = html.escape
+        items = "".join(f"<li>{esc(line)}</li>" for line in self.lines())
+        more = (f'<p>What changed, row by row: <a href="{esc(self.link, quote=True)}">Since the '
+                "cut-off</a>.</p>" if self.link else "")
+        return (f'<div class="admonition warning masrl-banner" role="alert">'
+                f'<p class="admonition-title">{esc(self.heading())}</p><ul>{items}</ul>{more}</div>')
+
+    def __repr__(self) -> str:
+        if not self.failed:
+            return f"Every claim holds as of {self.as_of}."
+        return "\n".join([self.heading(), *(f"- {line}" for line in self.lines())])
+
+
 def status_line(results: list[Result]) -> str:
     """One line saying whether the ledger holds: every claim passes, or which fail (skipped
     claims, whose data is absent, are counted apart)."""
@@ -246,9 +290,12 @@ def status_line(results: list[Result]) -> str:
     return f"FAIL: {s['failed']} of {s['claims']} claims fail: {failed}"
 
 
-def text_lines(results: list) -> list[str]:
-    """``STATUS id: computed`` per claim (plus what was expected when it fails, and any finding),
-    then one summary line; ``results`` are :class:`masrl.analyses.claims.Result` objects."""
+def text_lines(results: list, changed_by: dict[str, tuple[str, ...]] | None = None,
+               as_of: str = "") -> list[str]:
+    """``STATUS id: computed`` per claim (plus what was expected when it fails, the rows of later
+    rounds that change it (``changed_by``), and any finding), then one summary line that says
+    the date (``as_of``); ``results`` are :class:`masrl.analyses.claims.Result` objects."""
+    changed_by = changed_by or {}
     width = max((len(r.claim.id) for r in results), default=0)
     lines = []
     for r in results:
@@ -260,6 +307,8 @@ def text_lines(results: list) -> list[str]:
         else:
             line = (f"{head}  expected {compact(r.claim.expected)}, "
                     f"computed {compact(r.computed)}")
+        if r.claim.id in changed_by:
+            line += f"  [changed since the cut-off by {', '.join(changed_by[r.claim.id])}]"
         if r.claim.finding is not None:
             f = r.claim.finding
             line += f"  [finding: {f.where} states {compact(f.artifact_states)}]"
@@ -267,7 +316,8 @@ def text_lines(results: list) -> list[str]:
     s = summary(results)
     skipped = f", {s['skipped']} skipped (data absent)" if s["skipped"] else ""
     external = sum(r.claim.external is not None for r in results)
+    when = f"; as of {as_of}" if as_of else ""
     lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
                  f"{s['findings']} finding(s) about the survey's artifact or another paper; "
-                 f"{external} external claim(s)")
+                 f"{external} external claim(s){when}")
     return lines

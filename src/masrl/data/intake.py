@@ -1,0 +1,316 @@
+"""The intake of screened candidates: ``data/candidates.csv`` deduplicated against the pool, the
+exclusion log and each other, then moved into the pool or the exclusion log as a dated
+screening round.
+
+:func:`plan` computes everything and writes nothing:
+
+* every pair of records that :func:`masrl.data.identity.duplicates` finds to be the same work,
+  one of them a candidate, with what matched (an arXiv id without its version, a DOI, a
+  normalised title, or a fuzzy title with its score);
+* the *conflicts* that stop the intake: a candidate marked for inclusion or exclusion that is
+  surely the same work as a record already there or as another candidate; a candidate marked
+  ``duplicate`` whose record is not there, or that no test finds to be that record; an
+  included candidate whose pool key is taken;
+* the rows each screened candidate becomes: an included one a row of ``papers.csv``, its
+  entry in ``papers.bib``, its evidence in ``credit_evidence.csv`` and, when its credit is
+  message or orchestrator or it anchors a sub-decision, a row of ``audit.csv``; an excluded one
+  a row of ``excluded.csv`` with the next free record id, written back into the candidate's
+  ``record``. A candidate already recorded (its record is in the pool or the log, of its own
+  round) is left as it is, so the intake can run again and change nothing.
+
+:func:`apply` writes a plan: each changed file is written whole to a copy of the data
+directory, the copy is validated as ``masrl check-data`` would, and only then is each file
+replaced, atomically (:func:`masrl.files.write_text_atomically`). A plan with conflicts, or
+whose result does not validate, writes nothing.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from masrl import files, paths
+from masrl.data import identity
+from masrl.data.audit import AUDITED_CELLS, MEASURES, SEPARATOR
+from masrl.data.candidates import coverage_parts
+from masrl.data.dataset import Dataset
+from masrl.data.pool import identity_record
+from masrl.data.problems import DataError, DataProblem
+
+
+@dataclass
+class Plan:
+    """What the intake found and would change (see the module docstring)."""
+
+    matches: list[identity.Match] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+    recorded: list[str] = field(default_factory=list)  # candidates already moved
+    duplicates: list[tuple[str, str]] = field(default_factory=list)  # (candidate, record)
+    pending: list[str] = field(default_factory=list)
+    new_rows: dict[str, list[dict]] = field(default_factory=dict)  # file -> rows to append
+    bib_entries: list[str] = field(default_factory=list)
+    records: dict[str, str] = field(default_factory=dict)  # candidate -> record it becomes
+    rounds: list[int] = field(default_factory=list)
+
+    @property
+    def changes(self) -> bool:
+        return bool(self.records)
+
+    def lines(self) -> list[str]:
+        """The plan in words, one line each (what ``masrl intake`` prints)."""
+        out = [f"match: {m.describe()}" + ("" if m.sure else " [possible duplicate: check]")
+               for m in self.matches]
+        out += [f"conflict: {c}" for c in self.conflicts]
+        out += [f"duplicate: {cid} repeats {record}; nothing is added" for cid, record in self.duplicates]
+        out += [f"recorded: {cid} is already {record}" for cid, record in
+                ((c, self._recorded_as.get(c, "")) for c in self.recorded)]
+        out += [f"pending: {cid} is not screened yet; left where it is" for cid in self.pending]
+        for name, rows in self.new_rows.items():
+            for row in rows:
+                ident = row.get("key") or row.get("record_id")
+                when = f" (round {row['screening_round']})" if "screening_round" in row else ""
+                out.append(f"add: {name} {ident}{when}")
+        return out
+
+    _recorded_as: dict[str, str] = field(default_factory=dict)
+
+
+def _csv_rows(rows: list[dict], columns: list[str]) -> str:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def _candidate_record(row: dict) -> identity.Record:
+    return identity.Record("candidates", row["candidate_id"], row["title"],
+                           (row["identifier"], row["url"]))
+
+
+def plan(data: Dataset) -> Plan:
+    """The intake of ``data``'s candidates (nothing is written); :class:`DataError` when a file
+    it needs does not load."""
+    papers, excluded, candidates = data.all_papers, data.all_excluded, data.candidates
+    result = Plan()
+    pool_keys = set(papers["key"])
+    excluded_ids = set(excluded["record_id"])
+    round_of = {**dict(zip(papers["key"], papers["screening_round"])),
+                **dict(zip(excluded["record_id"], excluded["screening_round"]))}
+    rows = candidates.to_dict("records")
+
+    def recorded(row: dict) -> bool:
+        record = row["record"]
+        return (row["decision"] in ("include", "exclude") and record in round_of
+                and str(round_of[record]) == row["screening_round"])
+
+    done = {row["candidate_id"]: row["record"] for row in rows if recorded(row)}
+    records = [identity_record("pool", r) for r in papers.to_dict("records")]
+    records += [identity_record("excluded", r) for r in excluded.to_dict("records")]
+    records += [_candidate_record(r) for r in rows]
+    found = [m for m in identity.duplicates(records)
+             if "candidates" in (m.first.where, m.second.where)
+             and not _is_own_record(m, done)]
+    result.matches = found
+    by_candidate: dict[str, list[tuple[identity.Match, identity.Record]]] = {}
+    for m in found:
+        for this, other in ((m.first, m.second), (m.second, m.first)):
+            if this.where == "candidates":
+                by_candidate.setdefault(this.id, []).append((m, other))
+
+    next_id = 1 + max((int(r[1:]) for r in excluded_ids), default=0)
+    for row in rows:
+        cid, decision = row["candidate_id"], row["decision"]
+        if cid in done:
+            result.recorded.append(cid)
+            result._recorded_as[cid] = f"{'pool row' if decision == 'include' else 'exclusion'} {done[cid]}"
+            continue
+        if decision == "pending":
+            result.pending.append(cid)
+            continue
+        matched = by_candidate.get(cid, [])
+        if decision == "duplicate":
+            record = row["record"]
+            if record not in pool_keys and record not in excluded_ids:
+                result.conflicts.append(f"{cid} is marked a duplicate of {record!r}, which is "
+                                        "neither a pool key nor an exclusion id")
+            elif not any(other.id == record and other.where != "candidates" for _, other in matched):
+                result.conflicts.append(f"{cid} is marked a duplicate of {record!r}, but no test "
+                                        "finds them to be the same work; check the record")
+            else:
+                result.duplicates.append((cid, record))
+            continue
+        sure = [(m, other) for m, other in matched if m.sure]
+        if sure:
+            for m, other in sure:
+                result.conflicts.append(f"{cid} is marked {decision!r} but is the same work as "
+                                        f"{other.label} (same {m.how}: {m.detail}); mark it "
+                                        "'duplicate' with that record, or keep one of the two")
+            continue
+        result.rounds = sorted({*result.rounds, int(row["screening_round"])})
+        if decision == "include":
+            key = row["record"]
+            if key in pool_keys:
+                result.conflicts.append(f"{cid}: the pool key {key!r} is taken")
+                continue
+            pool_keys.add(key)
+            result.records[cid] = key
+            _include(result, row, data)
+        else:
+            record_id = f"E{next_id:03d}"
+            next_id += 1
+            result.records[cid] = record_id
+            result.new_rows.setdefault(paths.EXCLUDED, []).append(_exclusion_row(row, record_id))
+    return result
+
+
+def _is_own_record(match: identity.Match, done: dict[str, str]) -> bool:
+    """A recorded candidate and the record it became are one work by design, not a duplicate."""
+    pair = {match.first.where: match.first.id, match.second.where: match.second.id}
+    cid = pair.get("candidates")
+    return cid in done and done[cid] in (pair.get("pool"), pair.get("excluded"))
+
+
+def _arxiv_id(row: dict) -> str:
+    ids = sorted(identity.arxiv_ids(row["identifier"], row["url"]))
+    return ids[0] if ids else ""
+
+
+def _include(result: Plan, row: dict, data: Dataset) -> None:
+    key, cid = row["record"], row["candidate_id"]
+    arxiv = _arxiv_id(row)
+    pool_row = {column: "" for column in data.all_papers.columns}
+    pool_row.update({column: row[column] for column in pool_row if column in row})
+    pool_row.update(key=key, arxiv_id=arxiv, screening_round=row["screening_round"],
+                    notes=f"Screening round {row['screening_round']} (candidate {cid}, "
+                          f"{row['date_screened']}): {row['reason']}")
+    result.new_rows.setdefault(paths.PAPERS, []).append(pool_row)
+    result.new_rows.setdefault(paths.CREDIT_EVIDENCE, []).append({
+        "key": key, "secondary": "", "evidence": row["evidence"] or row["summary"],
+        "source": f"{row['identifier']} (candidate {cid}, screened {row['date_screened']})"})
+    subdecisions = SEPARATOR.join(row["subdecisions"])
+    audited = row["credit_granularity"] in AUDITED_CELLS
+    if subdecisions or audited:
+        result.new_rows.setdefault(paths.AUDIT, []).append({
+            "key": key, "subdecisions": subdecisions,
+            "credit_reading": row["credit_reading"] if audited else "NA",
+            "note": row["evidence"]})
+    if row["benchmark_coverage"]:
+        parts = coverage_parts(row["benchmark_coverage"])
+        result.new_rows.setdefault(paths.BENCHMARK_COVERAGE, []).append({
+            "key": key, "benchmark": row["title"].split(":")[0], **parts, "coded_by": "ours",
+            "note": f"Coded from the abstract at screening round {row['screening_round']}: "
+                    f"{row['evidence']}"})
+    result.bib_entries.append(_bib_entry(key, row, arxiv))
+
+
+def _exclusion_row(row: dict, record_id: str) -> dict:
+    return {"record_id": record_id, "title": row["title"], "identifier": row["identifier"],
+            "url": row["url"], "first_public": row["first_public"], "source": row["source"],
+            "query_family": row["query_family"], "stage": row["stage"],
+            "exclusion_rule": row["exclusion_rule"], "screening_round": row["screening_round"],
+            "date_screened": row["date_screened"], "reason": row["reason"]}
+
+
+def _bib_text(text: str) -> str:
+    """Text for a braced BibTeX value: braces, which would unbalance the entry, are dropped."""
+    return text.replace("{", "").replace("}", "")
+
+
+def _bib_entry(key: str, row: dict, arxiv: str) -> str:
+    url = row["url"].split(" ; ")[0]
+    fields = [("title", f"{{{_bib_text(row['title'])}}}"),
+              ("author", f"{_bib_text(row['first_author'])} and others"),
+              ("journal" if arxiv else "howpublished",
+               f"arXiv preprint arXiv:{arxiv}" if arxiv else _bib_text(row["venue"])),
+              ("year", row["year"]), ("url", url)]
+    if arxiv:
+        fields += [("eprint", arxiv), ("archiveprefix", "arXiv")]
+    body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields)
+    return f"@{'article' if arxiv else 'misc'}{{{key},\n{body}}}\n"
+
+
+# --- writing -------------------------------------------------------------------------------
+
+def new_texts(result: Plan, data: Dataset) -> dict[str, str]:
+    """Every data file the plan changes, with its whole new text."""
+    directory = data.directory
+    texts: dict[str, str] = {}
+    columns = {paths.PAPERS: list(data.all_papers.columns),
+               paths.EXCLUDED: list(data.all_excluded.columns),
+               paths.AUDIT: ["key", "subdecisions", "credit_reading", "note"],
+               paths.CREDIT_EVIDENCE: ["key", "secondary", "evidence", "source"],
+               paths.BENCHMARK_COVERAGE: ["key", "benchmark", "domain", "mas_native", *MEASURES,
+                                          "coded_by", "note"]}
+    for name, rows in result.new_rows.items():
+        old = (directory / name).read_text(encoding="utf-8")
+        texts[name] = _ending(old) + _csv_rows(rows, columns[name])
+    if result.bib_entries:
+        old = (directory / paths.BIBTEX).read_text(encoding="utf-8")
+        texts[paths.BIBTEX] = _ending(old) + "".join(f"\n{entry}" for entry in result.bib_entries)
+    if result.records:
+        texts[paths.CANDIDATES] = _with_records(directory / paths.CANDIDATES, result.records)
+    return texts
+
+
+def _ending(text: str) -> str:
+    return text if text.endswith("\n") or not text else text + "\n"
+
+
+def _with_records(path: Path, records: dict[str, str]) -> str:
+    """``candidates.csv`` with each moved candidate's ``record`` filled in (other cells as read)."""
+    with open(path, encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        columns, rows = list(reader.fieldnames or []), list(reader)
+    for row in rows:
+        if row["candidate_id"] in records:
+            row["record"] = records[row["candidate_id"]]
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    return buffer.getvalue()
+
+
+def apply(result: Plan, data: Dataset) -> list[str]:
+    """Write the plan (see the module docstring); return the names of the files written.
+    :class:`DataError` when the plan has conflicts or its result does not validate (nothing is
+    written then)."""
+    if result.conflicts:
+        raise DataError([DataProblem(paths.CANDIDATES, "-", "-", c) for c in result.conflicts])
+    texts = new_texts(result, data)
+    if not texts:
+        return []
+    with tempfile.TemporaryDirectory(prefix="masrl-intake-") as scratch:
+        trial = Path(scratch) / "data"
+        shutil.copytree(data.directory, trial)
+        for name, text in texts.items():
+            (trial / name).write_text(text, encoding="utf-8")
+        problems = Dataset(trial).problems()
+        if problems:
+            raise DataError([DataProblem(p.file, p.row, p.field, f"after the intake: {p.message}")
+                             for p in problems])
+    for name, text in texts.items():
+        files.write_text_atomically(data.directory / name, text)
+    return sorted(texts)
+
+
+def summary_frame(result: Plan, candidates: pd.DataFrame) -> pd.DataFrame:
+    """One row per candidate: its decision, the record it is or becomes, and what matched it."""
+    matched: dict[str, list[str]] = {}
+    for m in result.matches:
+        for this, other in ((m.first, m.second), (m.second, m.first)):
+            if this.where == "candidates":
+                matched.setdefault(this.id, []).append(f"{other.label} ({m.how})")
+    rows = []
+    for row in candidates.to_dict("records"):
+        cid = row["candidate_id"]
+        rows.append({"candidate": cid, "title": row["title"], "decision": row["decision"],
+                     "record": result.records.get(cid, row["record"]),
+                     "matches": "; ".join(matched.get(cid, [])) or "none"})
+    return pd.DataFrame(rows)

@@ -1,0 +1,139 @@
+"""The PRISMA 2020 flow diagram, drawn as SVG by the package from :mod:`masrl.analyses.prisma`.
+
+One diagram per screening round: the main column runs identification -> screening ->
+eligibility -> inclusion, each exclusion sits to its right; from round 1 on, a box above
+holds the studies of the previous version of the review and a box below the total, as PRISMA
+2020's flow for updated reviews draws them. The SVG is plain markup written here (boxes,
+arrows, text: every text escaped), so it renders offline, in the book and in a notebook,
+with no JavaScript; its text alternative names every number. This module draws only this
+diagram and shares nothing with the chart builders, whose style may change apart.
+"""
+
+from __future__ import annotations
+
+import html
+
+from masrl.analyses.prisma import RoundFlow
+
+WIDTH = 760
+BOX = 340  # width of a box
+GAP = 40  # between the two columns
+LINE = 17  # height of a line of text
+PAD = 10
+LEFT, RIGHT = 10, 10 + BOX + GAP
+FONT = "font-family:sans-serif;font-size:13px"
+COLOURS = {"main": "#e8f1fa", "out": "#fbeee6", "review": "#eaf5ee"}  # light fills, dark text
+
+
+
+def rule_name(rule: str) -> str:
+    """An exclusion rule of the vocabulary as words (``prompted_only`` -> ``prompted only``)."""
+    return rule.replace("_", " ")
+
+
+def _box(x: int, y: int, lines: list[str], kind: str) -> tuple[str, int]:
+    """A box of ``lines`` (the first in bold) at ``(x, y)``; its markup and its height."""
+    height = PAD * 2 + LINE * len(lines)
+    parts = [f'<rect x="{x}" y="{y}" width="{BOX}" height="{height}" rx="4" '
+             f'fill="{COLOURS[kind]}" stroke="#333" stroke-width="1"/>']
+    for i, text in enumerate(lines):
+        weight = ' font-weight="bold"' if i == 0 else ""
+        parts.append(f'<text x="{x + PAD}" y="{y + PAD + LINE * (i + 1) - 4}"{weight}>'
+                     f"{html.escape(text)}</text>")
+    return "".join(parts), height
+
+
+def _arrow(x1: int, y1: int, x2: int, y2: int) -> str:
+    return (f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#333" stroke-width="1.2" '
+            'marker-end="url(#masrl-prisma-arrow)"/>')
+
+
+def rows(flow: RoundFlow) -> list[tuple[list[str], list[str] | None]]:
+    """The diagram's rows: (main box lines, exclusion box lines or ``None``), top to bottom."""
+    identified = [f"Records identified (n = {flow.total_identified})"]
+    identified += [f"  {source}: {n}" for source, n in flow.identified.items() if n]
+    excluded = [f"Reports excluded (n = {flow.total_excluded_with_reasons})"]
+    excluded += [f"  {rule_name(rule)}: {n}"
+                 for rule, n in flow.excluded_with_reasons.items()]
+    earlier = "round 0" if flow.round == 1 else f"rounds 0 to {flow.round - 1}"
+    previous = ([f"Studies in the previous version (n = {flow.previous})", f"  {earlier}"]
+                if flow.round > 0 else None)
+    out: list[tuple[list[str], list[str] | None]] = [
+        (identified, [f"Duplicates removed (n = {flow.duplicates})"]
+         + ([f"  awaiting screening: {flow.pending}"] if flow.pending else [])),
+        ([f"Records screened (n = {flow.screened})", "  on title and abstract"],
+         [f"Records excluded (n = {flow.excluded_on_abstract})", "  on title and abstract"]),
+        ([f"Reports assessed for eligibility (n = {flow.assessed})",
+          "  full text, or the artifact"], excluded),
+        ([f"New studies included (n = {flow.included})"], previous),
+    ]
+    if flow.round > 0:
+        out.append(([f"Studies in the review (n = {flow.total_included})",
+                     f"  {flow.previous} previous + {flow.included} new"], None))
+    return out
+
+
+def description(flow: RoundFlow) -> str:
+    """The text alternative: every number of the diagram, in reading order."""
+    parts = []
+    if flow.round > 0:
+        parts.append(f"{flow.previous} studies in the previous version of the review")
+    sources = ", ".join(f"{source} {n}" for source, n in flow.identified.items() if n)
+    parts.append(f"{flow.total_identified} records identified ({sources})")
+    parts.append(f"{flow.duplicates} duplicates removed")
+    parts.append(f"{flow.screened} screened, {flow.excluded_on_abstract} excluded on title and abstract")
+    reasons = ", ".join(f"{rule_name(r)} {n}" for r, n in flow.excluded_with_reasons.items())
+    parts.append(f"{flow.assessed} assessed for eligibility, {flow.total_excluded_with_reasons} "
+                 f"excluded with reasons" + (f" ({reasons})" if reasons else ""))
+    parts.append(f"{flow.included} new studies included")
+    if flow.round > 0:
+        parts.append(f"{flow.total_included} studies in the review")
+    return "; ".join(parts) + "."
+
+
+class Diagram:
+    """One round's PRISMA flow as inline SVG (HTML in the book, its text alternative as text)."""
+
+    def __init__(self, flow: RoundFlow):
+        self.flow = flow
+        self.title = f"PRISMA 2020 flow, screening round {flow.round} ({flow.label}, {flow.date})"
+        self.description = description(flow)
+        self.svg = self._draw()
+
+    def _draw(self) -> str:
+        parts, y, previous_bottom, review_bottom = [], 10, None, None
+        for main, side in rows(self.flow):
+            kind = "review" if main[0].startswith("Studies in") else "main"
+            box, height = _box(LEFT, y, main, kind)
+            side_height = 0
+            if side is not None and side[0].startswith("Studies in"):  # the previous version
+                side_box, side_height = _box(RIGHT, y, side, "review")
+                parts.append(side_box)
+                review_bottom = y + side_height
+            elif side is not None:
+                side_box, side_height = _box(RIGHT, y, side, "out")
+                parts.append(side_box)
+                parts.append(_arrow(LEFT + BOX, y + 20, RIGHT - 2, y + 20))
+            parts.append(box)
+            if previous_bottom is not None:
+                parts.append(_arrow(LEFT + BOX // 2, previous_bottom, LEFT + BOX // 2, y - 2))
+            if review_bottom is not None and main[0].startswith("Studies in the review"):
+                # the previous version joins the new studies in the review's total
+                parts.append(_arrow(RIGHT + BOX // 2, review_bottom, LEFT + BOX + 2, y + 20))
+            previous_bottom = y + height
+            y += max(height, side_height) + 28
+        total = y - 18
+        label = html.escape(f"{self.title}. {self.description}", quote=True)
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{total}" '
+                f'viewBox="0 0 {WIDTH} {total}" role="img" aria-label="{label}" style="{FONT}">'
+                '<defs><marker id="masrl-prisma-arrow" markerWidth="8" markerHeight="8" refX="7" '
+                'refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#333"/></marker></defs>'
+                + "".join(parts) + "</svg>")
+
+    def _repr_html_(self) -> str:
+        label = html.escape(f"{self.title}. {self.description}", quote=True)
+        return (f'<figure class="masrl-chart masrl-prisma" role="img" aria-label="{label}">'
+                f"<figcaption>{html.escape(self.title)}</figcaption>{self.svg}</figure>")
+
+    def __repr__(self) -> str:
+        return f"Diagram: {self.title}. {self.description}"

@@ -1,0 +1,141 @@
+"""The ledger as of a date, the rows that change each claim, the per-record impact, and the
+PRISMA flow counted from the log."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from masrl.analyses import claims, living, prisma
+from masrl.commands import main
+from masrl.data.dataset import LATEST, Dataset
+from masrl.presentation.prisma_diagram import Diagram
+
+
+@pytest.fixture(scope="module")
+def latest() -> Dataset:
+    return Dataset(as_of=LATEST)
+
+
+@pytest.fixture(scope="module")
+def changes(latest) -> dict:
+    return {c.claim.id: c for c in living.compare(latest)}
+
+
+def test_the_frozen_cut_off_ledger_passes_whatever_later_rounds_hold():
+    results = claims.evaluate(Dataset(), scope="survey")
+    assert [r.claim.id for r in results if not r.passed] == []
+
+
+def test_every_claim_says_where_its_expected_value_comes_from():
+    origins = {c.id: c.origin for c in Dataset().claims}
+    assert origins["pool-size"] == "survey_text"
+    assert origins["readings-orchestrator"] == origins["scale-gap"] == "project"
+    assert origins["spotcheck-strict-judgements"] == origins["near-misses-change-nothing"] == "project"
+
+
+def test_lemon_changes_the_orchestrator_claims_and_only_lemon(changes, latest):
+    # LEMON is in the pool as an orchestrator-credit row read strict (audit.csv)
+    assert latest.audit.set_index("key").at["lemon2026", "credit_reading"] == "strict"
+    for claim in ("orchestrator-credit", "orchestrator-credit-rows", "readings-orchestrator"):
+        assert changes[claim].changed and changes[claim].rows == ("lemon2026",)
+    assert changes["orchestrator-credit"].now.computed == {"broad": 9, "strict": 6}
+
+
+def test_what_no_new_row_touches_does_not_change(changes):
+    for claim in ("o5-stopping", "no-open-benchmark-covers-e1-e4", "spotcheck-agreement",
+                  "kimi-k2-5-trained-orchestrator", "scale-gap"):
+        assert not changes[claim].changed and changes[claim].rows == ()
+        assert changes[claim].now.passed
+
+
+def test_every_new_record_changes_the_pool_size(changes, latest):
+    news = living.new_records(latest)
+    assert changes["pool-size"].rows == tuple(news["record"])
+    assert changes["pool-size"].now.computed == {
+        "retained": len(latest.all_papers), "excluded": len(latest.all_excluded),
+        "audited": len(latest.all_papers) + len(latest.all_excluded)}
+
+
+def test_new_records_say_whether_the_search_missed_them(latest):
+    news = living.new_records(latest).set_index("record")
+    assert news.at["ccpo2026", "appeared"] == "before the cut-off"  # 2026-03-23
+    assert news.at["lemon2026", "appeared"] == "after the cut-off"  # 2026-05-14
+    assert living.appeared("2026-05", "2026-05-04") == "around the cut-off"
+    assert living.appeared("", "2026-05-04") == "unknown"
+
+
+def test_the_impact_table_reuses_the_stress_test_deltas(latest):
+    table = living.impact_table(latest).set_index("record")
+    assert table.at["lemon2026", "orchestrator strict +"] == 1
+    assert table.at["scout2026", "message strict +"] == 1
+    assert table.at["ccpo2026", "message strict +"] == table.at["ccpo2026", "orchestrator strict +"] == 0
+    assert "counterfactual-credit-rows" in table.at["ccpo2026", "claims changed"]
+    assert table.at["E041", "claims changed"] == "pool-size, published-counts"
+    assert table["learned O5 +"].sum() == 0
+
+
+def test_cli_as_of_names_the_rows_and_exits_1(capsys):
+    assert main(["claims", "--as-of", "latest"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    line = next(x for x in out if " orchestrator-credit " in x)
+    assert line.startswith("FAIL") and "[changed since the cut-off by lemon2026]" in line
+    assert out[-1].endswith("; as of 2026-12-04")
+    assert main(["claims", "--as-of", "2026-12-03"]) == 0  # round 1 is dated 2026-12-04
+
+
+def test_cli_as_of_json_and_usage_errors(capsys):
+    assert main(["claims", "--as-of", "latest", "--json"]) == 1
+    payload = {c["id"]: c for c in json.loads(capsys.readouterr().out)}
+    assert payload["message-credit"]["changed_by"] == ["scout2026"]
+    assert payload["message-credit"]["origin"] == "survey_text"
+    assert payload["o5-stopping"]["as_of"] == "2026-12-04" and payload["o5-stopping"]["changed_by"] == []
+    assert main(["claims", "--as-of", "yesterday"]) == 2
+    assert "--as-of" in capsys.readouterr().err
+
+
+# --- PRISMA -------------------------------------------------------------------------------------
+
+def test_the_flow_of_each_round_equals_the_log(latest):
+    flows = prisma.flows(latest)
+    assert [f.round for f in flows] == [0, 1]
+    excluded, papers, candidates = latest.all_excluded, latest.all_papers, latest.candidates
+    for f in flows:
+        log = excluded[excluded["screening_round"] == f.round]
+        dups = candidates[(candidates["screening_round"] == str(f.round))
+                          & (candidates["decision"] == "duplicate")]
+        assert f.total_identified == len(log) + (papers["screening_round"] == f.round).sum() + len(dups)
+        assert f.duplicates == (log["stage"] == "duplicate_screen").sum() + len(dups)
+        assert f.excluded_on_abstract == (log["stage"] == "abstract_screen").sum()
+        assert f.total_excluded_with_reasons == log["stage"].isin(
+            ["full_text_screen", "artifact_screen"]).sum()
+        assert f.included == (papers["screening_round"] == f.round).sum()
+        assert prisma.check(f) == []
+    survey = flows[0]
+    assert (survey.total_identified, survey.duplicates, survey.screened, survey.assessed,
+            survey.included) == (116, 1, 115, 99, 84)  # the survey's 116 audited, 84 retained
+    assert flows[1].previous == 84 and flows[1].total_included == len(papers)
+
+
+def test_the_diagram_shows_the_flow_s_numbers(latest):
+    flow = prisma.flows(latest)[1]
+    diagram = Diagram(flow)
+    for text in (f"Records identified (n = {flow.total_identified})",
+                 f"Duplicates removed (n = {flow.duplicates})",
+                 f"Records screened (n = {flow.screened})",
+                 f"Reports assessed for eligibility (n = {flow.assessed})",
+                 f"New studies included (n = {flow.included})",
+                 f"Studies in the previous version (n = {flow.previous})",
+                 f"Studies in the review (n = {flow.total_included})"):
+        assert text in diagram.svg
+    assert f"{flow.total_identified} records identified" in diagram.description
+    assert diagram.svg.startswith("<svg") and "<script" not in diagram.svg
+
+
+def test_the_diagram_escapes_a_hostile_label(latest):
+    flow = prisma.flows(latest)[0]
+    hostile = prisma.RoundFlow(**{**flow.__dict__, "label": "<script>alert(1)</script>",
+                                  "identified": {"<b>x</b>": 3}})
+    html = Diagram(hostile)._repr_html_()
+    assert "<script>" not in html and "&lt;script&gt;" in html and "&lt;b&gt;x" in html
