@@ -33,7 +33,7 @@ from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay
 from masrl.traces.rewards import TERMS
 from masrl.traces.run import reconstruct
-from masrl.traces.schema import SCHEMA_VERSION
+from masrl.traces.schema import BASE_VERSION
 from masrl.traces.validate import (
     ERROR,
     Trace,
@@ -139,7 +139,7 @@ class ShardBuilder:
         measured = metrics.compute(run)
         result = Replay(run, measured, {})  # credit goes to the credit table instead
         head = dict(trace.head)
-        head.setdefault("schema_version", SCHEMA_VERSION)
+        head.setdefault("schema_version", BASE_VERSION)
         acting = credit.acting(run)
         values = {
             "events": measured["events"], "edges": measured["edges"],

@@ -49,7 +49,7 @@ import numpy as np
 from masrl.files import read_input, write_text_atomically
 from masrl.terminal import printable
 from masrl.traces import graph, strict_json
-from masrl.traces.schema import SCHEMA_VERSION
+from masrl.traces.schema import BASE_VERSION
 
 
 class SourceError(ValueError):
@@ -340,7 +340,7 @@ class TraceBuilder:
                  rewards: dict, costs: dict) -> dict:
         """The trace in the schema's key order."""
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": BASE_VERSION,  # importers write no field of a later version
             "trace_id": trace_id,
             "task_id": task_id,
             "system": system,
