@@ -614,10 +614,7 @@ def _counterfactual_players(trace: Trace):
                 yield _found(trace, ERROR, "not-a-stop", [*base, "changed", j, "how"],
                              f"'{member}' is {how}, which only an orchestrator_decision "
                              "event whose decision is stop can be")
-        if "changed" in outcome:
-            key = frozenset(players - changed)
-        else:
-            key = frozenset(outcome["coalition"])
+        key = frozenset(players - changed if "changed" in outcome else outcome["coalition"])
         if key in seen:
             field = "changed" if "changed" in outcome else "coalition"
             yield _found(trace, ERROR, "duplicate-coalition", [*base, field],
