@@ -188,7 +188,8 @@ def hostile_book(tmp_path_factory) -> Path:
     shutil.copy(paths.REPO_ROOT / "book" / "bibliography.md", root / "book")
     config = yaml.safe_load((paths.REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))
     config["bibtex_bibfiles"] = [str(data / "papers.bib")]
-    config["sphinx"].pop("local_extensions", None)
+    # the chart extensions need the repository's node_modules; formulas still render as MathML
+    config["sphinx"]["local_extensions"] = {"mathml": str(paths.REPO_ROOT / "book" / "_ext")}
     (root / "_config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
     toc = {"format": "jb-book", "root": f"notebooks/{CHAPTERS[0]}",
            "chapters": [{"file": f"notebooks/{c}"} for c in CHAPTERS[1:]]
