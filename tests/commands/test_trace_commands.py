@@ -96,3 +96,42 @@ def test_replay_refuses_an_invalid_trace(capsys, small, write_trace):
     assert captured.err == (
         f"{path}: events[3] (id e4) /events/3/t_end: error: t_end 1 is before t 2\n")
     assert json.loads(captured.out)["valid"] is False
+
+
+# ---------------------------------------------------------------------------------- credit
+
+def test_replay_names_the_costliest_decision_of_the_worked_example(capsys, write_trace):
+    from masrl.traces.synthetic import counterfactual_example
+
+    path = write_trace(counterfactual_example())
+    assert main(["replay", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert ("leave-one-out credit per orchestrator (recorded rollouts): largest d_delegate (O2) "
+            "+0.05, most negative d_stop (O5) -0.2") in out
+    assert "leave-one-out credit per message (recorded rollouts): largest m_fix +0.4\n" in out
+    assert main(["replay", str(path), "--json"]) == 0
+    credit = json.loads(capsys.readouterr().out)["credit"]
+    assert credit["counterfactual_units"]["units"]["message"]["zero_by_construction"] == [
+        "m_style"]
+    assert {d["event"]: d["subdecision"] for d in credit["decisions"]}["d_stop"] == "O5"
+
+
+def test_replay_with_an_outcome_model(capsys):
+    assert main(["replay", SMALL, "--json", "--outcome", "token_penalty"]) == 0
+    units = json.loads(capsys.readouterr().out)["credit"]["counterfactual_units"]
+    assert units["source"] == "model" and units["model"] == "token_penalty"
+    # removing b's events (e6: 30 tokens, e8: 10) saves 0.04 thousand tokens
+    assert units["units"]["agent"]["leave_one_out"]["b"] == pytest.approx(-0.04)
+    with pytest.raises(SystemExit) as exited:  # a usage error
+        main(["replay", SMALL, "--outcome", "nope"])
+    assert exited.value.code == 2
+
+
+def test_replay_with_a_model_the_trace_cannot_feed_fails_with_a_line(capsys, small, write_trace):
+    del small["rewards"]["team"]
+    small["counterfactuals"]["channel"] = "process"
+    path = write_trace(small)
+    assert main(["replay", str(path), "--outcome", "decisive_step"]) == 1
+    assert capsys.readouterr().err.endswith(
+        "error: the decisive-step model needs the recorded outcome: the trace has no "
+        "rewards.team\n")

@@ -20,7 +20,7 @@ def test_a_chapter_outside_the_toc_is_reported(data_copy):
     replace_in(data_copy / "claims.yaml", "chapter: notebooks/34_scale",
                "chapter: notebooks/99_nowhere")
     assert problem_lines("claims", data_copy) == [
-        "claims.yaml:claims[21]:chapter: 'notebooks/99_nowhere' is not a chapter of _toc.yml"]
+        "claims.yaml:claims[22]:chapter: 'notebooks/99_nowhere' is not a chapter of _toc.yml"]
 
 
 def test_a_claim_without_a_chapter_is_reported(data_copy):
@@ -33,7 +33,7 @@ def test_without_a_toc_the_chapters_are_not_checked(data_copy, tmp_path):
     replace_in(data_copy / "claims.yaml", "chapter: notebooks/34_scale",
                "chapter: notebooks/99_nowhere")
     claims = load_claims(data_copy, toc_path=tmp_path / "absent.yml")
-    assert claims[21].chapter == "notebooks/99_nowhere"
+    assert claims[22].chapter == "notebooks/99_nowhere"
 
 
 def test_titles_come_from_the_chapter_sources():

@@ -22,7 +22,8 @@ def run_of(document):
 def test_equal_split_over_each_unit(small):
     run = run_of(small)
     assert credit.equal(run, "team") == {"team": 1.0}
-    assert credit.equal(run, "orchestrator") == {"e1": 1.0}
+    # orchestration decisions: the decision e1, the spawns e2 and e3, the aggregate e9
+    assert credit.equal(run, "orchestrator") == {"e1": 0.25, "e2": 0.25, "e3": 0.25, "e9": 0.25}
     assert credit.equal(run, "agent") == pytest.approx({"root": 1 / 3, "a": 1 / 3, "b": 1 / 3})
     assert credit.equal(run, "role") == pytest.approx(
         {"critic": 1 / 3, "lead": 1 / 3, "worker": 1 / 3})
@@ -47,7 +48,8 @@ def test_recorded_rewards_per_unit(small):
     run = run_of(small)
     assert credit.recorded(run, "team") == pytest.approx({"team": 0.6})
     assert credit.recorded(run, "agent") == pytest.approx({"root": 0.4, "a": 0.0, "b": 0.2})
-    assert credit.recorded(run, "orchestrator") == pytest.approx({"e1": 0.1})
+    assert credit.recorded(run, "orchestrator") == pytest.approx(
+        {"e1": 0.1, "e2": 0.0, "e3": 0.0, "e9": 0.3})
     assert credit.recorded(run, "turn") == pytest.approx(
         {"root#1": 0.1, "root#2": 0.3, "a#1": 0.0, "a#2": 0.0, "b#1": 0.2})
 

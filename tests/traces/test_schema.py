@@ -9,7 +9,13 @@ import pytest
 from trace_helpers import FIXTURES
 
 from masrl import paths
-from masrl.traces.schema import SCHEMA_VERSION, load_schema, schema_validator
+from masrl.traces.schema import (
+    BASE_VERSION,
+    SCHEMA_VERSION,
+    SCHEMA_VERSIONS,
+    load_schema,
+    schema_validator,
+)
 
 EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
 
@@ -28,7 +34,16 @@ def test_schema_version_is_stated_once_everywhere():
     schema = load_schema()
     assert schema["x-schema-version"] == SCHEMA_VERSION
     assert schema["$id"].endswith(f":{SCHEMA_VERSION}")
-    assert schema["properties"]["schema_version"]["enum"] == [SCHEMA_VERSION]
+    assert schema["properties"]["schema_version"]["enum"] == list(SCHEMA_VERSIONS)
+    assert SCHEMA_VERSIONS[-1] == SCHEMA_VERSION and BASE_VERSION == "1.0"
+
+
+def test_versions_of_one_major_grow_by_minor_steps():
+    """The policy of masrl.traces.schema: schema_version accepts every version of the current
+    major, each one minor step after the last."""
+    majors = {v.split(".")[0] for v in SCHEMA_VERSIONS}
+    minors = [int(v.split(".")[1]) for v in SCHEMA_VERSIONS]
+    assert len(majors) == 1 and minors == list(range(minors[0], minors[0] + len(minors)))
 
 
 def _properties(node, where="#"):

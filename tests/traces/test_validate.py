@@ -145,12 +145,76 @@ def test_counterfactual_coalitions_must_name_players_once(small):
     outcomes.append({"coalition": ["a", "root"], "reward": 0.5})
     outcomes.append({"coalition": ["b"], "reward": 0.1})
     assert found(validate_document(small)) == [
-        ("error", "unknown-player", "/counterfactuals/outcomes/2/coalition/1",
+        ("error", "unknown-player",
+         "counterfactuals.outcomes[2] /counterfactuals/outcomes/2/coalition/1",
          "/counterfactuals/outcomes/2/coalition/1",
          "'root' is not one of the counterfactual players"),
-        ("error", "duplicate-coalition", "/counterfactuals/outcomes/3/coalition",
-         "/counterfactuals/outcomes/3/coalition", "coalition repeats counterfactuals.outcomes[1]"),
+        ("error", "duplicate-coalition",
+         "counterfactuals.outcomes[3] /counterfactuals/outcomes/3/coalition",
+         "/counterfactuals/outcomes/3/coalition",
+         "rollout leaves the same players as recorded as counterfactuals.outcomes[1]"),
     ]
+
+
+def event_rollouts(small, players, outcomes, unit="message"):
+    small["schema_version"] = "1.1"
+    small["counterfactuals"] = {"unit": unit, "players": players, "outcomes": outcomes}
+    return found(validate_document(small))
+
+
+def test_a_rollout_that_names_an_unknown_event_is_named_with_the_field(small):
+    """The error names the counterfactual (its place and id) and the field."""
+    problems = event_rollouts(small, ["e6", "e66"], [
+        {"id": "no-e66", "changed": [{"player": "e66"}], "reward": 0.4},
+        {"id": "no-x", "changed": [{"player": "x"}], "reward": 0.4}])
+    assert problems == [
+        ("error", "unknown-event", "counterfactuals.players[1] /counterfactuals/players/1",
+         "/counterfactuals/players/1",
+         "counterfactual player 'e66' is not the id of an event"),
+        ("error", "unknown-player",
+         "counterfactuals.outcomes[1] (id no-x) /counterfactuals/outcomes/1/changed/0/player",
+         "/counterfactuals/outcomes/1/changed/0/player",
+         "'x' is not one of the counterfactual players"),
+    ]
+
+
+def test_event_players_must_be_of_the_units_type(small):
+    problems = event_rollouts(small, ["e4"], [{"changed": [{"player": "e4"}], "reward": 0}])
+    assert [p[1] for p in problems] == ["wrong-unit"]
+    assert "is a tool_call event, not one of unit message" in problems[0][4]
+    assert event_rollouts(small, ["e4", "e6"], [{"changed": [{"player": "e4"}], "reward": 0}],
+                          unit="event") == []
+
+
+def test_a_player_is_changed_one_way_and_only_a_stop_stops_later(small):
+    problems = event_rollouts(small, ["e6"], [
+        {"id": "a", "changed": [{"player": "e6", "how": "replaced"}], "reward": 0.1},
+        {"id": "b", "changed": [{"player": "e6", "how": "stopped_later"}], "reward": 0.2}])
+    assert [(p[1], p[3]) for p in problems] == [
+        ("inconsistent-change", "/counterfactuals/outcomes/1/changed/0/how"),
+        ("not-a-stop", "/counterfactuals/outcomes/1/changed/0/how"),
+        ("duplicate-coalition", "/counterfactuals/outcomes/1/changed")]
+
+
+def test_a_stop_decision_may_be_stopped_later(small):
+    small["events"][0]["decision"] = "stop"  # e1, an orchestrator_decision
+    assert event_rollouts(small, ["e1"], [
+        {"changed": [{"player": "e1", "how": "stopped_later"}], "reward": 1.5}],
+        unit="orchestrator") == []
+
+
+def test_a_rollout_gives_a_coalition_or_the_players_changed_not_both(small):
+    problems = event_rollouts(small, ["e6"], [
+        {"coalition": [], "changed": [{"player": "e6"}], "reward": 0}])
+    assert [p[1] for p in problems] == ["schema"]
+
+
+def test_version_1_0_with_a_field_of_1_1_is_warned(small):
+    small["counterfactuals"]["outcomes"][0]["id"] = "only-a"
+    report = validate_document(small)
+    assert report.valid
+    assert [(p.code, p.pointer) for p in report.warnings] == [
+        ("newer-field", "/counterfactuals/outcomes/0/id")]
 
 
 def test_all_problems_are_reported_at_once(small):

@@ -200,6 +200,30 @@ def scale_gap_orders(data: Dataset, statistic: str = "max") -> dict[str, float]:
 
 
 @computation
+def worked_example_credit(data: Dataset) -> dict:
+    """On the worked counterfactual example (masrl.traces.synthetic), the message with the
+    largest credit, the messages zero by construction, and the orchestrator decision with the
+    most negative credit with its sub-decision; ``disagree`` when leave-one-out and Shapley
+    name different items."""
+    from masrl.traces import replay, validate_document
+    from masrl.traces.synthetic import counterfactual_example
+
+    found = replay(validate_document(counterfactual_example()).trace).credit
+    units = found["counterfactual_units"]["units"]
+    tags = {d["event"]: d["subdecision"] for d in found["decisions"]}
+
+    def agreed(unit: str, pick) -> str:
+        named = {pick(units[unit][rule], key=units[unit][rule].get)
+                 for rule in ("leave_one_out", "shapley")}
+        return named.pop() if len(named) == 1 else "disagree"
+
+    worst = agreed("orchestrator", min)
+    return {"most_credited_message": agreed("message", max),
+            "zero_by_construction": units["message"]["zero_by_construction"],
+            "most_negative_decision": worst, "its_subdecision": tags.get(worst)}
+
+
+@computation
 def who_and_when_logs(data: Dataset) -> dict[str, int]:
     """Labelled logs per Who&When subset."""
     from masrl.traces.attribution.gold import by_subset

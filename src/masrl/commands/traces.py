@@ -12,7 +12,9 @@ import sys
 
 from masrl.commands.common import INVALID, MAX_INDENT_LEVELS, OK, USAGE, finish, json_text
 from masrl.terminal import printable
+from masrl.traces import outcome_models
 from masrl.traces.replay import NonFiniteResult, replay
+from masrl.traces.run import reconstruct
 from masrl.traces.validate import ValidationReport, validate_file
 
 
@@ -30,12 +32,17 @@ def register(subparsers) -> None:
         description="Validate a trace, reconstruct its run and print its metrics and credit.")
     rerun.add_argument("file", metavar="FILE", help="trace JSON file")
     rerun.add_argument("--json", action="store_true", help="print the result as JSON")
+    rerun.add_argument("--outcome", metavar="MODEL", choices=outcome_models.names(),
+                       help="compute counterfactual credit at every unit from this outcome "
+                            "model instead of the trace's recorded rollouts: decisive_step or a "
+                            "reward term (%(choices)s)")
     rerun.set_defaults(func=run_replay)
 
 
-def _check(path: str) -> ValidationReport:
-    """Validate one file and print its problems on stderr."""
-    report = validate_file(path, keep_document=False)  # the commands never read the document
+def _check(path: str, keep_document: bool = False) -> ValidationReport:
+    """Validate one file and print its problems on stderr (the document is kept only when
+    asked: a reward term as outcome model scores trimmed copies of it)."""
+    report = validate_file(path, keep_document=keep_document)
     for line in report.lines():
         print(line, file=sys.stderr)
     return report
@@ -69,7 +76,7 @@ def _verdict(report) -> str:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    report = _check(args.file)
+    report = _check(args.file, keep_document=args.outcome not in (None, "decisive_step"))
     if not report.readable:
         return finish(USAGE)
     if not report.valid:
@@ -77,7 +84,15 @@ def run_replay(args: argparse.Namespace) -> int:
             _print_json(report.to_dict())
         return finish(INVALID)
     try:
-        result = replay(report.trace).to_dict()
+        model = None
+        if args.outcome is not None:
+            model = outcome_models.resolve(args.outcome, reconstruct(report.trace))
+        result = replay(report.trace, model, args.outcome or "model").to_dict()
+    except ValueError as exc:  # NonFiniteResult, or a model the trace cannot feed
+        if not isinstance(exc, NonFiniteResult) and args.outcome is None:
+            raise
+        print(printable(f"{args.file}: error: {exc}"), file=sys.stderr)
+        return finish(INVALID)
     except NonFiniteResult as exc:
         print(printable(f"{args.file}: error: {exc}"), file=sys.stderr)
         return finish(INVALID)
@@ -106,4 +121,33 @@ def summary(result: dict) -> str:
         lines.append(f"team reward {credit['team_reward']:g}: equal split "
                      f"{credit['team_reward'] / max(agents['items'], 1):g} per agent over "
                      f"{agents['items']} agents")
+    lines.extend(costliest(credit))
     return "\n".join(map(printable, lines))  # the trace id and topology come from the file
+
+
+def costliest(credit: dict) -> list[str]:
+    """A line per unit of the counterfactual credit (orchestrator decisions and messages): the
+    item with the largest leave-one-out credit and, when one is negative, the most negative
+    (an orchestrator decision with its sub-decision): which stop cost the team most."""
+    found = credit.get("counterfactual_units")
+    if not found:
+        return []
+    source = found["model"] or "recorded rollouts"
+    tags = {d["event"]: d["subdecision"] for d in credit.get("decisions") or ()}
+
+    def named(item: str, values: dict) -> str:
+        tag = f" ({tags[item]})" if tags.get(item) else ""
+        return f"{item}{tag} {values[item]:+g}"
+
+    lines = []
+    for unit in ("orchestrator", "message"):
+        values = (found["units"].get(unit) or {}).get("leave_one_out") or {}
+        if not values:
+            continue
+        top = max(values, key=lambda k: (values[k], k))
+        low = min(values, key=lambda k: (values[k], k))
+        text = f"leave-one-out credit per {unit} ({source}): largest {named(top, values)}"
+        if values[low] < 0:
+            text += f", most negative {named(low, values)}"
+        lines.append(text)
+    return lines

@@ -9,15 +9,18 @@ controlled vocabulary (every mapped value is defined); problems are reported as
 from __future__ import annotations
 
 import os
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict
 
 from masrl import paths
-from masrl.data import documents, tables
+from masrl.data import documents
 from masrl.data.problems import DataError, DataProblem
-from masrl.data.vocabulary import Vocabulary
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: the trace toolkit reads the
+    import pandas as pd  # sub-decisions without paying for it (masrl.traces.credit)
+
+    from masrl.data.vocabulary import Vocabulary
 
 
 class _Entry(BaseModel):
@@ -66,6 +69,8 @@ class Taxonomy(BaseModel):
 
     def frame(self, section: str) -> pd.DataFrame:
         """One section as a table (anchors joined by ', ')."""
+        import pandas as pd
+
         rows = [m.model_dump() for m in getattr(self, section)]
         frame = pd.DataFrame(rows)
         for column in ("anchors", "reward_types"):
@@ -78,6 +83,8 @@ def load_taxonomy(data_dir: str | os.PathLike | None, vocab: Vocabulary,
                   papers: pd.DataFrame | None) -> Taxonomy:
     """The taxonomy, checked against the vocabulary (every mapped value is defined) and, when
     ``papers`` is given, against the pool (every anchor is a pool key)."""
+    from masrl.data import tables
+
     taxonomy = documents.load_model(paths.TAXONOMY, Taxonomy, data_dir)
     keys = None if papers is None else set(papers["key"])
     problems = []

@@ -16,7 +16,7 @@ import numpy as np
 
 from masrl.traces import credit, metrics
 from masrl.traces.run import Run, reconstruct
-from masrl.traces.schema import SCHEMA_VERSION
+from masrl.traces.schema import BASE_VERSION
 from masrl.traces.validate import Trace
 
 
@@ -33,7 +33,7 @@ class Replay:
         when it has one), every metric, then ``credit``."""
         head = self.run.trace.head
         identity = {key: head.get(key) for key in ("trace_id", "task_id", "topology")}
-        identity["schema_version"] = head.get("schema_version", SCHEMA_VERSION)
+        identity["schema_version"] = head.get("schema_version", BASE_VERSION)
         if "provenance" in head:
             identity["provenance"] = head["provenance"]
         return {**identity, **self.metrics, "credit": self.credit}
@@ -49,12 +49,15 @@ class NonFiniteResult(ValueError):
                          "holds (about 1.8e308), so no finite figure can be given")
 
 
-def replay(trace: Trace) -> Replay:
+def replay(trace: Trace, outcome: credit.Outcome | None = None,
+           model: str = "model") -> Replay:
     """Reconstruct a validated trace and compute its metrics and credit; raise
-    :class:`NonFiniteResult` when a figure overflows (see the module docstring)."""
+    :class:`NonFiniteResult` when a figure overflows (see the module docstring). With
+    ``outcome`` (an outcome model, see :mod:`masrl.traces.outcome_models`; its name ``model``)
+    counterfactual credit at every unit comes from it instead of the recorded rollouts."""
     with np.errstate(over="ignore", invalid="ignore"):
         run = reconstruct(trace)
-        result = Replay(run, metrics.compute(run), credit.compute(run))
+        result = Replay(run, metrics.compute(run), credit.compute(run, outcome, model))
     _check_finite({**result.metrics, "credit": result.credit})
     return result
 

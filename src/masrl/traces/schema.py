@@ -21,6 +21,19 @@ UTF-8 in fields they skip, a repeated key, at the top level or inside an event o
 checked around them (see :func:`decode_records` and :mod:`.repeated_keys`).
 ``tests/traces/test_fast_path.py`` checks both directions on every fixture and example and on
 systematic single-field mutations of them.
+
+Versions. The schema's version is ``MAJOR.MINOR``. A change that only adds optional fields or
+values, so that every trace valid under the previous version stays valid with the same meaning,
+raises the minor version; any other change (a field removed, renamed or given another meaning, a
+new required field, a rule made stricter) raises the major version. ``schema_version`` accepts
+every version of the current major (:data:`SCHEMA_VERSIONS`); a trace without it is read as
+:data:`BASE_VERSION`. Writers record the oldest version that has every field they write (the
+importers write no 1.1 field, so they record 1.0), so that older readers keep reading them.
+
+* 1.0: the first version.
+* 1.1: counterfactual rollouts of any unit (``counterfactuals.unit`` ``turn``, ``orchestrator``,
+  ``message``, ``tool_call``, ``event``), rollouts that name the players they ``changed`` and
+  how, and rollout ``id`` (all optional; :mod:`masrl.traces.credit`).
 """
 
 from __future__ import annotations
@@ -44,7 +57,9 @@ from masrl.paths import DEFAULT_DATA_DIR, TRACE_SCHEMA
 from masrl.traces import repeated_keys, strict_json
 
 SCHEMA_PATH = DEFAULT_DATA_DIR / TRACE_SCHEMA
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSIONS = ("1.0", "1.1")  # every version schema_version accepts, oldest first
+SCHEMA_VERSION = SCHEMA_VERSIONS[-1]  # the current version
+BASE_VERSION = SCHEMA_VERSIONS[0]  # how a trace without schema_version is read
 BULK = ("events", "edges")  # the arrays the records decode; the rest is the document's head
 
 

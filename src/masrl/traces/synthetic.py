@@ -27,6 +27,10 @@ Layout of a trace (times in seconds; ``T`` is the start of a wave):
 * the wave's returns are aggregated at ``T + 2 + 0.5 m`` (``m`` the most calls in the wave):
   ``agg{w}``, or ``agg`` for the last wave; the next wave's decision follows 0.5 s later;
 * ``stop`` (orchestrator_decision ``stop``) comes 1 s after the last aggregate.
+
+:func:`counterfactual_example` builds the worked example of counterfactual credit: a short
+planner-executor-critic run with recorded counterfactual rollouts whose answer is known by
+construction (one message carries the fix, one is ignored, one stop decision is premature).
 """
 
 from __future__ import annotations
@@ -216,3 +220,95 @@ def write_training_run(folder: str | os.PathLike, steps: int, prompts: int, samp
         os.replace(partial, target)
         files.append(target)
     return files
+
+
+# ---------------------------------------------------------------------------------- credit example
+
+EXAMPLE_PLAYERS = ("m_plan", "m_fix", "m_style", "d_delegate", "d_stop")
+EXAMPLE_CHANGES = {"m_plan": "removed", "m_fix": "removed", "m_style": "removed",
+                   "d_delegate": "replaced", "d_stop": "stopped_later"}
+
+
+def example_success(present: set[str] | frozenset[str]) -> float:
+    """The construction of :func:`counterfactual_example`: the expected success rate of the run
+    when the players in ``present`` are as recorded and the others changed. In hundredths:
+    10 for any run, +10 with the plan, +5 when the planner (not another agent) was delegated
+    to, +40 with the critic's fix, and +20 more with the fix when the lead stops later instead
+    of at ``d_stop`` (its tests then pass); the reviewer's remark ``m_style`` changes nothing."""
+    plan, fix = "m_plan" in present, "m_fix" in present
+    later = "d_stop" not in present
+    hundredths = 10 + 10 * plan + 5 * ("d_delegate" in present) + 40 * fix + 20 * (fix and later)
+    return hundredths / 100
+
+
+def counterfactual_example(runs: int = 50) -> dict:
+    """A valid trace (schema 1.1) of a planner-executor-critic run with a recorded rollout for
+    every way of changing its five players (:data:`EXAMPLE_PLAYERS`, each changed as
+    :data:`EXAMPLE_CHANGES` says), ``runs`` rollouts each.
+
+    The lead spawns a planner, a coder, a critic and a reviewer, and delegates the plan to the
+    planner (``d_delegate``), who sends it to the coder (``m_plan``). The coder runs the tests,
+    which fail; the critic reads the result and sends the coder the fix (``m_fix``), which the
+    coder applies. The reviewer sends the lead a remark (``m_style``) that no later event
+    depends on. Everyone's work is aggregated (``a_merge``), the reviewer is despawned and the
+    lead stops (``d_stop``) without running the tests again: a premature stop. Each rollout's
+    reward is :func:`example_success` of the players it left as recorded, exactly (no sampling
+    noise), so the credit of every player is known by construction.
+    """
+    def ev(id_, t, type_, agent, **fields):
+        return {"id": id_, "t": t, "type": type_, "agent": agent, **fields}
+
+    events = [
+        ev("d_spawn", 0, "orchestrator_decision", "lead", role="lead", decision="spawn",
+           tokens=400),
+        *[ev(f"s_{name}", 1, "spawn", "lead", to=name, role=role)
+          for name, role in (("planner", "planner"), ("coder", "executor"),
+                             ("critic", "critic"), ("reviewer", "reviewer"))],
+        ev("d_delegate", 2, "orchestrator_decision", "lead", decision="delegate", to="planner",
+           tokens=200),
+        ev("m_plan", 3, "message", "planner", to="coder", tokens=600, content_ref=ref("plan")),
+        ev("r_planner", 3.5, "return", "planner", to="lead"),
+        ev("c_test", 4, "tool_call", "coder", tool="pytest", t_end=5, tokens=300),
+        ev("t_test", 5, "tool_result", "pytest", tool="pytest", trusted=True),
+        ev("m_fix", 6, "message", "critic", to="coder", tokens=500, content_ref=ref("fix")),
+        ev("m_style", 6, "message", "reviewer", to="lead", tokens=250, content_ref=ref("style")),
+        ev("r_critic", 6.5, "return", "critic", to="lead"),
+        ev("c_edit", 7, "tool_call", "coder", tool="editor", t_end=7.5, tokens=350),
+        ev("t_edit", 7.5, "tool_result", "editor", tool="editor", trusted=True),
+        ev("r_coder", 8, "return", "coder", to="lead"),
+        ev("a_merge", 9, "aggregate", "lead", tokens=300),
+        ev("x_reviewer", 9.5, "despawn", "lead", to="reviewer"),
+        ev("d_stop", 10, "orchestrator_decision", "lead", decision="stop", tokens=100),
+    ]
+    pairs = [
+        *[("d_spawn", f"s_{name}", "spawn") for name in ("planner", "coder", "critic", "reviewer")],
+        ("s_planner", "d_delegate", "causal"), ("d_delegate", "m_plan", "causal"),
+        ("m_plan", "r_planner", "causal"), ("r_planner", "a_merge", "return"),
+        ("s_coder", "c_test", "causal"), ("m_plan", "c_test", "message"),
+        ("c_test", "t_test", "tool_dependency"), ("t_test", "m_fix", "causal"),
+        ("s_critic", "m_fix", "causal"), ("m_fix", "r_critic", "causal"),
+        ("r_critic", "a_merge", "return"), ("s_reviewer", "m_style", "causal"),
+        ("m_fix", "c_edit", "message"), ("t_test", "c_edit", "causal"),
+        ("c_edit", "t_edit", "tool_dependency"), ("t_edit", "r_coder", "causal"),
+        ("r_coder", "a_merge", "return"), ("a_merge", "x_reviewer", "causal"),
+        ("x_reviewer", "d_stop", "causal"),
+    ]
+    edges = [{"src": a, "dst": b, "type": kind} for a, b, kind in pairs]
+    outcomes = []
+    for mask in range(2 ** len(EXAMPLE_PLAYERS)):
+        changed = [p for k, p in enumerate(EXAMPLE_PLAYERS) if mask >> k & 1]
+        present = set(EXAMPLE_PLAYERS) - set(changed)
+        outcomes.append({
+            "id": "as recorded" if not changed else "change " + ", ".join(changed),
+            "changed": [{"player": p, "how": EXAMPLE_CHANGES[p]} for p in changed],
+            "reward": example_success(present), "runs": runs})
+    tokens = sum(e.get("tokens", 0) for e in events)
+    return {
+        "schema_version": "1.1", "trace_id": "counterfactual-example",
+        "task_id": "fix-failing-test", "system": "synthetic", "topology": "planner_executor_critic",
+        "events": events, "edges": edges,
+        "rewards": {"team": example_success(set(EXAMPLE_PLAYERS))},
+        "costs": {"tokens": tokens, "wall_clock_s": 10, "tool_calls": 2, "messages": 3},
+        "counterfactuals": {"unit": "event", "channel": "team", "players": list(EXAMPLE_PLAYERS),
+                            "outcomes": outcomes},
+    }

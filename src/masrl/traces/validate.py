@@ -24,8 +24,15 @@ Errors (the trace is invalid):
   ``t + duration`` is past the largest double (the event would end at infinity);
 * ``before-spawn``: an agent has an event that starts before the event that spawns it;
 * ``spawn-cycle``: an agent is spawned by itself or by an agent it spawned (directly or not);
-* ``unknown-player`` / ``duplicate-coalition``: a counterfactual coalition names someone not in
-  ``players``, or repeats an earlier coalition.
+* counterfactual rollouts (each problem names the rollout, ``counterfactuals.outcomes[k]`` and
+  its ``id``, and the field): ``unknown-player``: a coalition or a ``changed`` entry names
+  someone not in ``players``; ``duplicate-player``: a rollout changes a player twice;
+  ``inconsistent-change``: two rollouts change one player in different ways;
+  ``not-a-stop``: ``stopped_later`` or ``stopped_earlier`` on a player that is not a stop
+  decision; ``duplicate-coalition``: a rollout leaves the same players as recorded as an
+  earlier one. For the event units (``orchestrator``, ``message``, ``tool_call``, ``event``):
+  ``unknown-event``: a player is not the id of an event; ``wrong-unit``: it is an event of
+  another type than the unit's.
 
 Warnings (the trace stays valid):
 
@@ -33,7 +40,8 @@ Warnings (the trace stays valid):
   ``tool_call`` or ``message`` events;
 * ``return-not-to-spawner``: a return addressed (``to``) to someone other than the agent that
   spawned the returning agent;
-* ``never-ended``: a spawned agent never returns and is never despawned.
+* ``never-ended``: a spawned agent never returns and is never despawned;
+* ``newer-field``: a trace that declares ``schema_version`` 1.0 uses a field of 1.1.
 """
 
 from __future__ import annotations
@@ -384,7 +392,14 @@ def _found(trace: Trace, severity: str, code: str, parts: list, message: str) ->
 
 
 def _label(trace: Trace, parts: list) -> str:
-    """:func:`label` of a schema-valid trace (every event has a string id; edges are objects)."""
+    """:func:`label` of a schema-valid trace (every event has a string id; edges are objects);
+    a counterfactual rollout is named by its place and its ``id`` when it has one."""
+    if parts[:2] == ["counterfactuals", "outcomes"] and len(parts) > 2:
+        outcome = trace.head["counterfactuals"]["outcomes"][parts[2]]
+        name = f"counterfactuals.outcomes[{parts[2]}]"
+        return f"{name} (id {outcome['id']})" if "id" in outcome else name
+    if parts[:2] == ["counterfactuals", "players"] and len(parts) > 2:
+        return f"counterfactuals.players[{parts[2]}]"
     if len(parts) < 2 or parts[0] not in BULK or not isinstance(parts[1], int):
         return ""
     k, name = parts[1], f"{parts[0]}[{parts[1]}]"
@@ -400,8 +415,8 @@ def graph_problems(trace: Trace) -> list[TraceProblem]:
     """Graph checks of a schema-valid trace; sets ``trace.order`` when the graph is a DAG."""
     checks = (
         _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,
-        _end_overflow, _before_spawn, _spawn_cycles, _counterfactual_players, _recounted_costs,
-        _returns_to_spawner, _never_ended,
+        _end_overflow, _before_spawn, _spawn_cycles, _counterfactual_players, _newer_fields,
+        _recounted_costs, _returns_to_spawner, _never_ended,
     )
     return [problem for check in checks for problem in check(trace)]
 
@@ -555,22 +570,101 @@ def _loop_text(cycle: list[str], k: int, shown: int = 10) -> str:
     return " <- ".join([*head, f"... ({size + 1 - len(head) - len(tail)} more)", *tail])
 
 
+EVENT_PLAYER_TYPES = {  # counterfactual unit -> the event types its players may have
+    "orchestrator": ("orchestrator_decision", "spawn", "aggregate"),
+    "message": ("message",), "tool_call": ("tool_call",), "event": None,
+}
+STOP_CHANGES = ("stopped_later", "stopped_earlier")
+
+
 def _counterfactual_players(trace: Trace):
+    """The rollouts' players: known, of the unit's kind, changed one way each, and every
+    recorded coalition once (module docstring)."""
     counterfactuals = trace.head.get("counterfactuals")
     if not counterfactuals:
         return
-    players, seen = set(counterfactuals["players"]), {}
+    unit, listed = counterfactuals["unit"], counterfactuals["players"]
+    players, seen, how_of = set(listed), {}, {}
+    yield from _event_players(trace, unit, listed)
     for k, outcome in enumerate(counterfactuals["outcomes"]):
         base = ["counterfactuals", "outcomes", k]
-        for j, member in enumerate(outcome["coalition"]):
+        for j, member in enumerate(outcome.get("coalition", ())):
             if member not in players:
                 yield _found(trace, ERROR, "unknown-player", [*base, "coalition", j],
                              f"'{member}' is not one of the counterfactual players")
-        key = frozenset(outcome["coalition"])
+        changed = set()
+        for j, change in enumerate(outcome.get("changed", ())):
+            member, how = change["player"], change.get("how", "removed")
+            where = [*base, "changed", j, "player"]
+            if member not in players:
+                yield _found(trace, ERROR, "unknown-player", where,
+                             f"'{member}' is not one of the counterfactual players")
+                continue
+            if member in changed:
+                yield _found(trace, ERROR, "duplicate-player", where,
+                             f"'{member}' is changed twice by this rollout")
+            changed.add(member)
+            first = how_of.setdefault(member, (how, k))
+            if first[0] != how:
+                yield _found(trace, ERROR, "inconsistent-change", [*base, "changed", j, "how"],
+                             f"'{member}' is {how} here but {first[0]} in "
+                             f"counterfactuals.outcomes[{first[1]}]: one game changes a player "
+                             "one way")
+            if how in STOP_CHANGES and not _is_stop(trace, unit, member):
+                yield _found(trace, ERROR, "not-a-stop", [*base, "changed", j, "how"],
+                             f"'{member}' is {how}, which only an orchestrator_decision "
+                             "event whose decision is stop can be")
+        key = frozenset(players - changed if "changed" in outcome else outcome["coalition"])
         if key in seen:
-            yield _found(trace, ERROR, "duplicate-coalition", [*base, "coalition"],
-                         f"coalition repeats counterfactuals.outcomes[{seen[key]}]")
+            field = "changed" if "changed" in outcome else "coalition"
+            yield _found(trace, ERROR, "duplicate-coalition", [*base, field],
+                         f"rollout leaves the same players as recorded as "
+                         f"counterfactuals.outcomes[{seen[key]}]")
         seen.setdefault(key, k)
+
+
+def _event_players(trace: Trace, unit: str, listed: list[str]):
+    """For the event units, every player must name an event of the unit's types."""
+    if unit not in EVENT_PLAYER_TYPES:
+        return
+    allowed = EVENT_PLAYER_TYPES[unit]
+    events = trace.events
+    for j, position in enumerate(events.index.positions(list(listed)).tolist()):
+        where = ["counterfactuals", "players", j]
+        if position < 0:
+            yield _found(trace, ERROR, "unknown-event", where,
+                         f"counterfactual player '{listed[j]}' is not the id of an event")
+        elif allowed is not None and graph.EVENT_TYPES[events.types[position]] not in allowed:
+            kind = graph.EVENT_TYPES[events.types[position]]
+            yield _found(trace, ERROR, "wrong-unit", where,
+                         f"counterfactual player '{listed[j]}' is a {kind} event, not one of "
+                         f"unit {unit} ({', '.join(allowed)})")
+
+
+def _is_stop(trace: Trace, unit: str, player: str) -> bool:
+    if unit not in EVENT_PLAYER_TYPES:
+        return False
+    position = int(trace.events.index.positions([player])[0])
+    return (position >= 0
+            and graph.EVENT_TYPES[trace.events.types[position]] == "orchestrator_decision"
+            and trace.event_records.value(position, "decision") == "stop")
+
+
+def _newer_fields(trace: Trace):
+    """A trace that declares version 1.0 but uses a field of 1.1 (see masrl.traces.schema)."""
+    counterfactuals = trace.head.get("counterfactuals")
+    if trace.head.get("schema_version") != "1.0" or not counterfactuals:
+        return
+    if counterfactuals["unit"] not in ("agent", "role"):
+        yield _found(trace, WARNING, "newer-field", ["counterfactuals", "unit"],
+                     f"unit {counterfactuals['unit']} is version 1.1 but the trace declares "
+                     "schema_version 1.0")
+    for k, outcome in enumerate(counterfactuals["outcomes"]):
+        for key in ("changed", "id"):
+            if key in outcome:
+                yield _found(trace, WARNING, "newer-field",
+                             ["counterfactuals", "outcomes", k, key],
+                             f"{key} is version 1.1 but the trace declares schema_version 1.0")
 
 
 def _recounted_costs(trace: Trace):

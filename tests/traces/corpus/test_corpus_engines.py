@@ -111,8 +111,16 @@ def test_credit_rows_hold_every_unit_and_method(corpus, local_tables):
     loo = {r["item"]: r["leave_one_out"] for r in rows
            if r["unit"] == "agent" and r["leave_one_out"] is not None}
     assert loo == pytest.approx(expected["counterfactual"]["leave_one_out"])
-    shapley = {r["item"]: r["shapley"] for r in rows if r["shapley"] is not None}
+    shapley = {r["item"]: r["shapley"] for r in rows
+               if r["unit"] == "agent" and r["shapley"] is not None}
     assert shapley == pytest.approx(expected["counterfactual"]["shapley"])
+    for unit, game in expected["counterfactual_units"]["units"].items():  # role, team: grouped
+        found = {r["item"]: r["shapley"] for r in rows
+                 if r["unit"] == unit and r["shapley"] is not None}
+        assert found == pytest.approx(game["shapley"]), unit
+    decisions = {r["item"]: r["subdecision"] for r in rows if r["unit"] == "orchestrator"}
+    assert decisions == {"e1": "O1", "e2": "O1", "e3": "O1", "e9": "O4"}  # small.json's
+    assert all(r["consumed"] for r in rows if r["unit"] == "agent")
 
 
 def test_files_carry_no_time_and_a_fixed_writer(local_tables):

@@ -50,8 +50,9 @@ EXPECTED = {
         ("reward", F), ("critical", B),
     ],
     "credit": [
-        ("source", S), ("unit", S), ("item", S), ("equal", F), ("recorded", F),
-        ("leave_one_out", F), ("shapley", F),
+        ("source", S), ("unit", S), ("item", S), ("subdecision", S), ("consumed", B),
+        ("equal", F), ("recorded", F), ("leave_one_out", F), ("shapley", F),
+        ("shapley_standard_error", F),
     ],
     "problems": [
         ("source", S), ("severity", S), ("code", S), ("where", S), ("pointer", S),
@@ -73,7 +74,7 @@ def _type(kind: pa.DataType) -> str:
 
 
 def test_the_documented_schemas_are_the_expected_ones():
-    assert tables.CORPUS_SCHEMA_VERSION == "1"
+    assert tables.CORPUS_SCHEMA_VERSION == "2"
     assert list(tables.SCHEMAS) == list(tables.TABLE_NAMES) == list(EXPECTED)
     for name, expected in EXPECTED.items():
         assert columns(tables.SCHEMAS[name]) == expected, name

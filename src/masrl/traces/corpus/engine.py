@@ -26,14 +26,14 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 
-from masrl.traces import credit, metrics
+from masrl.traces import consumption, credit, metrics
 from masrl.traces.corpus import tables
 from masrl.traces.corpus.sources import Shard, TraceSource, read_shard
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay
 from masrl.traces.rewards import TERMS
 from masrl.traces.run import reconstruct
-from masrl.traces.schema import SCHEMA_VERSION
+from masrl.traces.schema import BASE_VERSION
 from masrl.traces.validate import (
     ERROR,
     Trace,
@@ -139,7 +139,7 @@ class ShardBuilder:
         measured = metrics.compute(run)
         result = Replay(run, measured, {})  # credit goes to the credit table instead
         head = dict(trace.head)
-        head.setdefault("schema_version", SCHEMA_VERSION)
+        head.setdefault("schema_version", BASE_VERSION)
         acting = credit.acting(run)
         values = {
             "events": measured["events"], "edges": measured["edges"],
@@ -215,26 +215,44 @@ class ShardBuilder:
     # ------------------------------------------------------------------ credit
     def _credit(self, source: str, run) -> None:
         reward, rewards = credit.team_reward(run), credit.event_rewards(run)
-        counterfactual = credit.counterfactual(run)
+        games = credit.game_units(run)  # from the recorded rollouts; None without them
+        solved = {} if games is None else games["units"]
+        subdecisions = credit.subdecision_ids()
         columns = self.credit
         for unit in credit.UNITS:
-            names, of, weight = credit.items(run, unit)
-            names = list(names)
+            found, of, weight = credit.items(run, unit)
+            names = list(found)
             count = len(names)
             equal = (np.full(count, np.nan) if reward is None
                      else credit.equal_shares(reward, weight).astype(np.float64))
             recorded = credit.recorded_shares(rewards, of, count)
-            loo, shapley = np.full(count, np.nan), np.full(count, np.nan)
-            if counterfactual is not None and counterfactual["unit"] == unit:
-                names, equal, recorded, loo, shapley = _with_players(
-                    names, equal, recorded, counterfactual)
-                count = len(names)
+            consumed = consumption.consumed_items(run, of, count).astype(np.float64)
+            decided: list = [None] * count
+            if unit == "orchestrator":
+                decided = [subdecisions.get(credit.decision_of(run, i))
+                           for i in found.positions.tolist()]
+            game = solved.get(unit)
+            if game is not None:
+                extra = [p for p in game["leave_one_out"] or game["shapley"] or {}
+                         if p not in set(names)]
+                if extra:  # players the unit has no item for (an agent that never acts)
+                    pad = np.full(len(extra), np.nan)
+                    names = [*names, *extra]
+                    equal, recorded = np.concatenate([equal, pad]), np.concatenate([recorded, pad])
+                    consumed = np.concatenate([consumed, pad])
+                    decided = [*decided, *[None] * len(extra)]
+                    count = len(names)
             columns.add("source", np.full(count, len(self.sources) - 1, dtype=np.int32))
             columns.add("unit", np.full(count, credit.UNITS.index(unit), dtype=np.int8))
             columns.add("item", names)
-            for key, values in (("equal", equal), ("recorded", recorded),
-                                ("leave_one_out", loo), ("shapley", shapley)):
+            columns.add("subdecision", decided)
+            columns.add("consumed", consumed)
+            for key, values in (("equal", equal), ("recorded", recorded)):
                 columns.add(key, values)
+            for key in ("leave_one_out", "shapley", "shapley_standard_error"):
+                values = (game or {}).get(key) or {}
+                columns.add(key, np.array([values.get(name, np.nan) for name in names],
+                                          dtype=np.float64))
 
     # ------------------------------------------------------------------ tables
     def tables(self) -> dict[str, pa.Table]:
@@ -276,25 +294,13 @@ class ShardBuilder:
             "source": _decoded(_concat(chunks["source"]), sources),
             "unit": _decoded(_concat(chunks["unit"]), pa.array(credit.UNITS, type=pa.string())),
             "item": pa.array(_joined(chunks["item"]), type=pa.string()),
+            "subdecision": pa.array(_joined(chunks["subdecision"]), type=pa.string()),
+            "consumed": _nullable_flags(_concat(chunks["consumed"])),
             **{key: _nullable(_concat(chunks[key]))
-               for key in ("equal", "recorded", "leave_one_out", "shapley")},
+               for key in ("equal", "recorded", "leave_one_out", "shapley",
+                           "shapley_standard_error")},
         }
         return pa.table(arrays, schema=tables.SCHEMAS["credit"])
-
-
-def _with_players(names: list[str], equal: np.ndarray, recorded: np.ndarray, spec: dict):
-    """Add the counterfactual credit of the players to a unit's items (players that are no
-    item of the unit get rows of their own, with null equal and recorded shares)."""
-    known = set(names)
-    extra = [p for p in spec["players"] if p not in known]
-    names = [*names, *extra]
-    pad = np.full(len(extra), np.nan)
-    equal, recorded = np.concatenate([equal, pad]), np.concatenate([recorded, pad])
-    by_method = []
-    for method in ("leave_one_out", "shapley"):
-        values = spec[method] or {}
-        by_method.append(np.array([values.get(name, np.nan) for name in names], dtype=np.float64))
-    return names, equal, recorded, *by_method
 
 
 def _concat(chunks: list[np.ndarray]) -> np.ndarray:
@@ -308,6 +314,11 @@ def _joined(chunks: list[list]) -> list:
 def _nullable(values: np.ndarray) -> pa.Array:
     """Floats with NaN as null (JSON has no NaN, so NaN only ever means absent)."""
     return pa.array(values, mask=np.isnan(values), type=pa.float64())
+
+
+def _nullable_flags(values: np.ndarray) -> pa.Array:
+    """1.0 / 0.0 as true / false, NaN as null."""
+    return pa.array(values == 1.0, mask=np.isnan(values), type=pa.bool_())
 
 
 def _decoded(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:

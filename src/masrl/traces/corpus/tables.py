@@ -20,6 +20,9 @@ to run; the footer's ``created_by`` names the pyarrow version that wrote them.
 
 The schema version (:data:`CORPUS_SCHEMA_VERSION`) changes whenever a column is added, removed,
 renamed or retyped; ``tests/traces/corpus/test_tables.py`` holds the columns to that promise.
+Version 2 added the credit table's ``subdecision``, ``consumed`` and
+``shapley_standard_error``, and fills ``leave_one_out`` and ``shapley`` at every unit the
+recorded rollouts reach (version 1 filled them for the rollouts' own unit only).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from masrl.traces.metrics import UNSPECIFIED
 from masrl.traces.rewards import TERMS
 from masrl.traces.schema import schema_enum
 
-CORPUS_SCHEMA_VERSION = "1"
+CORPUS_SCHEMA_VERSION = "2"
 TABLE_NAMES = ("traces", "agents", "events", "credit", "problems")
 PARQUET_OPTIONS = {
     "compression": "zstd", "compression_level": 3,
@@ -153,12 +156,21 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
         ("unit", STRING, f"the credit unit: {', '.join(UNITS)}"),
         ("item", STRING, "the credited item: team, an event id (orchestrator, message, "
                          "tool_call, token), a role, an agent, or a turn agent#k"),
+        ("subdecision", STRING, "for an orchestrator item, the sub-decision it takes (O1-O5, "
+                                "data/taxonomy.yaml); null when unspecified or another unit"),
+        ("consumed", BOOL, "a path of edges leads from one of the item's events to the run's "
+                           "outcome (masrl.traces.consumption); null for a player the trace "
+                           "has no item for"),
         ("equal", FLOAT, "team reward split equally over the unit's items (by tokens for "
                          "token); null without a team reward"),
         ("recorded", FLOAT, "sum of the recorded rewards of the item's events"),
-        ("leave_one_out", FLOAT, "v(N) - v(N minus the item), for the counterfactual players "
-                                 "of the trace's unit; else null"),
-        ("shapley", FLOAT, "Shapley value, for the counterfactual players; else null"),
+        ("leave_one_out", FLOAT, "v(N) - v(N minus the item), from the trace's counterfactual "
+                                 "rollouts, at every unit they reach (0 for an unconsumed "
+                                 "item); null where no rollout measures the item"),
+        ("shapley", FLOAT, "Shapley value of the item in the same game (exact up to 12 "
+                           "players, else a seeded estimate); null likewise"),
+        ("shapley_standard_error", FLOAT, "standard error of an estimated Shapley value; "
+                                          "null when exact or not measured"),
     ],
     "problems": [
         SOURCE,

@@ -54,7 +54,7 @@ from masrl.files import read_input, write_text_atomically
 from masrl.terminal import LIMIT, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.importers.accounting import Account, figures
-from masrl.traces.schema import SCHEMA_VERSION
+from masrl.traces.schema import BASE_VERSION
 
 
 class SourceError(ValueError):
@@ -367,7 +367,7 @@ class TraceBuilder:
                  rewards: dict, costs: dict) -> dict:
         """The trace in the schema's key order."""
         return {
-            "schema_version": SCHEMA_VERSION,
+            "schema_version": BASE_VERSION,  # importers write no field of a later version
             "trace_id": trace_id,
             "task_id": task_id,
             "system": system,
