@@ -35,9 +35,10 @@ def metrics_table(replay: Replay, caption: str = "The run's metrics") -> tables.
     return tables.Table(["metric", "value"], ["code", "number"], rows, caption)
 
 
-def critical_path_table(replay: Replay,
-                        caption: str = "The critical path, event by event") -> tables.Table:
-    return tables.table(views.critical_path_frame(replay), caption,
+def critical_path_table(replay: Replay, caption: str = "The critical path, event by event",
+                        limit: int | None = None) -> tables.Table:
+    """The critical path's steps in order; with ``limit``, its first ``limit`` steps."""
+    return tables.table(views.critical_path_frame(replay).head(limit), caption,
                         {"step": "count", "event": "code", "type": "code",
                          "start (s)": "seconds", "end (s)": "seconds"}, index=True)
 
@@ -58,8 +59,9 @@ def credit_units_table(replay: Replay, caption: str = "How the team reward divid
                          "recorded residual": CREDIT}, index=True)
 
 
-def credit_items_table(replay: Replay, unit: str, caption: str | None = None) -> tables.Table:
-    frame = views.credit_items_frame(replay, unit)
+def credit_items_table(replay: Replay, unit: str, caption: str | None = None,
+                       limit: int | None = None) -> tables.Table:
+    frame = views.credit_items_frame(replay, unit).head(limit)
     return tables.table(frame, caption or f"Credit per {unit} under every rule the trace "
                         "supports", {unit: "code", **{c: CREDIT for c in frame.columns}},
                         index=True)
@@ -70,6 +72,20 @@ def coalitions_table(replay: Replay, caption: str = "The coalitions and their va
     frame = views.coalitions_frame(replay) if limit is None \
         else views.coalitions_frame(replay, limit)
     return tables.table(frame, caption, {"size": "count", "v(S)": CREDIT}, index=True)
+
+
+def counts_table(replay: Replay, caption: str = "How many events, sub-decisions and edges of "
+                 "each kind the run holds") -> tables.Table:
+    return tables.table(views.counts_frame(replay), caption,
+                        {"count of": "text", "value": "code", "n": "count"}, index=True)
+
+
+def problems_table(report, caption: str = "The problems found, each with where it is"
+                   ) -> tables.Table:
+    """The validation report's problems (``report.problems``), one row each."""
+    return tables.table(views.problems_frame(report), caption,
+                        {"#": "count", "severity": "code", "code": "code", "where": "code",
+                         "message": "text"}, index=True)
 
 
 def comparison_table(replays: Mapping[str, Replay],
