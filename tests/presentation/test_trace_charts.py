@@ -175,11 +175,11 @@ def test_worked_examples_are_drawn_event_by_event_and_a_large_trace_binned(examp
 
 
 def test_buckets_have_a_round_length_and_are_wide_enough():
-    assert trace_charts.bucket_seconds(4180.0) == 60  # 34.8 s at least: the next round length
-    assert trace_charts.bucket_seconds(8.0) == 0.1
-    assert trace_charts.bucket_seconds(0.0) == 0.001
-    assert trace_charts.bucket_seconds(30 * 86400.0) == 21600  # 6 h: 0.25 day at least
-    assert trace_charts.bucket_seconds(1000 * 86400.0) == 86400.0 * 9  # 8.3 days: whole days
+    assert trace_charts.bucket_seconds(4180.0, width=720) == 60  # 34.8 s at least: the next round length
+    assert trace_charts.bucket_seconds(8.0, width=720) == 0.1
+    assert trace_charts.bucket_seconds(0.0, width=720) == 0.001
+    assert trace_charts.bucket_seconds(30 * 86400.0, width=720) == 21600  # 6 h: 0.25 day at least
+    assert trace_charts.bucket_seconds(1000 * 86400.0, width=720) == 86400.0 * 9  # 8.3 days: whole days
     for span in (0.01, 1.0, 8.0, 135.0, 4180.0, 86400.0, 1e7):
         seconds = trace_charts.bucket_seconds(span)
         assert seconds / span * trace_charts.BINNED_WIDTH >= trace_charts.MIN_CELL_PX
