@@ -132,3 +132,28 @@ def test_each_version_is_recorded(path, version):
     result = import_file("atif", path)
     assert result.trace["provenance"]["recognised"]["version"] == version
     assert conservation_problems(result.trace) == []
+
+
+FINAL_ONLY = FOLDER / "final_metrics_only.json"
+
+
+def test_run_totals_stated_only_in_final_metrics_are_kept_and_accounted():
+    """Some installed agents write no per-step metrics, only the run's totals in
+    ``final_metrics`` (2400 prompt and 130 completion tokens, $0.0061 here). No model call
+    carries them, so the figures have no tokens, but the run's costs do, and the account states
+    them and names them as skipped: before, the costs took the dollars and left the tokens at 0,
+    and the provenance said the source stated nothing."""
+    result = import_file("atif", FINAL_ONLY)
+    trace = result.trace
+    assert trace["costs"]["tokens"] == 2400 + 130
+    assert trace["costs"]["usd"] == pytest.approx(0.0061)
+    usage = trace["provenance"]["usage"]
+    assert usage["source"] == pytest.approx({"tokens_in": 2400, "tokens_out": 130,
+                                             "cost_usd": 0.0061})
+    assert usage["skipped"] == usage["source"]
+    assert result.skipped["final_metrics totals of a run whose steps state no usage (no model "
+                          "call carries them)"] == 1
+    assert conservation_problems(trace) == []
+    counted = figures(trace)
+    assert (counted["model_calls"], counted["tokens_in"], counted["tokens_out"]) == (2, 0, 0)
+    assert validate_document(trace).problems == []

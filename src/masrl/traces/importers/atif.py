@@ -85,7 +85,10 @@ files, segments); a step is mapped when it gives events (or its events are carri
 spawn) and skipped for the reasons above; the tokens and dollars stated are those of the steps'
 ``metrics`` (an event restored from ``extra.masrl`` states its own ``cost_usd``).
 ``final_metrics`` restates totals and is no record: Harbor writes it cumulative over the whole
-run, so it is never added to the steps.
+run, so it is never added to the steps. A run none of whose steps states any usage (some agents
+write only the totals) states those totals once: they go in the run's ``costs`` (``tokens``,
+``usd``) and, carried by no model call, are a skipped part with their usage (``final_metrics
+totals of a run whose steps state no usage``), so the books balance and nothing is lost.
 
 Run level: ``trace_id`` ``atif:<trajectory_id or session_id>``, ``task_id`` the ``session_id``,
 ``system`` ``<agent.name> <agent.version>``, ``topology`` ``unknown``, no rewards; ``costs`` the
@@ -673,14 +676,28 @@ class _Import:
                  "messages": self.build.count("message")}
         step_costs = [e["cost_usd"] for e in events if "cost_usd" in e]
         final = self.segments[-1][0].final_metrics
+        alone = self.features["copied-context step"] and len(self.segments) == 1
         if step_costs:
             costs["usd"] = sum(step_costs)
         elif final is not None and final.total_cost_usd is not None:
-            if self.features["copied-context step"] and len(self.segments) == 1:
+            if alone:
                 self.account.skip_part("final_metrics.total_cost_usd of a continuation segment "
                                        "(cumulative over the earlier segments; not charged)")
             else:
                 costs["usd"] = final.total_cost_usd
+        stated = self.account.source_usage
+        if (final is not None and not alone
+                and not any(stated[k] for k in ("tokens_in", "tokens_out", "cost_usd"))):
+            # no step states any usage: the run's totals are the only usage the source states
+            totals = {"tokens_in": final.total_prompt_tokens or 0,
+                      "tokens_out": final.total_completion_tokens or 0,
+                      "cost_usd": final.total_cost_usd or 0}
+            if any(totals.values()):
+                self.account.state_usage(**totals)
+                self.account.skip_part("final_metrics totals of a run whose steps state no "
+                                       "usage (no model call carries them)", usage=totals)
+                if totals["tokens_in"] or totals["tokens_out"]:
+                    costs["tokens"] = totals["tokens_in"] + totals["tokens_out"]
         return costs
 
 
