@@ -133,7 +133,9 @@ class Diagram:
     def _repr_html_(self) -> str:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
         return (f'<figure class="masrl-chart masrl-prisma" role="img" aria-label="{label}">'
-                f"<figcaption>{html.escape(self.title)}</figcaption>{self.svg}</figure>")
+                f'<div class="masrl-static">{self.svg}</div>'
+                f'<figcaption class="masrl-caption"><span class="masrl-title">'
+                f"{html.escape(self.title)}</span></figcaption></figure>")
 
     def __repr__(self) -> str:
         return f"Diagram: {self.title}. {self.description}"
