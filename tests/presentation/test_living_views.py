@@ -9,7 +9,7 @@ from masrl.presentation import living_views
 
 def test_each_candidate_shows_its_decision_reason_and_record():
     data = Dataset(as_of=LATEST)
-    table = living_views.candidates_table(data).set_index("candidate_id")
+    table = living_views.candidates_table(data).set_index("candidate")
     assert len(table) == len(data.candidates)
     assert table.at["C005", "appeared"] == "before the cut-off"  # CCPO, a record the search missed
     assert (table.at["C011", "decision"], table.at["C011", "record"]) == ("duplicate", "malt")

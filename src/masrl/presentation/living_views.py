@@ -25,7 +25,8 @@ def candidates_table(data: Dataset) -> pd.DataFrame:
         appeared=[living.appeared(d, cutoff) for d in candidates["first_public"]],
         rule=candidates["exclusion_rule"].replace("", "-"))
     return table[["candidate_id", "title", "first_public", "appeared", "decision", "rule",
-                  "record", "reason"]]
+                  "record", "reason"]].rename(columns={"candidate_id": "candidate",
+                                                       "first_public": "first public"})
 
 
 def matches_table(plan: Plan) -> pd.DataFrame:

@@ -51,16 +51,16 @@ $$\phi^{\mathrm{Sh}}_u = \sum_{S \subseteq N \setminus \{u\}}
 \frac{|S|!\,(n - |S| - 1)!}{n!}\,\bigl(v(S \cup \{u\}) - v(S)\bigr),$$
 
 its marginal contribution averaged over every order in which the players could join. Shapley
-values add up to v(N) - v(empty) (efficiency), two players that change every coalition alike
+values add up to $v(N) - v(\emptyset)$ (efficiency), two players that change every coalition alike
 get the same value (symmetry), and a player that changes none gets 0; leave-one-out values need
 not add up to anything. Both assume the changed runs are comparable to the real one.
 
-v comes from one of two sources:
+$v$ comes from one of two sources:
 
 * *recorded rollouts*, the trace's ``counterfactuals``: each rollout names the players that were
   changed and how (or, in the older form, the coalition of players left as recorded) and the
-  outcome that followed in the reward channel ``channel`` (default ``team``). v(N) is that
-  channel's recorded reward unless a rollout records it; v(empty) is 0 unless recorded. The
+  outcome that followed in the reward channel ``channel`` (default ``team``). $v(N)$ is that
+  channel's recorded reward unless a rollout records it; $v(\emptyset)$ is 0 unless recorded. The
   rollouts name players of one unit (``agent``, ``role``, ``turn``, or event ids for
   ``orchestrator``, ``message``, ``tool_call`` and ``event``); every other unit that groups
   those players gets its own game, in which an item is changed by changing all of its players
@@ -77,10 +77,10 @@ edges leads from one of its events to the run's outcome). An item that nothing d
 consumed cannot have changed the outcome the trace records, so its credit is **zero by
 construction**, whatever a rollout or a model says, and it is left out of the game (a player
 that changes no coalition does not change the others' Shapley values). Efficiency then holds for
-the game as constructed: the values add up to v(N) - v(empty) over the consumed players.
+the game as constructed: the values add up to $v(N) - v(\emptyset)$ over the consumed players.
 
-*Cost.* A game is solved from the values of its coalitions. Leave-one-out needs n + 1 of them.
-Exact Shapley values sum n x 2^(n-1) marginal contributions: about 25,000 for the
+*Cost.* A game is solved from the values of its coalitions. Leave-one-out needs $n + 1$ of them.
+Exact Shapley values sum $n \cdot 2^{n-1}$ marginal contributions: about 25,000 for the
 :data:`MAX_EXACT_SHAPLEY_PLAYERS` = 12 players of the cap, a billion for 30. Above the cap they
 are *estimated* (``shapley_method`` ``monte_carlo``): orders of the players drawn uniformly with
 a seeded generator (:data:`SHAPLEY_SEED`, so the same trace gives the same figures), each player

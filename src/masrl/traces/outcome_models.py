@@ -27,7 +27,7 @@ candidates that the rollout keeping only the players of $S$ regenerates, its exp
 
 $$v(S) = R + (1 - 2R)\,\rho(S).$$
 
-So in a failed run (R = 0) a step's leave-one-out credit is minus the share of the candidates at
+So in a failed run ($R = 0$) a step's leave-one-out credit is minus the share of the candidates at
 or downstream of it: the earlier a step is in a chain of dependencies, the more of the run its
 change would redo and the more negative its credit. The model knows nothing of what the steps
 said: on a strictly sequential log it ranks steps by their place alone.

@@ -1,19 +1,20 @@
 """Counterfactual credit as a failure-attribution method on Who&When.
 
 Who&When records no counterfactual rollouts, so the credit comes from an outcome model
-(:mod:`masrl.traces.outcome_models`, by default ``decisive_step``). Definitions (quoted by the
-book):
+(:mod:`masrl.traces.outcome_models`, by default ``decisive_step``).
+
+Definitions (quoted by the book):
 
 * For each labelled log, its trace (:mod:`.gold`: the same import) is replayed and every step
   taken by one of the run's agents (not the human who gives the task) is a player of a game at
   the ``event`` unit; the human's step stays as recorded. Each step's **leave-one-out credit**
-  is v(N) - v(N minus the step) under the model (:mod:`masrl.traces.credit`).
+  is $v(N) - v(N \\setminus \\{s\\})$ for the step $s$ under the model (:mod:`masrl.traces.credit`).
 * The method predicts the step with the **most negative credit** (the earliest in the log on a
   tie) and its agent. Its step-level accuracy is then how often the labelled mistake step gets
   the most negative credit; agent-level accuracy, how often that step's agent is the labelled
   one. Both are scored like any method (:mod:`.scoring`), with the same bootstrap intervals.
 
-Under ``decisive_step`` every Who&When run failed (R = 0), so a step's credit is minus the share
+Under ``decisive_step`` every Who&When run failed ($R = 0$), so a step's credit is minus the share
 of the run's candidate steps at or downstream of it. The logs are chains (each record depends on
 the one before, :mod:`masrl.traces.importers.who_and_when`), so the most negative step is the
 first step of an agent: the model can only rank steps by their place, which is what it knows.
