@@ -23,10 +23,11 @@ and the result (the sub-agent's return); the importer reads them the same way. W
 layouts a session has (several can mix) is recorded in ``provenance.recognised``: ``system``
 ``Claude Code``, its ``version``, the ``shape`` (``2.1: sub-agent logs in
 <session>/subagents/``, ``2.0: sub-agent logs agent-<id>.jsonl beside the session``, ``1.0:
-sidechain records inline in the session``, ``sub-agents as agent_progress records only``,
+sidechain records inline in the session``, ``2.1: workflow agent logs in
+<session>/subagents/workflows/<runId>/``, ``sub-agents as agent_progress records only``,
 ``sub-agents as their Task results only``, ``no sub-agents``, joined by `` + ``) and the
-``evidence`` (how many sub-agents were found where, runs skipped, compactions in place, failed
-Task calls).
+``evidence`` (how many sub-agents were found where, workflow runs and their metadata records,
+runs skipped, compactions in place, failed Task calls).
 
 A ``Task`` call finds its sub-agent by the ``agentId`` the log names (``agent_progress``
 records, the call's ``toolUseResult``); without one, by its prompt (the sub-agent's first record
@@ -39,6 +40,24 @@ only reports the launch (``toolUseResult.status`` ``async_launched``) is a spawn
 ``async``) answered by a ``tool_result`` of the caller, not by a return: the sub-agent's own
 report is not in the log (counted).
 
+Workflow runs (2.1.x dynamic workflows) start agents that no Task call spawns: a ``Workflow``
+tool call (its input a ``script`` or ``scriptPath`` and ``args``) returns at once (its result's
+``toolUseResult`` has ``status`` ``async_launched``, the ``runId`` ``wf_...`` and the
+``transcriptDir``; older results name the run only in their text), and the script's runtime then
+starts each agent, whose log is ``<session>/subagents/workflows/<runId>/agent-<id>.jsonl``
+(sidechain records, read from nested folders of the run too). Each such agent is a sub-agent
+``agent-<id>`` spawned (mode ``async``) by the agent whose ``Workflow`` call names that run,
+else by ``main`` (a counted repair), at the time of its first record (its prompt, carried by the
+spawn), with ``role`` its label and ``x_workflow`` (``run_id``, ``label``, ``phase``,
+``workflow``); the spawn depends on the ``Workflow`` call, which stays a ``tool_call`` answered
+by its ``tool_result``. The run's ``journal.jsonl`` (a ``started`` line per agent with ``label``
+and ``phase``, a ``result`` line when it answered), the ``agent-<id>.meta.json`` files and the
+manifest ``<session>/workflows/<runId>.json`` (``workflowName``, ``workflowProgress``) are
+metadata: read for the labels, listed among the sources, each record (a journal line, a whole
+file) skipped by kind, never a model call. The agents' results go to the script, not to their
+spawner: they have no ``return`` event. An empty or unreadable workflow agent log is an error;
+other files in a run's folder are named in the evidence.
+
 Sub-agent logs that no Task call spawns are not the run's work: 2.0.x primes the prompt cache
 with a ``Warmup`` run (an ``agent-*.jsonl`` whose prompt is ``Warmup``) beside nearly every
 session, 2.1.x writes ``agent-aprompt_suggestion-*`` runs. Their lines are read, listed among the
@@ -48,7 +67,8 @@ the same holds for inline sidechain records that no Task call spawns.
 
 Agents: ``main`` (the session's agent), ``user`` (the human), and one agent per sub-agent:
 ``agent-<agentId>`` for a ``Task`` tool call (named ``Agent`` in later versions), or
-``task-<tool_use id>`` when the log names no ``agentId`` (v1.0.x), and ``agent-acompact-<id>``
+``task-<tool_use id>`` when the log names no ``agentId`` (v1.0.x), ``agent-<id>`` for a
+workflow agent, and ``agent-acompact-<id>``
 for a context-compaction run (role ``compaction``). Tool results are
 events of the agent that called the tool, ``tool`` naming the tool (the schema also allows the
 tool's name as agent; keeping the caller stops tools from counting as agents).
@@ -151,6 +171,7 @@ and a sub-agent log imported on its own (every record a sidechain record).
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -171,6 +192,8 @@ FORMAT = "claude-code"
 MAIN = "main"
 HUMAN = "user"
 TASK_TOOLS = ("Task", "Agent")
+WORKFLOW_TOOLS = ("Workflow",)  # a local tool that runs a script launching workflow agents
+RUN_ID = re.compile(r"\bwf_[A-Za-z0-9_-]+")  # a workflow run id in a launch result's text
 COMPACTION_PREFIX = "acompact-"
 SKIPPED_TYPES = ("system", "file-history-snapshot", "queue-operation", "summary")
 KNOWN_TYPES = ("user", "assistant", "progress", *SKIPPED_TYPES)
@@ -209,7 +232,9 @@ class Agent:
     prompt_uuid: str | None = None  # the record carried by the spawn event
     follows: str | None = None  # a compaction: the uuid of the record its prompt follows
     launched: bool = False  # a background Task whose result only says it was launched
-    source: str = "none"  # where its records are: file, inline, progress or none (see SOURCES)
+    source: str = "none"  # where its records are: file, inline, progress, workflow or none
+    workflow: dict | None = None  # a workflow agent: run_id, label, phase, workflow name
+    launch: str | None = None  # a workflow agent: the tool_use id of the Workflow call
 
 
 class Session:
@@ -244,6 +269,9 @@ class Session:
         self.layout: str | None = None  # where the sub-agent logs lie (see recognise)
         self.side_runs: Counter = Counter()  # sub-agent logs no Task call spawns, by kind
         self.inline_compactions: dict[str, str] = {}  # compact summary uuid -> aggregate event
+        self.workflow_runs: list[tuple[str, bool, int]] = []  # (run id, launch found, agents)
+        self.workflow_meta = 0  # journal lines, meta files and manifests read as metadata
+        self.workflow_left: list[str] = []  # files of run folders that are neither log nor meta
 
     # ------------------------------------------------------------------ reading and discovery
 
@@ -359,6 +387,7 @@ class Session:
                 self.result.files.append(str(file))
             self.side_runs[_side_run(records, agent_id)] += 1
             self.skip_run(records, _side_run(records, agent_id))
+        self.workflows()
         self.check_loops()
         self.check_spawners()
 
@@ -373,6 +402,138 @@ class Session:
             return {}
         return {f.stem[len("agent-"):]: f for f in sorted(self.path.parent.glob("agent-*.jsonl"))
                 if f != self.path and _session_of(f) == self.session_id}
+
+    def workflows(self) -> None:
+        """The agents of the session's workflow runs (2.1.x ``Workflow`` tool): every
+        ``agent-<id>.jsonl`` under ``<session>/subagents/workflows/<runId>/`` (nested folders
+        too) is a sub-agent, spawned (mode ``async``) by the agent whose ``Workflow`` call
+        launched the run, else by ``main`` (a counted repair). The run's ``journal.jsonl``, the
+        ``agent-<id>.meta.json`` files and the manifest ``<session>/workflows/<runId>.json`` are
+        metadata: read for labels and phases, listed among the sources, skipped (counted)."""
+        root = self.path.parent / self.path.stem / "subagents" / "workflows"
+        if not root.is_dir():
+            return
+        launches = self.workflow_launches()
+        for run in sorted(p for p in root.iterdir() if p.is_dir()):
+            logs = sorted(f for f in run.rglob("agent-*.jsonl") if f.is_file())
+            info = self.workflow_metadata(run)
+            launch = launches.get(run.name)
+            for other in sorted(f for f in run.rglob("*") if f.is_file()):
+                if other not in logs and other.name != "journal.jsonl" \
+                        and not other.name.endswith(".meta.json"):
+                    self.workflow_left.append(self.name_of(other))
+            count = 0
+            for log in logs:
+                agent_id = log.stem[len("agent-"):]
+                name = f"agent-{agent_id}"
+                if name in self.agents:
+                    raise SourceError(log, None, f"workflow agent {agent_id} has a second log "
+                                      "in the session (agent ids must be unique)")
+                records = self.load(log, agent_id, name)
+                if not records:
+                    raise SourceError(log, None, "workflow agent log without a record")
+                details = {"run_id": run.name, **info.get(agent_id, {})}
+                if "workflow" in info.get("", {}):
+                    details["workflow"] = info[""]["workflow"]
+                agent = Agent(name, spawner=launch[1] if launch else MAIN,
+                              role=details.get("label") or "workflow agent", records=records,
+                              spawn_mode="async", source="workflow", workflow=details,
+                              launch=launch[0] if launch else None)
+                if launch is None:
+                    self.result.repairs["workflow agent whose launching Workflow call is not in "
+                                        "the log (spawned by main)"] += 1
+                self.agents[name] = agent
+                count += 1
+            self.workflow_runs.append((run.name, launch is not None, count))
+
+    def workflow_launches(self) -> dict[str, tuple[str, str]]:
+        """run id -> (tool_use id, calling agent) of each ``Workflow`` call of the session whose
+        result names its run: ``toolUseResult.runId`` (or its ``transcriptDir``), else a
+        ``wf_...`` id in the result's text."""
+        calls: dict[str, str] = {}
+        for agent in list(self.agents.values()):
+            for record in agent.records:
+                if record.data.get("type") != "assistant":
+                    continue
+                for block in _blocks(record.data):
+                    if block.get("type") == "tool_use" and block.get("name") in WORKFLOW_TOOLS:
+                        calls[block.get("id")] = agent.name
+        found: dict[str, tuple[str, str]] = {}
+        for agent in list(self.agents.values()):
+            for record in agent.records:
+                if record.data.get("type") != "user":
+                    continue
+                outcome = record.data.get("toolUseResult")
+                outcome = outcome if isinstance(outcome, dict) else {}
+                for block in _blocks(record.data):
+                    tool_id = block.get("tool_use_id")
+                    if block.get("type") != "tool_result" or tool_id not in calls:
+                        continue
+                    named = [outcome.get("runId"), outcome.get("transcriptDir"),
+                             block.get("content")]
+                    for value in named:
+                        match = RUN_ID.search(_text_of(value))
+                        if match:
+                            found.setdefault(match.group(0), (tool_id, calls[tool_id]))
+                            break
+        return found
+
+    def workflow_metadata(self, run: Path) -> dict[str, dict]:
+        """agentId -> {label, phase} from the run's manifest, journal and meta files (a meta
+        file wins over the journal, the journal over the manifest); ``""`` -> {workflow: the
+        manifest's ``workflowName``}. Each file is listed among the sources and each of its
+        records (a journal line, a whole JSON file) counted as read and skipped."""
+        info: dict[str, dict] = {}
+
+        def note(agent_id, data: dict) -> None:
+            if not isinstance(agent_id, str):
+                return
+            entry = info.setdefault(agent_id, {})
+            for key in ("label", "phase"):
+                if isinstance(data.get(key), str):
+                    entry[key] = data[key]
+
+        manifest = self.path.parent / self.path.stem / "workflows" / f"{run.name}.json"
+        if manifest.is_file():
+            data = self.metadata_file(manifest, "workflow manifest (metadata: run, agents, "
+                                      "labels)")
+            if isinstance(data.get("workflowName"), str):
+                info[""] = {"workflow": data["workflowName"]}
+            progress = data.get("workflowProgress")
+            for item in progress if isinstance(progress, list) else []:
+                if isinstance(item, dict):
+                    note(item.get("agentId"), item)
+        journal = run / "journal.jsonl"
+        if journal.is_file():
+            self.register(journal, [])
+            blanks: Counter = Counter()
+            lines = read_jsonl(journal, blanks)
+            self.account.read(len(lines) + blanks["blank line"])
+            if blanks["blank line"]:
+                self.account.skip("blank line", blanks["blank line"])
+            for _line, data in lines:
+                self.workflow_meta += 1
+                self.account.skip(f"workflow journal line: {data.get('type')} (metadata, "
+                                  "not a transcript)")
+                if data.get("type") == "started":
+                    note(data.get("agentId"), data)
+        for meta in sorted(run.rglob("agent-*.meta.json")):
+            data = self.metadata_file(meta, "workflow agent meta file (metadata: label, phase, "
+                                      "model)")
+            note(meta.name[len("agent-"):-len(".meta.json")], data)
+        return info
+
+    def metadata_file(self, file: Path, reason: str) -> dict:
+        """A JSON object file read as metadata: listed, counted as one record read and
+        skipped for ``reason``; anything but a JSON object is an error naming the file."""
+        data, findings = strict_json.parse(read_text(file))
+        if findings or not isinstance(data, dict):
+            raise SourceError(file, None, "not a JSON object (a workflow metadata file)")
+        self.register(file, [])
+        self.account.read()
+        self.account.skip(reason)
+        self.workflow_meta += 1
+        return data
 
     def parsed(self, agent_id: str) -> list[Record]:
         """The records of the sub-agent file of ``agent_id``, read once (not yet registered)."""
@@ -697,6 +858,8 @@ class Session:
                     self.emit_spawn_prompt(agent, record)
                     self.mapped(record)
                     continue
+                if agent.workflow is not None:  # a workflow agent that starts without a prompt
+                    self.emit_workflow_spawn(agent, record, carried=False)
             first = False
             if kind == "assistant":
                 message_id = (data.get("message") or {}).get("id")
@@ -752,12 +915,31 @@ class Session:
                                      content_ref=content_ref(_content(record.data)))
             agent.spawn_event = event["id"]
             self.requests.append((event["id"], agent.follows, record))
+        elif agent.workflow is not None:
+            self.emit_workflow_spawn(agent, record, carried=True)
         else:
             self.result.repairs["sub-agent prompt record carried by its spawn event"] += 1
         if isinstance(uuid, str) and agent.spawn_event is not None:
             self.produced[uuid] = [agent.spawn_event]
         elif isinstance(uuid, str):
             self.produced[uuid] = []
+
+    def emit_workflow_spawn(self, agent: Agent, record: Record, carried: bool) -> None:
+        """The spawn of a workflow agent by the agent whose ``Workflow`` call launched its run,
+        at the time of the agent's first record (the runtime starts agents as the script
+        reaches them), carrying its prompt when that record is one; ``x_workflow`` names the
+        run, the label and the phase. It depends on the ``Workflow`` call's event."""
+        base = self.base(record)
+        if not carried:
+            base["id"] = f"{base['id']}.spawn"
+        event = self.build.event(**base, type="spawn", agent=agent.spawner, to=agent.name,
+                                 role=agent.role, x_workflow=dict(sorted(agent.workflow.items())),
+                                 content_ref=content_ref(_content(record.data)) if carried
+                                 else None)
+        agent.spawn_event = event["id"]
+        call = self.call_event.get(agent.launch) if agent.launch is not None else None
+        if call is not None:
+            self.direct_edges.append((call, event["id"]))
 
     def emit_assistant(self, agent: Agent, record: Record) -> list[str]:
         message = record.data.get("message")
@@ -1056,6 +1238,20 @@ class Session:
             if mine:
                 shapes.append(shape)
                 evidence.append(f"{len(mine)} {what}")
+        if self.workflow_runs:
+            shapes.append("2.1: workflow agent logs in <session>/subagents/workflows/<runId>/")
+            agents = sum(n for _run, _found, n in self.workflow_runs)
+            lost = [run for run, found, _n in self.workflow_runs if not found]
+            evidence.append(f"{len(self.workflow_runs)} workflow run(s) with {agents} agent "
+                            f"log(s), {self.workflow_meta} metadata record(s) (journal lines, "
+                            "meta files, manifests)")
+            if lost:
+                evidence.append(f"{len(lost)} workflow run(s) whose Workflow call is not in the "
+                                f"log: {', '.join(lost)}")
+        if self.workflow_left:
+            evidence.append(f"{len(self.workflow_left)} file(s) of workflow run folders not "
+                            f"read (neither agent log nor metadata): "
+                            f"{', '.join(self.workflow_left)}")
         for kind, n in sorted(self.side_runs.items()):
             evidence.append(f"{n} skipped: {kind}")
         aggregates = len(self.inline_compactions) + sum(
@@ -1245,6 +1441,16 @@ def _side_run(records: list[Record], agent_id: str | None) -> str:
     if agent_id is not None and agent_id.startswith("aprompt_suggestion"):
         return "prompt-suggestion run (no Task call spawns it)"
     return "sub-agent log that no Task call of the session spawns"
+
+
+def _text_of(value) -> str:
+    """A string, or the text of the text blocks of a content list (else empty)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "\n".join(b["text"] for b in value if isinstance(b, dict)
+                         and isinstance(b.get("text"), str))
+    return ""
 
 
 def _blocks(data: dict) -> list[dict]:
