@@ -7,18 +7,13 @@ import shutil
 import pytest
 from importer_helpers import FIXTURES
 
-from masrl.traces.importers import MODULES, detect, import_file
+from masrl.traces.importers import MODULES, claude_code, detect, import_file
 from masrl.traces.importers.common import SourceError
 
 
 def _metadata(path) -> bool:
-    """Claude Code workflow metadata read with a session, not a log of its own: a run's
-    ``journal.jsonl``, ``agent-<id>.meta.json`` files and the manifest
-    ``<session>/workflows/<runId>.json`` (no format claims them; the session's import reads them)."""
-    parts = path.parts
-    return "claude_code" in parts and (path.name == "journal.jsonl"
-                                       or path.name.endswith(".meta.json")
-                                       or (path.suffix == ".json" and parts[-2] == "workflows"))
+    """Claude Code workflow metadata, read with a session and claimed by no format."""
+    return "claude_code" in path.parts and claude_code.workflow_metadata(path)
 
 
 EVERY_FIXTURE = [(path, fmt) for fmt in MODULES

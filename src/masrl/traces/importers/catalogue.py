@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from masrl.traces.importers import MODULES, SourceError, detect, import_file
+from masrl.traces.importers import MODULES, SourceError, claude_code, detect, import_file
 
 
 def recognises(module) -> str:
@@ -48,8 +48,9 @@ def fixtures_table(folder: str | Path) -> pd.DataFrame:
     rows = []
     for fmt in MODULES:
         for path in sorted((folder / fmt.replace("-", "_")).rglob("*")):
-            if path.suffix not in (".json", ".jsonl", ".log"):
-                continue
+            if path.suffix not in (".json", ".jsonl", ".log") or (
+                    fmt == "claude-code" and claude_code.workflow_metadata(path)):
+                continue  # not a log (Workflow metadata is read with its session)
             row = {"format": fmt, "fixture": path.relative_to(folder).as_posix()}
             try:
                 row["recognised as"] = detect.detect(path, MODULES)[0]

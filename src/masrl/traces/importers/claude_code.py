@@ -194,6 +194,17 @@ HUMAN = "user"
 TASK_TOOLS = ("Task", "Agent")
 WORKFLOW_TOOLS = ("Workflow",)  # a local tool that runs a script launching workflow agents
 RUN_ID = re.compile(r"\bwf_[A-Za-z0-9_-]+")  # a workflow run id in a launch result's text
+
+
+def workflow_metadata(path: str | Path) -> bool:
+    """Whether ``path`` is Workflow metadata that a session's import reads, not a log of its own:
+    a run's ``journal.jsonl``, an ``agent-<id>.meta.json`` or a run's manifest
+    ``<session>/workflows/<runId>.json``."""
+    path = Path(path)
+    return (path.name == "journal.jsonl" or path.name.endswith(".meta.json")
+            or (path.suffix == ".json" and path.parent.name == "workflows"))
+
+
 COMPACTION_PREFIX = "acompact-"
 SKIPPED_TYPES = ("system", "file-history-snapshot", "queue-operation", "summary")
 KNOWN_TYPES = ("user", "assistant", "progress", *SKIPPED_TYPES)
