@@ -58,6 +58,20 @@ def test_phoenix_spans_read_the_span_kind_field():
     assert result.skipped == {"span: openinference CHAIN": 1, "span: openinference RETRIEVER": 1}
 
 
+def test_phoenix_spans_with_ids_that_are_not_hex_keep_them():
+    """Spans logged to Phoenix with ids of their own (``turn``, ``tool-1``) come back with
+    those ids: they join parents and children as written, not refused as bad hex."""
+    (result,) = checked(import_traces("auto", OTEL / "phoenix_opaque_ids.json"))
+    assert result.recognised["shape"] == "Phoenix REST spans"
+    assert result.trace["trace_id"] == "otel:harbour-turn-7"
+    found = figures(result.trace)
+    assert (found["agents"], found["spawns"], found["tool_calls"], found["model_calls"],
+            found["tokens_in"], found["tokens_out"]) == (2, 1, 1, 2, 15, 5)
+    spawn = next(e for e in result.trace["events"] if e["type"] == "spawn")
+    assert (spawn["agent"], spawn["to"], spawn["x_source"]) == (
+        "harbour.turn", "Helper.run", "span helper")
+
+
 def test_without_the_field_phoenix_spans_give_no_events(tmp_path):
     document = json.loads((OTEL / "phoenix_spans.json").read_text(encoding="utf-8"))
     for span in document["data"]:
