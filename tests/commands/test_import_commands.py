@@ -202,12 +202,12 @@ def test_a_source_of_several_runs_writes_one_file_per_trace_into_a_folder(tmp_pa
 
 @pytest.mark.parametrize("existing", [False, True])
 def test_a_source_of_one_run_into_a_folder_goes_inside_it(tmp_path, capsys, existing):
-    # -o DIR/ (or an existing DIR) names a folder: a one-run source must not become a file
-    # called DIR (nor be refused), or a script importing many logs into DIR/ loses all but one
+    # -o DIR/ names a folder: a one-run source must not become a file called DIR (nor be
+    # refused when DIR exists), or a script importing many logs into DIR/ keeps only the last
     out = tmp_path / "traces"
     if existing:
         out.mkdir()
-    target = str(out) + ("" if existing else "/")
+    target = str(out) + "/"
     assert main(["import", "otel", str(OTEL), "-o", target]) == 0
     trace_id = import_file("otel", OTEL).trace["trace_id"]
     written = out / f"{safe_name(trace_id)}.json"
