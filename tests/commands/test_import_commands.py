@@ -8,6 +8,7 @@ import pytest
 from importer_helpers import FIXTURES
 
 from masrl.commands import main
+from masrl.commands.imports import safe_name
 from masrl.traces import importers
 from masrl.traces.importers import dumps, import_file, who_and_when
 
@@ -197,6 +198,22 @@ def test_a_source_of_several_runs_writes_one_file_per_trace_into_a_folder(tmp_pa
         (trace_id, str(out / name), True) for trace_id, name in zip(RUNS, names)]
     assert [line.split(" -> ")[1].split(":")[0] for line in captured.err.splitlines()
             if " -> " in line] == [str(out / name) for name in names]
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_a_source_of_one_run_into_a_folder_goes_inside_it(tmp_path, capsys, existing):
+    # -o DIR/ names a folder: a one-run source must not become a file called DIR (nor be
+    # refused when DIR exists), or a script importing many logs into DIR/ keeps only the last
+    out = tmp_path / "traces"
+    if existing:
+        out.mkdir()
+    target = str(out) + "/"
+    assert main(["import", "otel", str(OTEL), "-o", target]) == 0
+    trace_id = import_file("otel", OTEL).trace["trace_id"]
+    written = out / f"{safe_name(trace_id)}.json"
+    assert out.is_dir() and [p.name for p in out.iterdir()] == [written.name]
+    assert written.read_text(encoding="utf-8") == dumps(import_file("otel", OTEL).trace)
+    assert f"-> {written}:" in capsys.readouterr().err
 
 
 def test_a_source_of_several_runs_writes_json_lines(tmp_path, capsys):

@@ -12,8 +12,9 @@ file read, in its ``provenance``, so they are not lost with the terminal output.
 
 A source that holds several runs (an OTLP batch, a console output of many traces, a Langfuse
 export of many traces, an ADOT bundle of several sessions: every format with
-``import_traces``) gives one trace per run, never merged. ``-o DIR`` (an existing directory,
-a path ending in ``/``, or a new path without ``.json``, created) writes one file per trace,
+``import_traces``) gives one trace per run, never merged. ``-o DIR/`` (a path ending in
+``/``, whatever the number of runs; or, for several runs, an existing directory or a new path
+without ``.json``; created when missing) writes one file per trace,
 named by its trace id made safe for a file name (``otel:4bf9...`` -> ``otel_4bf9....json``; a
 name two traces would share gets ``-2``, ``-3``);
 ``-o OUT.jsonl`` (or ``.ndjson``) writes JSON Lines, one trace per line, in the source's order;
@@ -64,8 +65,9 @@ def register(subparsers) -> None:
                          "and gemini-cli, the main session file; its sub-agent files are found "
                          "beside it)")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
-                         help="the trace file to write; for a source of several runs a folder "
-                         "(one file per trace) or OUT.jsonl (one trace per line)")
+                         help="the trace file to write; DIR/ (a folder: one file per trace, as "
+                         "for a source of several runs, which may also name an existing "
+                         "directory) or OUT.jsonl (one trace per line)")
     command.add_argument("--json", action="store_true",
                          help="print the import summary as JSON on stdout")
     command.set_defaults(func=run_import)
@@ -122,15 +124,20 @@ def run_import(args: argparse.Namespace) -> int:
 
 
 def _mode(output: str, runs: int) -> str | None:
-    """``file``, ``lines`` or ``folder``: how OUT takes the traces (``None``: it cannot). A
-    source of one run is written as before: OUT is its file (or a JSON Lines file of one
-    line)."""
+    """``file``, ``lines`` or ``folder``: how OUT takes the traces (``None``: it cannot). OUT
+    that ends in a separator is a folder whatever the number of runs (a script importing many
+    files into ``DIR/`` gets one file per trace, never a file named like the folder); otherwise
+    a source of one run is written as before: OUT is its file (or a JSON Lines file of one
+    line; an existing directory named without the separator is refused, as for every
+    command)."""
     path = Path(output)
+    if output and output.endswith(("/", os.sep)):
+        return "folder"
     if output and path.suffix.lower() in JSON_LINES:
         return "lines"
     if runs == 1:
         return "file"
-    if output and (output.endswith(("/", os.sep)) or path.is_dir()):
+    if path.is_dir():
         return "folder"
     if not output or path.suffix.lower() == ".json" or path.exists():
         return None

@@ -380,7 +380,7 @@ tokens_small = st.integers(min_value=0, max_value=5000)
 
 @st.composite
 def chatdev_logs(draw):
-    lines, stated, cost, skipped, unknown, pending = [], [0, 0], 0.0, 0, {}, False
+    lines, stated, cost, skipped, unknown, waiting = [], [0, 0], 0.0, 0, {}, 0
     roles = ("Chief Executive Officer", "Programmer")
     for k in range(draw(st.integers(min_value=1, max_value=12))):
         kind = draw(st.sampled_from(["phase", "turn", "usage", "usage", "notice", "oddity"]))
@@ -389,23 +389,23 @@ def chatdev_logs(draw):
             lines.append(stamp + "System: **[chatting]**\n\n| **assistant_role_name** | "
                          "Programmer |\n| **user_role_name** | Chief Executive Officer |\n"
                          "| **phase_name** | Coding |\n")
+            skipped += waiting  # usage entries of the last phase that priced no turn
+            waiting = 0
         elif kind == "turn":
             speaker = draw(st.sampled_from(roles))
             lines.append(stamp + f"{speaker}: **Programmer<->Chief Executive Officer on : "
                          f"Coding, turn {k}**\n\ntext\n")
-            pending = False
+            waiting = max(waiting - 1, 0)  # the turn takes the earliest waiting usage
         elif kind == "usage":
             tokens = (draw(tokens_small), draw(tokens_small))
             price = draw(st.sampled_from([0, 0.5, 0.25]))
-            if pending:
-                skipped += 1  # the earlier usage prices no turn
             lines.append(stamp + f"**[OpenAI_Usage_Info Receive]**\nprompt_tokens: {tokens[0]}"
                          f"\ncompletion_tokens: {tokens[1]}\n" + (f"cost: ${price}\n"
                                                                    if price else ""))
             stated[0] += tokens[0]
             stated[1] += tokens[1]
             cost += price
-            pending = True
+            waiting += 1
         elif kind == "notice":
             lines.append(stamp + "flask app.py did not start for online log")
             skipped += 1
@@ -414,7 +414,9 @@ def chatdev_logs(draw):
             skipped += 1
             unknown["unknown record type: Invented Kind"] = \
                 unknown.get("unknown record type: Invented Kind", 0) + 1
-    # a closing turn: it is priced by a usage entry still waiting, if any
+    # a closing turn: it is priced by the earliest usage entry still waiting, if any; the
+    # others price no turn
+    skipped += max(waiting - 1, 0)
     lines.append("[2026-10-01 10:00:00 INFO] Programmer: **Programmer<->Chief Executive "
                  "Officer on : Coding, turn 99**\n\nend\n")
     return "\n".join(lines) + "\n", len(lines), tuple(stated), cost, skipped, unknown

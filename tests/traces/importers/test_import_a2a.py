@@ -66,3 +66,26 @@ def test_parts_that_are_not_a_list_are_an_error(tmp_path):
     assert_source_error("a2a", tmp_path / "a.json", '[{"kind": "message", "messageId": "x", '
                         '"role": "user", "parts": "hello"}]', "[0].parts",
                         "must be a list of parts, found a string")
+
+
+def test_a_server_sent_event_stream_is_read_as_its_data_records():
+    """``curl -N`` of a ``message/stream`` answer: ``id:`` and ``data:`` lines, CRLF line ends
+    and a keep-alive comment, as an SSE server writes them; each event's data is one record."""
+    result = import_file("auto", FOLDER / "message_stream.sse")
+    assert (result.format, result.recognised["shape"]) == ("a2a", "json-rpc")
+    assert "server-sent event stream" in result.recognised["evidence"]
+    assert shape(result.trace) == [("user", "agent", None, "submitted", 0),
+                                   ("agent", "user", None, "working", 2.0),
+                                   ("agent", "user", True, "completed", 2.0)]
+    assert result.trace["provenance"]["records"] == {"unit": "record", "read": 4, "mapped": 3,
+                                                     "skipped": 1}
+    assert validate_document(result.trace).errors == []
+    assert conservation_problems(result.trace) == []
+
+
+def test_a_stream_event_whose_data_is_not_json_names_its_line(tmp_path):
+    assert_source_error("a2a", tmp_path / "stream.sse",
+                        'data: {"jsonrpc": "2.0", "id": 1, "result": {"kind": "task"}}\n\n'
+                        ": keep-alive\n\nid: 2\ndata: {\"jsonrpc\": \n\n", "6",
+                        "not a JSON record (Expecting value at column 13); is the line "
+                        "truncated?")

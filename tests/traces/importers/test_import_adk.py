@@ -102,3 +102,17 @@ def test_bad_sessions_are_errors_that_name_the_place(tmp_path, change, where, me
     document = json.loads((FOLDER / "session_transfer.json").read_text(encoding="utf-8"))
     change(document)
     assert_source_error("adk", tmp_path / "s.json", json.dumps(document), where, message)
+
+
+def test_a_run_sse_stream_is_read_as_its_events():
+    """The ``/run_sse`` answer itself (``data: {...}`` between blank lines), not only its
+    payloads copied one a line."""
+    result = import_file("auto", FOLDER / "run_sse.txt")
+    assert (result.format, result.recognised["shape"]) == ("adk", "event-stream")
+    found = figures(result.trace)
+    assert (found["agents"], found["tool_calls"], found["model_calls"], found["tokens_in"],
+            found["tokens_out"]) == (1, 1, 2, 310 + 340, 7 + 9 + 4)  # thoughts are output
+    assert result.trace["provenance"]["records"] == {"unit": "event", "read": 3, "mapped": 3,
+                                                     "skipped": 0}
+    assert validate_document(result.trace).errors == []
+    assert conservation_problems(result.trace) == []

@@ -47,3 +47,28 @@ def test_a_text_that_is_not_a_chatdev_log(tmp_path):
     assert_source_error("chatdev", tmp_path / "x.log", "hello\n[2026-10-01 09:30:00 INFO] x\n",
                         "1", "not a ChatDev log: expected entries that start with "
                         "'[YYYY-DD-MM HH:MM:SS INFO]'")
+
+
+ROUNDS = FIXTURES / "chatdev" / "Tide_Clock_20260301080000.log"
+
+
+def test_both_calls_of_a_round_come_before_its_turns_and_price_them_in_order():
+    """A role-play round calls the assistant's model, then the user's, then logs both replies:
+    the first waiting usage prices the first turn, the second the second; a usage entry left
+    when the next phase starts prices nothing (not that phase's first turn)."""
+    result = import_file("auto", ROUNDS)
+    trace = result.trace
+    priced = [(e["agent"], e.get("x_phase"), e.get("x_usage")) for e in trace["events"]
+              if e["type"] == "message" and "x_model_call" in e]
+    assert priced == [
+        ("Chief Product Officer", "DemandAnalysis", {"input": 200, "output": 20}),
+        ("Chief Executive Officer", "DemandAnalysis", {"input": 240, "output": 22}),
+        ("Chief Product Officer", "DemandAnalysis", {"input": 270, "output": 4}),
+        ("Chief Technology Officer", "LanguageChoose", {"input": 150, "output": 2})]
+    usage = trace["provenance"]["usage"]
+    assert (usage["skipped"]["tokens_in"], usage["skipped"]["tokens_out"]) == (100, 10)
+    assert figures(trace)["model_calls"] == 4
+    assert result.skipped["model usage without a turn that follows"] == 1
+    assert result.skipped["HTTP request line: the call's usage entry carries it"] == 4
+    assert conservation_problems(trace) == []
+    assert validate_document(trace).problems == []

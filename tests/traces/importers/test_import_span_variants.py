@@ -58,6 +58,20 @@ def test_phoenix_spans_read_the_span_kind_field():
     assert result.skipped == {"span: openinference CHAIN": 1, "span: openinference RETRIEVER": 1}
 
 
+def test_phoenix_spans_with_ids_that_are_not_hex_keep_them():
+    """Spans logged to Phoenix with ids of their own (``turn``, ``tool-1``) come back with
+    those ids: they join parents and children as written, not refused as bad hex."""
+    (result,) = checked(import_traces("auto", OTEL / "phoenix_opaque_ids.json"))
+    assert result.recognised["shape"] == "Phoenix REST spans"
+    assert result.trace["trace_id"] == "otel:harbour-turn-7"
+    found = figures(result.trace)
+    assert (found["agents"], found["spawns"], found["tool_calls"], found["model_calls"],
+            found["tokens_in"], found["tokens_out"]) == (2, 1, 1, 2, 15, 5)
+    spawn = next(e for e in result.trace["events"] if e["type"] == "spawn")
+    assert (spawn["agent"], spawn["to"], spawn["x_source"]) == (
+        "harbour.turn", "Helper.run", "span helper")
+
+
 def test_without_the_field_phoenix_spans_give_no_events(tmp_path):
     document = json.loads((OTEL / "phoenix_spans.json").read_text(encoding="utf-8"))
     for span in document["data"]:
@@ -116,6 +130,40 @@ def test_a_chat_that_starts_before_its_agent_span_belongs_to_it(tmp_path):
     first = import_traces("otel", path)[0]
     booker = next(e for e in first.trace["events"] if e["id"] == "0000000000000008")
     assert booker["agent"] == "booker"
+
+
+USAGE_ONLY = OTEL / "agent_framework_usage_only.log"
+
+
+def test_an_agent_span_whose_usage_is_its_only_model_record_gives_its_model_call():
+    """Agent Framework without an instrumented chat client prints ``invoke_agent`` spans that
+    carry the run's tokens and no chat span: those tokens are the agent's model calls."""
+    first, second = checked(import_traces("auto", USAGE_ONLY))
+    assert figures(first.trace) | {"first": None, "last": None} == {
+        "agents": 1, "spawns": 0, "tool_calls": 1, "model_calls": 1, "tokens_in": 40,
+        "tokens_out": 12, "first": None, "last": None}
+    call = next(e for e in first.trace["events"] if e["type"] == "message")
+    assert (call["agent"], call["x_model_call"], call["tokens"]) == (
+        "sommelier", "0000000000000021", 52)
+    assert first.trace["provenance"]["usage"]["skipped"]["tokens_in"] == 0
+    # an agent span with an agent below it keeps its total out (it may hold the inner
+    # agent's calls): here the outer span only holds that agent (a run)
+    assert (count(second, "agents"), count(second, "model_calls"),
+            count(second, "tokens_in"), count(second, "tokens_out")) == (1, 1, 9, 5)
+    assert second.trace["provenance"]["usage"]["skipped"]["tokens_in"] == 30
+    assert second.skipped[WORKFLOW] == 1
+
+
+def test_a_lone_agent_span_with_usage_is_a_run_not_a_refusal(tmp_path):
+    text = USAGE_ONLY.read_text(encoding="utf-8")
+    lone = text[:text.index("}\n{") + 2]  # the first span printed: the agent, alone
+    path = tmp_path / "console.log"
+    path.write_text(lone, encoding="utf-8")
+    (result,) = checked(import_traces("otel", path))
+    assert [(e["type"], e["agent"], e["tokens"]) for e in result.trace["events"]] == [
+        ("message", "sommelier", 52)]
+    assert result.trace["provenance"]["records"] == {"unit": "span", "read": 1, "mapped": 1,
+                                                     "skipped": 0}
 
 
 def test_javascript_spans_without_ids_are_one_trace():

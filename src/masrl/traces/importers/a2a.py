@@ -15,7 +15,9 @@ timestamp?}, history, artifacts}``), and, when streaming, with ``status-update``
 protobuf JSON mapping: methods ``SendMessage`` / ``SendStreamingMessage``, roles
 ``ROLE_USER`` / ``ROLE_AGENT``, results wrapped as ``{task}``, ``{message}``,
 ``{statusUpdate}``, ``{artifactUpdate}``). Shapes: ``json-rpc`` (a list or JSON Lines of
-JSON-RPC records) and ``objects`` (bare tasks, messages and stream events).
+JSON-RPC records) and ``objects`` (bare tasks, messages and stream events); either may come as
+a server-sent event stream (``data: {...}`` lines, as ``curl -N`` prints a ``message/stream``
+answer), which the evidence says.
 
 The unit of account is the *record* (a JSON-RPC request or response, or an object). What each
 becomes:
@@ -58,6 +60,7 @@ from masrl.traces.importers.common import (
     read_jsonl,
     read_text,
     source_error,
+    sse_payloads,
 )
 from masrl.traces.importers.sequential import Turns
 
@@ -292,6 +295,8 @@ def import_traces(path: str | Path) -> list[ImportResult]:
     path = Path(path)
     values = _values(path)
     version, why = _version(values)
+    if sse_payloads(read_text(path)) is not None:
+        why += ", in a server-sent event stream (data: lines)"
     groups: dict[str | None, list] = {}
     current = None
     for where, record in values:

@@ -4,8 +4,9 @@ orchestration trace.
 Source: ADK's ``Session`` as the session services store it and its API returns it
 (``GET /apps/{app}/users/{user}/sessions/{id}``, ``adk run --save_session``): ``{id, appName,
 userId, state, events, lastUpdateTime}``; the list of ``Event`` objects a ``/run`` call
-returns; the same events as JSON Lines (one ``/run_sse`` ``data:`` payload a line); or a
-``{"sessions": [...]}`` listing, whose sessions :func:`import_traces` gives as one trace each.
+returns; the same events as JSON Lines (one ``/run_sse`` ``data:`` payload a line) or as the
+``/run_sse`` stream itself (``data: {...}`` lines between blank lines, shape ``event-stream``);
+or a ``{"sessions": [...]}`` listing, whose sessions :func:`import_traces` gives as one trace each.
 Pydantic writes the models in camelCase (``invocationId``, ``functionCall``, ``usageMetadata``;
 ``by_alias``) or in snake_case; both are read, and the trace records which
 (``provenance.recognised``: ``system``, ``shape``, ``keys``, ``evidence``).
@@ -73,6 +74,7 @@ from masrl.traces.importers.common import (
     read_jsonl,
     read_text,
     source_error,
+    sse_payloads,
 )
 from masrl.traces.importers.sequential import Turns, count, usage_fields
 
@@ -83,6 +85,7 @@ USER = "user"
 TRANSFER = "transfer_to_agent"
 CODE_TOOL = "code_execution"
 SESSION, EVENTS, LINES, SESSIONS = "session", "events", "event-lines", "sessions"
+STREAM = "event-stream"  # a server-sent event stream of events (``/run_sse``)
 ACTIONS_ONLY = "actions only: a state or artifact update, no turn"
 PARTIAL = "partial: a streamed piece of a response that follows whole"
 THOUGHT = "thought part: reasoning text of a model call"
@@ -108,7 +111,8 @@ def _read(path: Path) -> tuple[str, list[tuple[str | None, str, list, dict | Non
     document, findings = strict_json.parse(text)
     if findings and findings[0].parts is None:
         records = read_jsonl(path, Counter())
-        return LINES, [(None, "", [(f"{n}", r) for n, r in records], None)]
+        shape = STREAM if sse_payloads(text) is not None else LINES
+        return shape, [(None, "", [(f"{n}", r) for n, r in records], None)]
     if findings:
         raise source_error(path, None, findings[0])
     if isinstance(document, dict) and isinstance(document.get("sessions"), list):
@@ -325,7 +329,8 @@ def _import_session(path: Path, shape: str, sid: str | None, events: list, sessi
     app = field(session, "appName") if session else None
     what = {SESSION: "an ADK Session {id, appName, userId, state, events}",
             SESSIONS: "a listing of ADK sessions", EVENTS: "a list of ADK events (a /run "
-            "response)", LINES: "JSON Lines of ADK events"}[shape]
+            "response)", LINES: "JSON Lines of ADK events",
+            STREAM: "a server-sent event stream of ADK events (a /run_sse response)"}[shape]
     result.recognised = {"system": "google-adk", "shape": shape, "keys": keys,
                          "evidence": f"{what}: events with 'author' and "
                                      f"{'invocationId' if keys == 'camelCase' else 'invocation_id'}"

@@ -15,16 +15,20 @@ in turns. The entries read, by what they say after the time:
 * ``<Speaker>: **<A><-><B> on : <Phase>, turn <n>**`` -> ``message`` by the speaker to the
   other role of the pair;
 * ``**[OpenAI_Usage_Info Receive]**`` (``prompt_tokens``, ``completion_tokens``, and in later
-  versions ``cost``) -> the usage of the model call whose reply is the next turn: that turn's
-  event carries it (``x_model_call``: the usage entry's line); a usage entry no turn follows is
-  skipped, its usage counted as skipped;
+  versions ``cost``) -> the usage of a model call whose reply is a later turn. A role-play step
+  calls the assistant's model and then the user's before it logs either reply, so two usage
+  entries come before the two turns of a round: the turns take the waiting usage entries in
+  order (the first turn the first entry), and the turn's event carries it (``x_model_call``:
+  the usage entry's line). Usage entries still waiting when a new phase starts, or at the end,
+  price no turn: skipped, their usage counted as skipped;
 * ``**[Human-Agent-Interaction]**`` -> ``message`` by ``human`` (role ``human``);
 * skipped, counted by what they are: the web-log notice (``flask app.py did not start``), the
   configuration (``[Preprocessing]``), the role-play setup (``[RolePlaying]``, carried by the
   phase's decision), a phase's conclusion (``[Seminar Conclusion]``, a repeat of its last
   turn), code written to disk (``[Update Codes]``, ``[Rewrite Codes]``), test runs
   (``[Execute Detail]``, ``[Test Reports]``), statistics (``[Software Info]``,
-  ``[Post Info]``), and any other entry (``unknown record type: <what it starts with>``).
+  ``[Post Info]``), the HTTP client's request lines (``HTTP Request: POST ...``), and any
+  other entry (``unknown record type: <what it starts with>``).
 
 Times: the entries' local times, to the second, in seconds from the first; the log does not say
 its time zone, so there is no ``time_origin``. Edges: :mod:`.sequential`. Topology:
@@ -65,6 +69,7 @@ SKIPS = {
     "**[Test Reports]**": "test run: the chain runs the software",
     "**[Software Info]**": "statistics: the run's software info",
     "**[Post Info]**": "statistics: the run's totals",
+    "HTTP Request:": "HTTP request line: the call's usage entry carries it",
 }
 UNKNOWN_HEAD = re.compile(r"\*\*\[(?P<what>[^\]]+)\]\*\*|^(?P<words>\S+(?: \S+)?)")
 
@@ -105,31 +110,29 @@ def import_file(path: str | Path) -> ImportResult:
     turns = Turns()
     first = entries[0][1]
     phase: dict[str, str] = {}
-    pending: tuple[int, float, float, float] | None = None  # line, tokens in, out, dollars
+    pending: list[tuple[int, float, float, float]] = []  # (line, tokens in, out, dollars)
     phases = Counter()
 
     def drop_pending():
-        nonlocal pending
-        if pending is not None:
-            line, tokens_in, tokens_out, cost = pending
+        for _line, tokens_in, tokens_out, cost in pending:
             account.skip("model usage without a turn that follows", usage={
                 "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost})
-            pending = None
+        pending.clear()
 
     for line, when, head, body in entries:
         account.read()
         t = (when - first).total_seconds()
         base = {"id": f"l{line}", "t": max(t, 0.0), "x_source": f"{path.name}:{line}"}
         if head.startswith("**[OpenAI_Usage_Info"):
-            drop_pending()
             numbers = {m["key"]: float(m["value"]) for m in TOKENS.finditer(body)}
             tokens_in = int(numbers.get("prompt_tokens", 0))
             tokens_out = int(numbers.get("completion_tokens", 0))
             cost = numbers.get("cost", 0.0)
             account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
-            pending = (line, tokens_in, tokens_out, cost)
+            pending.append((line, tokens_in, tokens_out, cost))
             continue
         if head.startswith("System: **[chatting]**"):
+            drop_pending()  # a new phase: what waits priced no turn of the last one
             rows = {m["key"]: m["value"].strip() for m in TABLE_ROW.finditer(body)}
             phase = {"name": rows.get("phase_name", ""),
                      "assistant": rows.get("assistant_role_name", ""),
@@ -151,12 +154,11 @@ def import_file(path: str | Path) -> ImportResult:
                 other = phase.get("assistant") if phase.get("assistant") != speaker \
                     else phase.get("user")
             model = {}
-            if pending is not None and turn:
-                usage_line, tokens_in, tokens_out, cost = pending
+            if pending and turn:
+                usage_line, tokens_in, tokens_out, cost = pending.pop(0)
                 model = usage_fields(tokens_in, tokens_out, f"{path.name}:{usage_line}")
                 if cost:
                     model["cost_usd"] = cost
-                pending = None
                 account.map()  # the usage entry: carried by the turn it priced
             turns.turn(**base, type="message", agent=speaker, to=other or None,
                        content_ref=content_ref(body.strip()),

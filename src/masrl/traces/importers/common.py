@@ -43,6 +43,7 @@ import hashlib
 import json
 import math
 import os
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -255,31 +256,72 @@ def json_values(path: Path, text: str) -> list[tuple[int, Any]]:
     return [(line, value) for line, value, _ in values]
 
 
+SSE_FIELD = re.compile(r"(data|event|id|retry)(:|$)|:")
+"""A line of a server-sent event stream (``text/event-stream``): a field or a comment."""
+
+
+def sse_payloads(text: str) -> list[tuple[int, str]] | None:
+    """``(line number, data)`` of each event of ``text`` when it is a server-sent event stream
+    (``curl -N`` of an A2A ``message/stream`` or an ADK ``/run_sse``: ``data: {...}`` lines,
+    maybe with ``event:``, ``id:``, ``retry:`` and ``:`` comment lines, events between blank
+    lines; the ``data`` lines of one event joined by newlines, numbered by the first), else
+    ``None``: every non-blank line must be such a line and one must be ``data``."""
+    events: list[tuple[int, str]] = []
+    data: list[str] = []
+    first = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            if data:
+                events.append((first, "\n".join(data)))
+            data = []
+            continue
+        if not SSE_FIELD.match(line):
+            return None
+        if line.startswith("data"):
+            value = line[5:]
+            if not data:
+                first = number
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        events.append((first, "\n".join(data)))
+    return events or None
+
+
 def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
-    """``(line number, record)`` of every non-blank line of a JSON Lines file.
+    """``(line number, record)`` of every non-blank line of a JSON Lines file, or of every
+    event of a server-sent event stream of JSON records (:func:`sse_payloads`).
 
     A line that is not one JSON object (a truncated last line, say) is an error naming the line;
     blank lines hold no record and are counted under ``blank line``.
     """
+    text = read_text(path)
+    events = sse_payloads(text)
+    if events is not None:
+        return [(number, _record(path, number, data)) for number, data in events]
     records = []
-    lines = read_text(path).split("\n")
+    lines = text.split("\n")
     if lines and lines[-1] == "":
         lines.pop()  # the newline that ends the last line
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             skipped["blank line"] += 1
             continue
-        record, findings = strict_json.parse(line)
-        if findings and findings[0].syntax is not None:
-            raise SourceError(path, number, f"not a JSON record ({findings[0].syntax} at column "
-                              f"{findings[0].column}); is the line truncated?")
-        if findings:
-            raise source_error(path, number, findings[0])
-        if not isinstance(record, dict):
-            raise SourceError(path, number, f"a record must be a JSON object, not "
-                              f"{type(record).__name__}")
-        records.append((number, record))
+        records.append((number, _record(path, number, line)))
     return records
+
+
+def _record(path: Path, number: int, line: str) -> dict:
+    """The JSON object of one line (or one event's data), else an error naming the line."""
+    record, findings = strict_json.parse(line)
+    if findings and findings[0].syntax is not None:
+        raise SourceError(path, number, f"not a JSON record ({findings[0].syntax} at column "
+                          f"{findings[0].column}); is the line truncated?")
+    if findings:
+        raise source_error(path, number, findings[0])
+    if not isinstance(record, dict):
+        raise SourceError(path, number, f"a record must be a JSON object, not "
+                          f"{type(record).__name__}")
+    return record
 
 
 # ---------------------------------------------------------------------------------- building

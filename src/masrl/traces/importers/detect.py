@@ -23,7 +23,13 @@ from typing import Any
 
 from masrl.terminal import abbreviated
 from masrl.traces import strict_json
-from masrl.traces.importers.common import SourceError, Unrecognised, read_text, source_error
+from masrl.traces.importers.common import (
+    SourceError,
+    Unrecognised,
+    read_text,
+    source_error,
+    sse_payloads,
+)
 
 SAMPLE_RECORDS = 50  # JSON Lines records a sniffer sees
 TEXT_CHARS = 20_000  # characters of a text log (neither JSON nor JSON Lines) a sniffer sees
@@ -75,6 +81,12 @@ def sample(path: str | Path) -> Sample:
         return Sample(path, document=document, one_line=text.strip().count("\n") == 0)
     if findings[0].syntax is None:  # nested too deeply
         raise source_error(path, None, findings[0])
+    events = sse_payloads(text)
+    if events is not None:  # a server-sent event stream: its data are the records
+        parsed = (strict_json.parse(data) for _, data in events[:SAMPLE_RECORDS])
+        streamed = [record for record, found in parsed if not found and isinstance(record, dict)]
+        if streamed:
+            return Sample(path, records=streamed)
     records = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():

@@ -29,7 +29,9 @@ value is one of:
 * **Phoenix spans** (``GET /v1/projects/{project}/spans``: ``{"data": [...], "next_cursor"}``):
   the Python shape with ``context.trace_id`` / ``context.span_id`` without ``0x``, ``parent_id``,
   ISO times, ``status_code`` and the OpenInference span kind as the field ``span_kind`` (Phoenix
-  takes it out of the attributes); nested attribute objects are flattened to dotted keys.
+  takes it out of the attributes); nested attribute objects are flattened to dotted keys. Ids
+  that are not hex (spans logged to Phoenix with ids of their own, ``s01``) are kept as
+  written.
 * **AWS ADOT / CloudWatch bundles**: ``{"session_id", "span_count", "spans": [...]}``, alone or
   in a list; a ``span_count`` that differs from the spans held is counted as a repair.
 * **JavaScript spans** (the JS SDK's span JSON as the Vercel AI SDK and Mastra log it):
@@ -385,26 +387,24 @@ def _span(path: Path, where: str | None, raw: Any) -> RawSpan:
 def _python_span(path: Path, where: str | None, raw: dict) -> RawSpan:
     context = raw["context"]
     _object(path, _at(where, "context"), context)
-    trace_id = _python_id(path, where, "context.trace_id", context.get("trace_id"), 32)
-    span_id = _python_id(path, where, "context.span_id", context.get("span_id"), 16)
+    kind = _kind_field(raw)
+    phoenix = kind is not None or "status_code" in raw
+    ids = _phoenix_id if phoenix else _python_id
+    trace_id = ids(path, where, "context.trace_id", context.get("trace_id"), 32)
+    span_id = ids(path, where, "context.span_id", context.get("span_id"), 16)
     if "parent_id" in raw:
         parent = raw["parent_id"]
-        parent_id = None if parent is None else _python_id(path, where, "parent_id", parent, 16)
+        parent_id = None if parent is None else ids(path, where, "parent_id", parent, 16)
     else:
         parent_obj = _empty(raw.get("parent"), {})
         _object(path, _at(where, "parent"), parent_obj)
         parent = parent_obj.get("span_id")
-        parent_id = None if parent is None else _python_id(path, where, "parent.span_id",
-                                                            parent, 16)
+        parent_id = None if parent is None else ids(path, where, "parent.span_id", parent, 16)
     attributes = _attributes(path, _at(where, "attributes"), raw.get("attributes"))
     status = _empty(raw.get("status"), {})
     _object(path, _at(where, "status"), status)
     code = str(status.get("status_code", raw.get("status_code", ""))).lower().rsplit(".", 1)[-1]
-    kind = _kind_field(raw)
-    if kind is not None or "status_code" in raw:
-        shape = PHOENIX
-    else:
-        shape = ANY_AGENT if is_int(context.get("span_id")) else PYTHON
+    shape = PHOENIX if phoenix else ANY_AGENT if is_int(context.get("span_id")) else PYTHON
     return RawSpan(where or "", trace_id, span_id, parent_id, _text(raw.get("name")),
                    _time(path, where, "start_time", raw.get("start_time"), NS),
                    _end(path, where, "end_time", raw, NS), attributes,
@@ -491,6 +491,16 @@ def _python_id(path: Path, where: str | None, key: str, value: Any, digits: int)
             return text.lower().rjust(digits, "0")
     raise SourceError(path, where, f"{key} must be an integer or a hex string like "
                       f"'0x{'0' * (digits - 1)}1', found {_shown(value)}")
+
+
+def _phoenix_id(path: Path, where: str | None, key: str, value: Any, digits: int) -> str:
+    """A Phoenix span id: hex as :func:`_python_id` reads it, else any id as written (Phoenix
+    stores the ids of spans logged to it as opaque text, such as ``s01``)."""
+    text = value[2:] if isinstance(value, str) and value.lower().startswith("0x") else value
+    if (is_int(value) and value >= 0) or (
+            isinstance(text, str) and text and len(text) <= digits and HEX.fullmatch(text)):
+        return _python_id(path, where, key, value, digits)
+    return _any_id(path, where, key, value)
 
 
 def _js_span(path: Path, where: str | None, raw: dict) -> RawSpan:

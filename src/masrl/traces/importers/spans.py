@@ -72,7 +72,8 @@ skipped under its own reason: a model span with another model span below it is a
 spans inside it; a top-level agent span none of whose own spans is a model call, a tool call, a
 handoff or an event, but with agent spans below it, is the *run* (a workflow or a runner: the
 OpenAI Agents SDK's trace span, an ADK sequential agent), so the agents below it are top-level
-agents, not sub-agents; a top-level agent span with no work and no agent below it is *idle*.
+agents, not sub-agents; a top-level agent span with no work and no agent below it is *idle*
+(an agent span whose own usage stands for its model calls, see *Events*, has work).
 
 **Agents** . Every other agent span is an agent, named by the span; a name used by
 several agent spans gets ``#2``, ``#3``... from the second one on (in start order), so each
@@ -104,9 +105,15 @@ reader names.
   invocation of the target agent that starts first at or after the handoff (its name as
   above; the bare target name when none does).
 * event -> an event of the span's own type.
+* agent span that states tokens while no model span is below it or its own beside it, and no
+  agent span is below it -> ``message`` by that agent over the span with the
+  span's usage (``x_model_call`` the span id): the only record of its model calls (Microsoft
+  Agent Framework's ``invoke_agent`` span when the chat client is not instrumented, a hosted
+  agent's span). It counts as one model call, though the agent may have made several.
 * An error status gives ``x_error: true`` on the span's events.
 * Usage stated on a span that gives no model event (a wrapper, an agent's total, a chain or an
-  HTTP span) is counted as skipped usage; an agent span's own usage likewise.
+  HTTP span) is counted as skipped usage; an agent span's own usage likewise when model spans
+  carry its calls or agents below it may share its total.
 
 **Edges.** Span nesting is containment, not causal order, so dependencies come from time within
 each agent: among the agent's units (a model call; a tool call with its result; a sub-agent with
@@ -154,6 +161,7 @@ class Span:
     decision: str | None = None
     to: str | None = None
     returns: bool = True  # agent spans: whether the child returned to its parent
+    calls: bool = False  # agent spans: its own usage stands for model calls no span shows
     spawn_cost: tuple = (None, None)  # agent spans: (tokens, usd) of the spawn and the return
     return_cost: tuple = (None, None)
     has_result: bool = True  # tool spans: whether the tool gave a result
@@ -326,6 +334,8 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
         agent span the nesting to record once they are walked (so no recursion: the caller
         keeps a stack, however deep the spans nest)."""
         unit = None
+        if span.kind == AGENT and span.calls:
+            calls(span)
         if span.kind == AGENT and id(span) in under_agent:
             child = agents[span.span_id]
             spawn = build.event(f"{span.span_id}.spawn", t(span.start), "spawn", agent,
@@ -380,6 +390,16 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
             nested.append((outer, unit))
         return [(kid, within(kid, agent), unit or outer) for kid in span.children]
 
+    def calls(span: Span) -> None:
+        """The model calls of an agent span that states usage but shows no model span: one
+        ``message`` by the agent over the span, carrying that usage."""
+        event = build.event(f"{span.span_id}.calls", t(span.start), "message",
+                            agents[span.span_id], t_end=t(span.end), tokens=span.tokens,
+                            cost_usd=_cost(span.cost), content_ref=_ref(span.output),
+                            x_model=span.model, x_usage=span.x_usage(),
+                            x_model_call=span.span_id, **source(span))
+        _unit(units, agents[span.span_id], span, event["id"], event["id"])
+
     def within(kid: Span, agent: str) -> str:
         """The agent a child span acts for: a nested agent span is spawned by the agent it
         is in; any other span belongs to its own agent (by nesting or beside an agent)."""
@@ -430,7 +450,7 @@ def _account(account: Account, spans: list[Span]) -> None:
             account.skip(span.reason or f"span: {span.label or 'unknown'}", usage=stated)
             continue
         account.map()
-        if span.kind == AGENT and stated:
+        if span.kind == AGENT and stated and not span.calls:
             account.skip_part(AGENT_USAGE, usage=stated)
 
 
@@ -477,11 +497,14 @@ def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
     for span in below:
         if span.kind == MODEL and id(span) in has_model:
             span.kind, span.reason = OTHER, WRAPPER
+    _own_calls(top, spans, has_model, has_agent)
     owned = Counter()  # id of an agent span -> spans of other mapped kinds it owns
     nearest = _nearest_agents(top)
     for span in spans:
         if span.kind in (MODEL, TOOL, HANDOFF, EVENT) and nearest.get(id(span)) is not None:
             owned[id(nearest[id(span)])] += 1
+        if span.calls:
+            owned[id(span)] += 1
     runs = [s for s in spans if s.kind == AGENT and not owned[id(s)] and id(s) in has_agent
             and _top_agent(s)]  # decided before any changes: the agents below stay agents
     for span in runs:
@@ -489,6 +512,7 @@ def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
     owner = _owners(top, spans)
     owned = Counter(id(owner[id(s)]) for s in spans
                     if s.kind in (MODEL, TOOL, HANDOFF, EVENT) and owner.get(id(s)) is not None)
+    owned.update(id(s) for s in spans if s.calls)
     idle = [s for s in spans if s.kind == AGENT and _top_agent(s) and not owned[id(s)]
             and id(s) not in has_agent]
     for span in idle:
@@ -501,6 +525,25 @@ def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
     owner = _owners(top, spans)
     return {s.span_id: names[id(owner[id(s)])] if owner.get(id(s)) is not None else default
             for s in spans}
+
+
+def _states_tokens(span: Span) -> bool:
+    return bool(span.usage) or span.total_tokens is not None
+
+
+def _own_calls(top: list[Span], spans: list[Span], has_model: set, has_agent: set) -> None:
+    """Mark the agent spans whose own usage stands for their model calls: they state tokens,
+    no model span is below them or theirs beside them, and no agent span is below them (its
+    calls may be in their total: a session's total over its sub-agents)."""
+    candidates = [s for s in spans if s.kind == AGENT and _states_tokens(s)
+                  and id(s) not in has_model and id(s) not in has_agent]
+    if not candidates:
+        return
+    owner = _owners(top, spans)
+    with_models = {id(owner[id(s)]) for s in spans
+                   if s.kind == MODEL and owner.get(id(s)) is not None}
+    for span in candidates:
+        span.calls = id(span) not in with_models
 
 
 def _agents_as_tools(spans: list[Span], repairs: Counter) -> None:
