@@ -57,6 +57,7 @@ from masrl.traces.importers.common import (
     SourceError,
     content_ref,
     json_type,
+    one_run,
     read_jsonl,
     read_text,
     source_error,
@@ -309,11 +310,8 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of a log of one conversation (a :class:`SourceError` for several: use
     :func:`import_traces`)."""
-    results = import_traces(path)
-    if len(results) != 1:
-        raise SourceError(path, None, f"the log holds {len(results)} conversations "
-                          "(contextId); import each as its own trace (import_traces)")
-    return results[0]
+    return one_run(Path(path), FORMAT, import_traces(path), "conversations (contextId)",
+                   lead="the log holds ")
 
 
 def _import(path: Path, key: str | None, group: list, version: str, why: str,

@@ -71,6 +71,7 @@ from masrl.traces.importers.common import (
     SourceError,
     content_ref,
     json_type,
+    one_run,
     read_jsonl,
     read_text,
     source_error,
@@ -156,11 +157,8 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of a file that holds one session or one run's events (a
     :class:`SourceError` for a listing of several: use :func:`import_traces`)."""
-    results = import_traces(path)
-    if len(results) != 1:
-        raise SourceError(path, "sessions", f"the file holds {len(results)} sessions; import "
-                          "each as its own trace (import_traces)")
-    return results[0]
+    return one_run(Path(path), FORMAT, import_traces(path), "sessions",
+                   lead="the file holds ", where="sessions")
 
 
 class _Session:

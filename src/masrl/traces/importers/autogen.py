@@ -84,6 +84,7 @@ from masrl.traces.importers.common import (
     SourceError,
     content_ref,
     json_type,
+    one_run,
     read_jsonl,
     read_text,
     source_error,
@@ -213,11 +214,8 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of a file that holds one run (a :class:`SourceError` for several: use
     :func:`import_traces`)."""
-    results = import_traces(path)
-    if len(results) != 1:
-        raise SourceError(path, "attempts", f"the file holds {len(results)} runs (attempts); "
-                          "import each as its own trace (import_traces)")
-    return results[0]
+    return one_run(Path(path), FORMAT, import_traces(path), "runs (attempts)",
+                   lead="the file holds ", where="attempts")
 
 
 def _import_run(path: Path, shape: str, read: Any, label: str | None, records: list,

@@ -175,6 +175,26 @@ class ImportResult:
                     stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
 
 
+def several_runs(path: Path, fmt: str, ids: list[str], what: str, *, lead: str = "",
+                 where: str | None = None) -> SourceError:
+    """The error of ``import_file`` on a source of another number of runs than one: how many
+    (``lead`` + count + ``what``), their ids, and the command that imports one trace per run."""
+    return SourceError(path, where, f"{lead}{len(ids)} {what} ({', '.join(ids)}); a file of "
+                       "several runs imports as one trace per run "
+                       f"(masrl import {fmt} FILE -o DIR)")
+
+
+def one_run(path: Path, fmt: str, results: list[ImportResult], what: str, *, lead: str = "",
+            where: str | None = None) -> ImportResult:
+    """The trace of a source that holds one run (``results`` from the format's
+    ``import_traces``), else :func:`several_runs`: what every multi-run importer's
+    ``import_file`` does."""
+    if len(results) != 1:
+        ids = [str(r.trace["trace_id"]).removeprefix(f"{fmt}:") for r in results]
+        raise several_runs(path, fmt, ids, what, lead=lead, where=where)
+    return results[0]
+
+
 def source_file(path: Path, folder: Path) -> dict:
     """``{name, sha256}`` of a file read: its name relative to ``folder`` (its base name when it
     lies elsewhere) with ``/`` between folders, and the SHA-256 of its bytes."""

@@ -59,6 +59,7 @@ from masrl.traces.importers.common import (
     SourceError,
     content_ref,
     json_type,
+    one_run,
     read_jsonl,
     read_text,
     source_error,
@@ -172,11 +173,8 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of a file that holds one run tree (a :class:`SourceError` for several: use
     :func:`import_traces`)."""
-    results = import_traces(path)
-    if len(results) != 1:
-        raise SourceError(path, None, f"the file holds {len(results)} traces (root runs); "
-                          "import each as its own trace (import_traces)")
-    return results[0]
+    return one_run(Path(path), FORMAT, import_traces(path), "traces (root runs)",
+                   lead="the file holds ")
 
 
 def _agent(run: dict, by_id: dict, root_name: str) -> str:

@@ -69,6 +69,7 @@ from masrl.traces.importers.common import (
     json_type,
     json_values,
     read_text,
+    several_runs,
     source_error,
 )
 from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
@@ -87,9 +88,8 @@ def import_file(path: str | Path) -> ImportResult:
     path = Path(path)
     found = _traces(path)
     if len(found) != 1:
-        ids = ", ".join(str(trace.get("id")) for _, trace, _, _ in found)
-        raise SourceError(path, None, f"{len(found)} traces ({ids}); a file of several runs "
-                          "imports as one trace per run (masrl import langfuse FILE -o DIR)")
+        raise several_runs(path, FORMAT, [str(trace.get("id")) for _, trace, _, _ in found],
+                           "traces")
     return _import(path, *found[0])
 
 

@@ -50,7 +50,7 @@ from typing import Any
 
 from masrl.traces.importers import spans
 from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import ImportResult, SourceError, json_type
+from masrl.traces.importers.common import ImportResult, SourceError, json_type, one_run
 from masrl.traces.importers.otel_shapes import values
 from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
 from masrl.traces.importers.timestamps import is_number
@@ -66,13 +66,7 @@ PARTS = {"cached_input": ("input_tokens_details", "cached_tokens"),
 def import_file(path: str | Path) -> ImportResult:
     """The trace of an OpenAI Agents SDK export of one trace (see the module docstring); a file
     of several traces is an error naming them (:func:`import_traces` reads it)."""
-    results = import_traces(path)
-    if len(results) > 1:
-        ids = ", ".join(r.trace["trace_id"].removeprefix("openai-agents:") for r in results)
-        raise SourceError(path, None, f"spans of {len(results)} traces ({ids}); a file of "
-                          "several runs imports as one trace per run "
-                          "(masrl import openai-agents FILE -o DIR)")
-    return results[0]
+    return one_run(Path(path), FORMAT, import_traces(path), "traces", lead="spans of ")
 
 
 def import_traces(path: str | Path) -> list[ImportResult]:

@@ -118,7 +118,7 @@ from typing import Any
 
 from masrl.traces.importers import otel_shapes, spans
 from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import ImportResult, SourceError, read_bytes
+from masrl.traces.importers.common import ImportResult, SourceError, one_run, read_bytes
 from masrl.traces.importers.otel_shapes import RawSpan
 from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
 from masrl.traces.importers.timestamps import hrtime_ns, is_number
@@ -181,13 +181,7 @@ def import_file(path: str | Path) -> ImportResult:
     """The trace of a file of one OpenTelemetry trace (see the module docstring for the
     mapping); a file of several runs is an error naming them (:func:`import_traces` reads
     it)."""
-    results = import_traces(path)
-    if len(results) > 1:
-        ids = ", ".join(r.trace["trace_id"].removeprefix("otel:") for r in results)
-        raise SourceError(path, None, f"spans of {len(results)} traces ({ids}); a file of "
-                          "several runs imports as one trace per run "
-                          "(masrl import otel FILE -o DIR)")
-    return results[0]
+    return one_run(Path(path), FORMAT, import_traces(path), "traces", lead="spans of ")
 
 
 def import_traces(path: str | Path) -> list[ImportResult]:
