@@ -182,12 +182,16 @@ def _gantt_layers(events: pd.DataFrame, bands: pd.DataFrame, path: pd.DataFrame,
     return alt.layer(*(layer for layer, rows in drawn if len(rows)))
 
 
+def listed_path(path: list[str]) -> str:
+    """The first :data:`MAX_LISTED_PATH` event ids of a critical path, joined by arrows."""
+    more = " -> ..." if len(path) > MAX_LISTED_PATH else ""
+    return " -> ".join(path[:MAX_LISTED_PATH]) + more
+
+
 def describe(replay: Replay, events: pd.DataFrame, rows: list[str]) -> str:
     """The chart's text alternative: what is drawn, and the critical path (first ids listed)."""
     found = replay.metrics
-    path = found["critical_path"]
-    listed = " -> ".join(path[:MAX_LISTED_PATH]) + (" -> ..." if len(path) > MAX_LISTED_PATH
-                                                     else "")
+    listed = listed_path(found["critical_path"])
     return (
         f"Gantt chart of {len(events)} events over {found['wall_clock']:.6g} s, one row per "
         f"agent ({len(rows)} rows: {', '.join(rows)}). Bars run from each event's start to its "
@@ -432,9 +436,7 @@ def _binned_layers(found: dict, window: alt.Parameter | None = None) -> alt.Laye
 def describe_binned(replay: Replay, found: dict) -> str:
     """The binned chart's text alternative: what is drawn, and the critical path."""
     figures = replay.metrics
-    path = figures["critical_path"]
-    listed = " -> ".join(path[:MAX_LISTED_PATH]) + (" -> ..." if len(path) > MAX_LISTED_PATH
-                                                     else "")
+    listed = listed_path(figures["critical_path"])
     return (
         f"Binned timeline of {figures['events']} events over {figures['wall_clock']:.6g} s, "
         f"one lane per agent ({len(found['lanes'])} lanes: {', '.join(found['lanes'])}). "
