@@ -27,7 +27,6 @@ the conditions. ``--traces 500 --events 200`` makes a quick run.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -36,7 +35,7 @@ import tempfile
 from dataclasses import astuple
 from pathlib import Path
 
-from measuring import Command, in_turn, write_results
+from measuring import MASRL, Command, arguments, in_turn, write_results
 
 from masrl.traces.synthetic import spread, swarm_trace
 
@@ -68,15 +67,11 @@ def write_corpus(folder: Path, traces: int, events: int) -> tuple[int, int]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__, RESULTS)
     parser.add_argument("--traces", type=int, default=10_000)
     parser.add_argument("--events", type=int, default=1_000)
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--output", type=Path, default=RESULTS,
-                        help="where to write the figures as JSON (default: %(default)s)")
     args = parser.parse_args()
-    masrl = str(Path(sys.executable).with_name("masrl"))
     load_1m = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         corpus, out = Path(tmp) / "corpus", Path(tmp) / "out"
@@ -85,7 +80,7 @@ def main() -> None:
         loader = ("import json, pathlib, sys\n"
                   "for p in sorted(pathlib.Path(sys.argv[1]).glob('*.json')):\n"
                   "    with open(p, encoding='utf-8') as f: json.load(f)\n")
-        command = [masrl, "corpus", str(corpus), "-o", str(out), "--workers", str(args.workers)]
+        command = [MASRL, "corpus", str(corpus), "-o", str(out), "--workers", str(args.workers)]
 
         def fresh() -> None:  # a folder left by the previous run would be resumed, not redone
             shutil.rmtree(out, ignore_errors=True)

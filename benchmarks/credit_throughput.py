@@ -21,7 +21,6 @@ Run with ``python benchmarks/credit_throughput.py [--messages N --agents N --rep
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -29,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from measuring import Command, in_turn, write_results
+from measuring import MASRL, Command, arguments, in_turn, write_results
 
 from masrl.traces import credit, outcome_models, validate_document
 from masrl.traces.run import reconstruct
@@ -74,14 +73,10 @@ def model_seconds(document: dict, repeat: int) -> tuple[float, dict]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__, RESULTS)
     parser.add_argument("--messages", type=int, default=1000)
     parser.add_argument("--agents", type=int, default=5)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--output", type=Path, default=RESULTS,
-                        help="where to write the figures as JSON (default: %(default)s)")
     args = parser.parse_args()
-    masrl = str(Path(sys.executable).with_name("masrl"))
     load_1m = os.getloadavg()[0]
     document = message_trace(args.messages, args.agents)
     with tempfile.TemporaryDirectory() as tmp:
@@ -89,7 +84,7 @@ def main() -> None:
         path.write_text(json.dumps(document))
         timed = in_turn({
             "load": Command([sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"]),
-            "replay": Command([masrl, "replay", str(path), "--json"]),
+            "replay": Command([MASRL, "replay", str(path), "--json"]),
         }, args.repeat)
     seconds, solved = model_seconds(document, args.repeat)
     print(f"{args.messages} messages, {args.messages} recorded leave-one-out rollouts")

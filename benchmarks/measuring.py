@@ -9,6 +9,7 @@ same one (other work only ever adds time, so the best run is the least disturbed
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -82,3 +83,16 @@ def write_results(figures: dict, path: Path) -> None:
         json.dump(figures, handle, indent=2, sort_keys=True)
         handle.write("\n")
     os.replace(handle.name, path)
+
+
+MASRL = str(Path(sys.executable).with_name("masrl"))  # the command of this environment
+
+
+def arguments(doc: str, results: Path) -> argparse.ArgumentParser:
+    """A benchmark's command line: its docstring's first line, and the options every benchmark
+    has (``--repeat`` rounds, ``--output`` for the figures); the script adds its sizes."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--output", type=Path, default=results,
+                        help="where to write the figures as JSON (default: %(default)s)")
+    return parser

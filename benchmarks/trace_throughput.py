@@ -19,7 +19,6 @@ written to a temporary file then renamed, so a reader never sees half a file) fo
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -27,7 +26,7 @@ import tempfile
 from dataclasses import astuple
 from pathlib import Path
 
-from measuring import Command, in_turn, write_results
+from measuring import MASRL, Command, arguments, in_turn, write_results
 
 from masrl.traces.synthetic import swarm_trace
 
@@ -43,14 +42,10 @@ def synthetic_trace(agents: int, calls: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = arguments(__doc__, RESULTS)
     parser.add_argument("--agents", type=int, default=300)
     parser.add_argument("--calls", type=int, default=1665)
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--output", type=Path, default=RESULTS,
-                        help="where to write the figures as JSON (default: %(default)s)")
     args = parser.parse_args()
-    masrl = str(Path(sys.executable).with_name("masrl"))
     load_1m = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "synthetic.json"
@@ -62,7 +57,7 @@ def main() -> None:
         print(f"trace: {n_events:,} events, {n_edges:,} edges, {file_bytes / 2**20:.0f} MiB")
         timed = in_turn({
             "load": Command([sys.executable, "-c", f"import json; json.load(open({str(path)!r}))"]),
-            "replay": Command([masrl, "replay", str(path), "--json"]),
+            "replay": Command([MASRL, "replay", str(path), "--json"]),
         }, args.repeat)
     (load_s, load_mb, load_cpu), (replay_s, replay_mb, replay_cpu) = (
         astuple(timed["load"]), astuple(timed["replay"]))
