@@ -20,10 +20,10 @@ from pathlib import Path
 
 from trace_helpers import FIXTURES
 
-from masrl import paths
+from masrl.traces import resources
 from masrl.traces.synthetic import broken, draw_rollout, rollout_trace
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
+EXAMPLES = sorted(resources.EXAMPLES.glob("*.json"))
 
 
 def rollout(sample: int) -> dict:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import json
 
-from masrl import paths
-from masrl.traces import Replay, load_trace, replay, validate_document
+from masrl.traces import Replay, load_trace, replay, resources, validate_document
 
-EXAMPLES = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES
+EXAMPLES = resources.EXAMPLES
 NAMES = ["centralized", "planner_executor_critic", "debate", "swarm", "hierarchical", "harness"]
 HOSTILE = '<img src=x onerror="alert(1)">&amp;'
 

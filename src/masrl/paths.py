@@ -1,5 +1,7 @@
-"""The one place that knows where things live: every data file's name, the data directory, the
-trace schema and examples, the benchmark results and the public logs beside the repository.
+"""The one place that knows where the survey's files live: every data file's name, the data
+directory, the benchmark results, the book's sources and the public logs beside the repository.
+(The trace toolkit's own files, its schema and examples, ship inside the package:
+:mod:`masrl.traces.resources`.)
 
 Every loader takes a data directory; ``None`` means the ``MASRL_DATA_DIR`` environment variable,
 else ``data/`` at the repository root (the package is installed in editable mode from it).
@@ -31,10 +33,6 @@ WHO_AND_WHEN_PUBLISHED = "who_and_when_published.yaml"
 SEARCH_PROTOCOL = "search_protocol.yaml"
 CANDIDATES = "candidates.csv"
 CREDIT_EVIDENCE = "credit_evidence.csv"
-
-# --- the trace toolkit's files ---------------------------------------------------------------
-TRACE_SCHEMA = "schema/trace.schema.json"
-TRACE_EXAMPLES = "traces/examples"
 
 BENCHMARK_RESULTS = REPO_ROOT / "benchmarks" / "results"
 

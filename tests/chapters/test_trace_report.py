@@ -89,7 +89,7 @@ def test_trace_text_is_shown_as_text(tmp_path):
 
 @pytest.mark.parametrize("name", ["swarm"])
 def test_an_example_given_relative_to_the_notebooks_directory(tmp_path, name):
-    notebook = execute_copy(tmp_path, f"../data/traces/examples/{name}.json")
+    notebook = execute_copy(tmp_path, f"../src/masrl/traces/resources/examples/{name}.json")
     assert_no_errors(notebook)
     assert glued(notebook)["trace_id"] == f"'example-{name}'"
 

@@ -6,12 +6,12 @@ import json
 
 import pytest
 
-from masrl import paths
 from masrl.commands import main
+from masrl.traces import resources
 from masrl.traces.exporters import atif
 from masrl.traces.importers import dumps, import_file
 
-SWARM = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES / "swarm.json"
+SWARM = resources.EXAMPLES / "swarm.json"
 
 
 def test_writes_the_export_and_exits_0(tmp_path, capsys):

@@ -15,9 +15,10 @@ from trace_helpers import FIXTURES
 from masrl import paths
 from masrl.commands import main
 from masrl.presentation import report_page
+from masrl.traces import resources
 from masrl.traces.importers import import_file
 
-SWARM = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES / "swarm.json"
+SWARM = resources.EXAMPLES / "swarm.json"
 CLAUDE_CODE_LOG = paths.REPO_ROOT / "tests" / "fixtures" / "importers" / "claude_code" / "s1.jsonl"
 SESSION = paths.public_logs_dir() / "claude-code" / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
 

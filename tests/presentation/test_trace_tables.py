@@ -3,11 +3,10 @@ the tables of one replay as tabs."""
 
 from __future__ import annotations
 
-from masrl import paths
 from masrl.presentation import trace_tables
-from masrl.traces import load_trace, replay
+from masrl.traces import load_trace, replay, resources
 
-EXAMPLES = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES
+EXAMPLES = resources.EXAMPLES
 
 
 def example(name: str):

@@ -47,7 +47,7 @@ def test_validate_file_of_a_valid_example():
 
 def test_locate_falls_back_to_the_base_directory(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    given = "../data/traces/examples/swarm.json"
+    given = "../src/masrl/traces/resources/examples/swarm.json"
     assert views.locate(given, paths.REPO_ROOT / "notebooks") == (
         paths.REPO_ROOT / "notebooks" / given)
     (tmp_path / "mine.json").write_text("{}")

@@ -18,8 +18,7 @@ import numpy as np
 import pytest
 from trace_helpers import FIXTURES
 
-from masrl import paths
-from masrl.traces import replay
+from masrl.traces import replay, resources
 from masrl.traces.schema import (
     EdgeRecord,
     EventRecord,
@@ -35,7 +34,7 @@ from masrl.traces.validate import (
     validate_file,
 )
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
+EXAMPLES = sorted(resources.EXAMPLES.glob("*.json"))
 FILES = sorted(FIXTURES.glob("*.json")) + EXAMPLES
 VALID = [p for p in FILES if p.name not in ("non_finite.json", "not_json.json")]
 

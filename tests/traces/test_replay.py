@@ -7,11 +7,10 @@ import json
 import pytest
 from trace_helpers import FIXTURES, event
 
-from masrl import paths
-from masrl.traces import InvalidTraceError, load_trace, replay
+from masrl.traces import InvalidTraceError, load_trace, replay, resources
 from masrl.traces.validate import validate_document
 
-EXAMPLES = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES
+EXAMPLES = resources.EXAMPLES
 
 
 def test_agents_of_the_small_trace():

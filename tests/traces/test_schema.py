@@ -8,7 +8,7 @@ import jsonschema
 import pytest
 from trace_helpers import FIXTURES
 
-from masrl import paths
+from masrl.traces import resources
 from masrl.traces.schema import (
     BASE_VERSION,
     SCHEMA_VERSION,
@@ -17,7 +17,7 @@ from masrl.traces.schema import (
     schema_validator,
 )
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
+EXAMPLES = sorted(resources.EXAMPLES.glob("*.json"))
 
 
 def read(path):

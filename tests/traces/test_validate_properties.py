@@ -17,15 +17,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from trace_helpers import FIXTURES
 
-from masrl import paths
-from masrl.traces import replay
+from masrl.traces import replay, resources
 from masrl.traces.replay import NonFiniteResult
 from masrl.traces.validate import validate_file
 
 PROPERTY = settings(max_examples=60, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,
                                            HealthCheck.too_slow])
-SEEDS = [FIXTURES / "small.json", *sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES)
+SEEDS = [FIXTURES / "small.json", *sorted(resources.EXAMPLES
                                             .glob("*.json"))]
 
 EVENT_KEYS = ["id", "t", "type", "agent", "role", "from", "to", "tool", "content_ref", "trusted",

@@ -1,10 +1,11 @@
 """Our orchestration-trace schema: where it lives, its version, its compiled validator, and the
 typed records that decode a valid trace quickly.
 
-The schema file ``data/schema/trace.schema.json`` (JSON Schema 2020-12) is the single source of
-truth for the structure of a trace; the book's schema reference page is generated from its
-descriptions. Validation uses ``jsonschema-rs`` (Rust, validates Python objects in place): on a
-one-million-event trace it takes about 0.5 s where the pure-Python ``jsonschema`` needs minutes.
+The schema file ``trace.schema.json`` (JSON Schema 2020-12), shipped inside the package
+(:mod:`masrl.traces.resources`), is the single source of truth for the structure of a trace;
+the book's schema reference page is generated from its descriptions. Validation uses
+``jsonschema-rs`` (Rust, validates Python objects in place): on a one-million-event trace it
+takes about 0.5 s where the pure-Python ``jsonschema`` needs minutes.
 
 The fast path. Decoding a million events into dictionaries and then validating them costs about
 1.5 s. :class:`TraceRecord` instead decodes a file straight into msgspec Structs
@@ -53,10 +54,9 @@ import msgspec
 import numpy as np
 from msgspec import UNSET, Meta, Raw, Struct
 
-from masrl.paths import DEFAULT_DATA_DIR, TRACE_SCHEMA
-from masrl.traces import repeated_keys, strict_json
+from masrl.traces import repeated_keys, resources, strict_json
 
-SCHEMA_PATH = DEFAULT_DATA_DIR / TRACE_SCHEMA
+SCHEMA_PATH = resources.SCHEMA
 SCHEMA_VERSIONS = ("1.0", "1.1")  # every version schema_version accepts, oldest first
 SCHEMA_VERSION = SCHEMA_VERSIONS[-1]  # the current version
 BASE_VERSION = SCHEMA_VERSIONS[0]  # how a trace without schema_version is read
@@ -84,6 +84,14 @@ def head_validator() -> jsonschema_rs.Draft202012Validator:
     for key in BULK:
         del schema["properties"][key]
     return jsonschema_rs.Draft202012Validator(schema)
+
+
+@cache
+def subdecision_ids() -> dict[str, str]:
+    """Sub-decision name (``spawn``...) -> the survey's id (``O1``...), as the schema declares
+    them (``x-subdecision-ids`` of an event's ``decision``; the survey's taxonomy,
+    ``data/taxonomy.yaml``, must agree, which ``masrl check-data`` checks)."""
+    return dict(load_schema()["$defs"]["event"]["properties"]["decision"]["x-subdecision-ids"])
 
 
 def schema_enum(definition: str, name: str) -> list[str]:

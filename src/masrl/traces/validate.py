@@ -15,7 +15,7 @@ Errors (the trace is invalid):
 * ``not-json``: the file is not UTF-8 JSON (a lone surrogate included) or nests arrays and
   objects too deeply; ``duplicate-key``: an object repeats a key; ``non-finite``: it holds
   ``NaN``, ``Infinity`` or a number too large for a double (see :mod:`.strict_json`);
-* ``schema``: a violation of ``data/schema/trace.schema.json`` (negative times and costs
+* ``schema``: a violation of the trace schema (:mod:`masrl.traces.resources`) (negative times and costs
   included). The graph checks below run only on a schema-valid trace;
 * ``duplicate-id``: two events share an id; ``unknown-event``: an edge end names no event;
 * ``cycle``: the edges form a cycle, a self-loop included;

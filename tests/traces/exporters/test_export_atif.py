@@ -12,11 +12,11 @@ import pytest
 from atif import Trajectory
 
 from masrl import paths
-from masrl.traces import InvalidTraceError, validate_document
+from masrl.traces import InvalidTraceError, resources, validate_document
 from masrl.traces.exporters import EXPORTERS, atif
 from masrl.traces.importers import dumps, import_file
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
+EXAMPLES = sorted(resources.EXAMPLES.glob("*.json"))
 
 
 def load(path: Path) -> dict:
@@ -110,7 +110,7 @@ def test_round_trip_rebuilds_the_edges(path, tmp_path):
 def test_native_reading_without_our_extras(tmp_path):
     """An ATIF reader that ignores extra.masrl sees the agents, the tool calls and their
     results, the spawns and returns; other event types read as messages."""
-    document = load(paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES / "centralized.json")
+    document = load(resources.EXAMPLES / "centralized.json")
     out = atif.export(document)
 
     def strip(node):

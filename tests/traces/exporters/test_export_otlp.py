@@ -8,12 +8,11 @@ from collections import Counter
 
 import pytest
 
-from masrl import paths
-from masrl.traces import validate_document
+from masrl.traces import resources, validate_document
 from masrl.traces.exporters import EXPORTERS, otlp
 from masrl.traces.importers import import_file
 
-EXAMPLES = sorted((paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES).glob("*.json"))
+EXAMPLES = sorted(resources.EXAMPLES.glob("*.json"))
 
 
 def load(path) -> dict:
@@ -66,7 +65,7 @@ def test_round_trip_keeps_agents_event_types_counts_tokens_and_cost(path, tmp_pa
 
 
 def test_spawned_agents_nest_in_their_spawner_and_tools_are_execute_tool_spans():
-    document = load(paths.REPO_ROOT / "data/traces/examples/hierarchical.json")
+    document = load(resources.example("hierarchical"))
     spans = spans_of(otlp.export(document))
     by_agent = {attributes(s).get("gen_ai.agent.name"): s for s in spans
                 if attributes(s).get("gen_ai.operation.name") == "invoke_agent"}
@@ -78,7 +77,7 @@ def test_spawned_agents_nest_in_their_spawner_and_tools_are_execute_tool_spans()
 
 
 def test_events_without_a_genai_span_carry_their_type():
-    document = load(paths.REPO_ROOT / "data/traces/examples/harness.json")
+    document = load(resources.example("harness"))
     kinds = Counter(attributes(s).get("masrl.event.type") for s in spans_of(otlp.export(document)))
     assert kinds["human_intervention"] == 2 and kinds["safety_event"] == 1
     assert kinds["orchestrator_decision"] == 2

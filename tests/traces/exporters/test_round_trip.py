@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-from masrl import paths
+from masrl.traces import resources
 from masrl.traces.exporters import round_trip
 
-CENTRALIZED = paths.DEFAULT_DATA_DIR / paths.TRACE_EXAMPLES / "centralized.json"
+CENTRALIZED = resources.EXAMPLES / "centralized.json"
 
 
 def document() -> dict:
