@@ -10,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from attribution_helpers import GOLD
 from importer_helpers import FIXTURES as IMPORTER_FIXTURES
 from importer_helpers import edit
 from trace_helpers import FIXTURES as TRACE_FIXTURES
@@ -69,3 +70,30 @@ def fixture_copy(tmp_path: Path):
 def edit_file():
     """:func:`importer_helpers.edit`: replace text in a fixture copy, insisting it is there."""
     return edit
+
+
+# --- failure attribution: the tiny hand-written gold directory with both subsets ---------------
+
+@pytest.fixture
+def gold_dir() -> Path:
+    return GOLD
+
+
+@pytest.fixture
+def gold_copy(tmp_path: Path) -> Path:
+    """A copy of the gold directory (tests/fixtures/attribution/gold) that a test may change."""
+    target = tmp_path / "gold"
+    shutil.copytree(GOLD, target)
+    return target
+
+
+@pytest.fixture
+def write_predictions(tmp_path: Path):
+    """Write predictions (dicts, or raw text lines) as a JSON Lines file; return its path."""
+    def write(lines, name: str = "predictions.jsonl") -> Path:
+        path = tmp_path / name
+        text = "".join((line if isinstance(line, str) else json.dumps(line)) + "\n"
+                       for line in lines)
+        path.write_text(text, encoding="utf-8")
+        return path
+    return write

@@ -1,7 +1,9 @@
 """The package's layout is its architecture: imports run one way and form no circle.
 
-Wings, from the top: commands -> presentation -> analyses and the trace toolkit -> the survey's
-data (loaders) -> the shared ground (``paths``, ``files``). A module may import its own wing and
+Wings, from the top: commands -> presentation -> analyses -> the survey's data (loaders) -> the
+trace toolkit -> the shared ground (``paths``, ``files``, ``terminal``). The toolkit stands alone:
+it imports only itself and the ground, so an installed wheel validates, replays and imports
+without the survey; the survey's wings may use it. A module may import its own wing and
 the wings below it, never one above, and no chain of imports (at module level or inside a
 function) leads back to where it started.
 """
@@ -18,13 +20,13 @@ from masrl import paths
 
 PACKAGE = paths.REPO_ROOT / "src" / "masrl"
 LEVELS = {  # the wing a module belongs to -> its height
-    "masrl.commands": 5,
-    "masrl.presentation": 4,
-    "masrl.analyses": 3,
-    "masrl.traces": 3,
-    "masrl.data": 2,
+    "masrl.commands": 6,
+    "masrl.presentation": 5,
+    "masrl.analyses": 4,
+    "masrl.data": 3,
+    "masrl.traces": 2,
 }
-GROUND = 1  # masrl, masrl.paths, masrl.files, masrl.terminal
+GROUND = 1  # masrl, masrl.paths, masrl.files, masrl.terminal, masrl.extras
 ENTRY = "masrl.__main__"
 
 
@@ -40,7 +42,7 @@ def level(module: str) -> int:
     for wing, height in LEVELS.items():
         if module == wing or module.startswith(wing + "."):
             return height
-    return 6 if module == ENTRY else GROUND
+    return 7 if module == ENTRY else GROUND
 
 
 def imports(module: str) -> set[str]:
@@ -71,7 +73,7 @@ GRAPH.add_nodes_from(MODULES)
 
 def test_every_module_is_in_a_wing_or_on_the_ground():
     ground = sorted(m for m in MODULES if level(m) == GROUND)
-    assert ground == ["masrl", "masrl.files", "masrl.paths", "masrl.terminal"]
+    assert ground == ["masrl", "masrl.extras", "masrl.files", "masrl.paths", "masrl.terminal"]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))
@@ -85,7 +87,14 @@ def test_no_circles():
     assert circles == []
 
 
-def test_the_data_wing_knows_nothing_of_traces_or_analyses():
+def test_the_data_wing_knows_nothing_of_analyses_presentation_or_commands():
     data = [m for m in MODULES if m.startswith("masrl.data")]
     reached = set().union(*(nx.descendants(GRAPH, m) for m in data))
     assert sorted(r for r in reached if level(r) > LEVELS["masrl.data"]) == []
+
+
+def test_the_toolkit_stands_alone():
+    """Nothing the trace toolkit imports, however indirectly, belongs to the survey's wings."""
+    toolkit = [m for m in MODULES if m.startswith("masrl.traces")]
+    reached = set().union(*(nx.descendants(GRAPH, m) for m in toolkit))
+    assert sorted(r for r in reached if not r.startswith("masrl.traces") and level(r) != GROUND) == []

@@ -68,3 +68,17 @@ def test_malformed_yaml_names_the_line(data_copy):
     (problem,) = info.value.problems
     assert problem.file == "taxonomy.yaml" and problem.message.startswith("not valid YAML")
     assert problem.row.isdigit() and int(problem.row) >= 13
+
+
+def test_subdecision_ids_must_match_the_trace_schema(data_copy):
+    """The toolkit numbers sub-decisions in its schema (it ships without data/); the survey's
+    taxonomy must give each the same id."""
+    replace_in(data_copy / "taxonomy.yaml", "name: How to aggregate\n    decision: aggregate",
+               "name: How to aggregate\n    decision: stop")
+    replace_in(data_copy / "taxonomy.yaml", "name: When to stop\n    decision: stop",
+               "name: When to stop\n    decision: aggregate")
+    with pytest.raises(DataError) as info:
+        Dataset(data_copy).taxonomy
+    assert [str(p) for p in info.value.problems] == [
+        "taxonomy.yaml:subdecisions[3]:id: 'O4' for 'stop', but the trace schema numbers it 'O5'",
+        "taxonomy.yaml:subdecisions[4]:id: 'O5' for 'aggregate', but the trace schema numbers it 'O4'"]

@@ -235,14 +235,14 @@ def who_and_when_random(data: Dataset, level: str, subset: str,
                         candidates: str = "random") -> float:
     """Expected accuracy (percent, two decimals) of the Random baseline on one subset, counted as
     the paper counts (``random``) or over the run's agents (``random-agents``)."""
-    from masrl.traces.attribution.published import random_ours
+    from masrl.analyses.attribution_published import random_ours
     return random_ours(gold_logs())[(candidates, level, subset)]
 
 
 @computation
 def who_and_when_fractions_off(data: Dataset, subset: str) -> list[str]:
     """Published method figures of one subset that are no whole number of its logs."""
-    from masrl.traces.attribution.published import fractions_off
+    from masrl.analyses.attribution_published import fractions_off
     return fractions_off(data.who_and_when_published, subset)
 
 

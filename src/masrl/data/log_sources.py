@@ -1,5 +1,5 @@
 """Loader for ``data/log_sources.csv``: the catalogue of public logs of real multi-agent runs
-that the real-runs chapter imports from ``../shared/traces`` (see :mod:`masrl.traces.real_runs`).
+that the real-runs chapter imports from ``../shared/traces`` (see :mod:`masrl.analyses.real_runs`).
 
 One row per kind of log: a ``key``, the ``label`` the book shows, where the logs lie (``folder``
 under the logs directory and a glob ``pattern``), the importer ``format``, and whom to credit

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from masrl import paths
 from masrl.data import documents
 from masrl.data.problems import DataError, DataProblem
+from masrl.traces.schema import subdecision_ids
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: the trace toolkit reads the
     import pandas as pd  # sub-decisions without paying for it (masrl.traces.credit)
@@ -99,6 +100,13 @@ def load_taxonomy(data_dir: str | os.PathLike | None, vocab: Vocabulary,
                 if key not in keys:
                     problems.append(tables.not_a_key(paths.TAXONOMY, where, "anchors", key,
                                                      paths.PAPERS))
+    declared = subdecision_ids()  # the trace schema's numbering, which the survey's must match
+    for i, entry in enumerate(taxonomy.subdecisions):
+        if declared.get(entry.decision) != entry.id:
+            problems.append(DataProblem(
+                paths.TAXONOMY, f"subdecisions[{i}]", "id",
+                f"{entry.id!r} for {entry.decision!r}, but the trace schema numbers it "
+                f"{declared.get(entry.decision)!r}"))
     checks = [("reward_families", "reward_types", "reward_type"),
               ("credit_units", "credit_granularity", "credit_granularity"),
               ("topologies", "id", "orchestration_form")]

@@ -1,6 +1,6 @@
 """Loader for ``data/who_and_when_published.yaml``: the accuracies the Who&When paper (Zhang et
 al., ICML 2025) publishes for its failure-attribution methods, per level (agent, step) and
-subset, with the number of logs of each subset. :mod:`masrl.traces.attribution.published`
+subset, with the number of logs of each subset. :mod:`masrl.analyses.attribution_published`
 compares them with what the logs give.
 """
 
@@ -12,8 +12,7 @@ from pydantic import BaseModel, ConfigDict, StrictFloat, StrictInt, StrictStr, f
 
 from masrl import paths
 from masrl.data import documents
-
-SUBSETS = ("algorithm-generated", "hand-crafted")  # the benchmark's two subsets
+from masrl.traces.attribution import SUBSETS
 
 
 def _per_subset(value: dict) -> dict:

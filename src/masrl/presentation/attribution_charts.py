@@ -1,4 +1,4 @@
-"""Charts of the failure-attribution chapter (:mod:`masrl.traces.attribution.benchmark` computes
+"""Charts of the failure-attribution chapter (:mod:`masrl.analyses.attribution_benchmark` computes
 their tables)."""
 
 from __future__ import annotations
@@ -6,8 +6,8 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from masrl.analyses.attribution_benchmark import beaten
 from masrl.presentation import charts
-from masrl.traces.attribution.benchmark import beaten
 from masrl.traces.attribution.gold import SUBSET_LABELS, SUBSETS
 
 

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pandas as pd
 
+from masrl.analyses import attribution_published as published
 from masrl.data.who_and_when_published import Published
-from masrl.traces.attribution import baselines, gold, published
+from masrl.traces.attribution import baselines, gold
 from masrl.traces.attribution.gold import Run
 
 
@@ -31,7 +32,7 @@ def exchanged(unequal: pd.DataFrame) -> bool:
 
 
 def random_figures(runs: list[Run], figures: Published) -> dict[str, int | str]:
-    """The Random row recomputed (:func:`masrl.traces.attribution.published.random_comparison`):
+    """The Random row recomputed (:func:`masrl.analyses.attribution_published.random_comparison`):
     how many published cells equal ours and which (``n_random_equal``,
     ``random_equal_cells``); whether the others are ``exchanged`` (``random_swapped``); each
     other cell, published and ours (``pub_LEVEL_SUBSET``, ``ours_LEVEL_SUBSET``); the sums
@@ -73,7 +74,7 @@ def applicability(runs: list[Run]) -> pd.DataFrame:
 
 
 def rule_figures(best: pd.DataFrame) -> dict[str, int | str]:
-    """From :func:`masrl.traces.attribution.benchmark.beaten`: per level and subset the best
+    """From :func:`masrl.analyses.attribution_benchmark.beaten`: per level and subset the best
     published method and the best rule (``best_pub_LEVEL_SUBSET``, ``best_rule_...``), the
     cells where the rule is ahead or level (``n_rule_ahead``) and those where the published
     figure lies outside the rule's interval (``n_outside_interval``)."""

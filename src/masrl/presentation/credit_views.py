@@ -14,9 +14,10 @@ import math
 import altair as alt
 import pandas as pd
 
+from masrl.analyses import attribution_benchmark as benchmark
 from masrl.presentation import charts
 from masrl.traces import credit as credit_rules
-from masrl.traces.attribution import benchmark, gold
+from masrl.traces.attribution import gold
 from masrl.traces.attribution.scoring import Score
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay

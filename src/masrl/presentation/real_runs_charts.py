@@ -1,4 +1,4 @@
-"""Charts of the real-runs chapter (:mod:`masrl.traces.real_runs` computes their tables)."""
+"""Charts of the real-runs chapter (:mod:`masrl.analyses.real_runs` computes their tables)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""What the real-runs chapter shows of :mod:`masrl.traces.real_runs`: the figures its prose
+"""What the real-runs chapter shows of :mod:`masrl.analyses.real_runs`: the figures its prose
 quotes (each a name for ``myst_nb.glue`` and its value as a reader sees it), its tables
 formatted for reading, and the citation of each source.
 
-Every figure is computed here, from the tables of :mod:`masrl.traces.real_runs`; the chapter
+Every figure is computed here, from the tables of :mod:`masrl.analyses.real_runs`; the chapter
 only glues them. Figures per source are named after the source's ``key`` in
 ``data/log_sources.csv`` (``n_claude-code``, ``skipped_claude-code``...), so that no source is
 named in code.
@@ -15,9 +15,9 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from masrl.analyses import real_runs
+from masrl.analyses.real_runs import Imported, Source
 from masrl.data.vocabulary import Vocabulary
-from masrl.traces import real_runs
-from masrl.traces.real_runs import Imported, Source
 
 
 class SourceList:
@@ -111,7 +111,7 @@ def mistake_figures(mistaken: pd.DataFrame, sources: Iterable[Source]) -> dict[s
 
 
 def mistake_summary_shown(mistaken: pd.DataFrame) -> pd.DataFrame:
-    """:func:`masrl.traces.real_runs.mistake_summary` as a reader sees it: positions to two
+    """:func:`masrl.analyses.real_runs.mistake_summary` as a reader sees it: positions to two
     decimals, shares as percentages."""
     shown = real_runs.mistake_summary(mistaken).set_index("source")
     shown["median relative position"] = shown["median relative position"].map("{:.2f}".format)
@@ -143,7 +143,7 @@ def subagent_figures(subs: pd.DataFrame, shares: pd.DataFrame,
 
 
 def subagents_shown(subs: pd.DataFrame) -> pd.DataFrame:
-    """:func:`masrl.traces.real_runs.subagents` as a reader sees it, one row per session and
+    """:func:`masrl.analyses.real_runs.subagents` as a reader sees it, one row per session and
     sub-agent: token share as a percentage, tokens with thousands separators, lifetime to a
     tenth of a second."""
     shown = subs.copy()
@@ -154,7 +154,7 @@ def subagents_shown(subs: pd.DataFrame) -> pd.DataFrame:
 
 
 def envelope_sentence(envelopes: pd.DataFrame, vocabulary: Vocabulary) -> str:
-    """The :func:`masrl.traces.real_runs.comparable_envelopes` in words, each number worded by
+    """The :func:`masrl.analyses.real_runs.comparable_envelopes` in words, each number worded by
     its bound as the vocabulary's ``bound`` phrases say: ``Kimi K2.5 Agent Swarm runs up to 100
     agents and up to 1,500 tool calls per task``; the systems joined by semicolons."""
     bound, unit = vocabulary["bound"], vocabulary["horizon_unit"]

@@ -7,7 +7,7 @@ channel; equal splits and residuals are then ``None`` too). The eight *units* an
 * ``team``: one item, the team;
 * ``orchestrator``: each orchestration decision: an ``orchestrator_decision`` event, a ``spawn``
   event or an ``aggregate`` event. Each is tagged with the survey's sub-decision it takes
-  (``data/taxonomy.yaml``): a decision event by its ``decision`` (spawn O1, delegate O2,
+  (numbered as the trace schema numbers them): a decision event by its ``decision`` (spawn O1, delegate O2,
   communicate O3, aggregate O4, stop O5; none when unspecified), a spawn event O1, an aggregate
   event O4;
 * ``role``: each role of an agent, every event of the agent counting for that role (see
@@ -103,16 +103,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from itertools import combinations
 from math import factorial
 
 import numpy as np
 
-from masrl import paths
 from masrl.traces import consumption
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.run import Run
+from masrl.traces.schema import subdecision_ids
 
 UNITS = ("team", "orchestrator", "role", "agent", "turn", "message", "tool_call", "token")
 NO_ROLE = "(none)"
@@ -330,14 +329,6 @@ def recorded(run: Run, unit: str) -> dict[str, float]:
 
 # ---------------------------------------------------------------------------------- decisions
 
-@cache
-def subdecision_ids() -> dict[str, str]:
-    """Sub-decision name (``spawn``...) -> the survey's id (``O1``...), from the taxonomy."""
-    from masrl.data import documents
-    from masrl.data.taxonomy import Taxonomy
-
-    taxonomy = documents.load_model(paths.TAXONOMY, Taxonomy, None)
-    return {entry.decision: entry.id for entry in taxonomy.subdecisions}
 
 
 def decision_of(run: Run, i: int) -> str | None:

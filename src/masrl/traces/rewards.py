@@ -4,7 +4,7 @@ an RL trainer built from them.
 Each term is a function ``term(replay: Replay) -> float | None`` that reads one replayed trace
 (:func:`masrl.traces.replay`) and returns a number where higher is better, or ``None`` when the
 trace does not record what the term needs. Each belongs to one of the survey's reward families
-(ids as in ``data/taxonomy.yaml``); the families that need a judgement the trace does not hold
+(the survey's ids R1-R8); the families that need a judgement the trace does not hold
 (R2 individual, R3 role, R6 debate / verifier, R8 hybrid as a whole) are not computed here: their
 signals reach a trace as recorded rewards, which the credit rules split (:mod:`.credit`).
 
@@ -52,7 +52,7 @@ class RewardTerm:
     """One reward term: its name, the survey's reward family it belongs to, the function."""
 
     name: str
-    family: str  # id of a reward family in data/taxonomy.yaml (R1-R8)
+    family: str  # the survey's id of a reward family (R1-R8)
     function: Term
 
     def __call__(self, result: Replay) -> float | None:

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from masrl import paths
+from masrl.analyses.real_runs import default_catalogue, discover
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.real_runs import default_catalogue, discover
 
 REAL = paths.public_logs_dir()
 ABSENT = f"public logs not available at {REAL} (a fresh clone has no ../shared/traces)"

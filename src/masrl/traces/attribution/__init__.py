@@ -12,8 +12,13 @@ scores any method's predictions against those labels and computes baselines that
   intervals;
 * :mod:`.baselines`: the Random baseline's expected accuracy, computed exactly, and
   deterministic rules read from the traces' structure;
-* :mod:`.published`: the paper's published figures (``data/who_and_when_published.yaml``) and
-  their comparison with what the logs give;
-* :mod:`.benchmark`: the benchmark's structure as orchestration traces, for the book;
-* :mod:`.commands`: ``masrl attribution score`` and ``masrl attribution baseline``.
+* :mod:`.counterfactual`: steps ranked by their counterfactual credit.
+
+The paper's published figures and the benchmark's structure, for the book, are the survey's
+analyses (:mod:`masrl.analyses.attribution_published`, :mod:`masrl.analyses.attribution_benchmark`);
+the commands are ``masrl attribution score`` and ``masrl attribution baseline``.
 """
+
+SUBSETS = ("algorithm-generated", "hand-crafted")  # the benchmark's two subsets, in its order
+SUBSET_LABELS = {"algorithm-generated": "Algorithm-Generated (CaptainAgent)",
+                 "hand-crafted": "Hand-Crafted (Magentic-One)"}

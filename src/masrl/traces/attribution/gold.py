@@ -37,12 +37,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from masrl.data.who_and_when_published import SUBSETS
 from masrl.files import MissingInput
+from masrl.traces.attribution import SUBSET_LABELS, SUBSETS  # noqa: F401 (gold.SUBSETS is public)
 from masrl.traces.importers import SourceError, import_file, who_and_when
-
-SUBSET_LABELS = {"algorithm-generated": "Algorithm-Generated (CaptainAgent)",
-                 "hand-crafted": "Hand-Crafted (Magentic-One)"}
 
 
 @dataclass(frozen=True)

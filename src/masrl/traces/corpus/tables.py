@@ -157,7 +157,7 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
         ("item", STRING, "the credited item: team, an event id (orchestrator, message, "
                          "tool_call, token), a role, an agent, or a turn agent#k"),
         ("subdecision", STRING, "for an orchestrator item, the sub-decision it takes (O1-O5, "
-                                "data/taxonomy.yaml); null when unspecified or another unit"),
+                                "as the trace schema numbers them); null when unspecified or another unit"),
         ("consumed", BOOL, "a path of edges leads from one of the item's events to the run's "
                            "outcome (masrl.traces.consumption); null for a player the trace "
                            "has no item for"),

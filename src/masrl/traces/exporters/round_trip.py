@@ -23,11 +23,13 @@ import json
 import tempfile
 from collections import Counter
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from masrl.traces.exporters import EXPORTERS
 from masrl.traces.importers import import_file
+
+if TYPE_CHECKING:  # pandas is the book's (masrl[book]), imported where the table is made
+    import pandas as pd
 
 IMPORTER_OF = {"atif": "atif", "otlp": "otel"}
 """Exporter format -> the ``masrl import`` format that reads what it writes."""
@@ -52,6 +54,8 @@ def _plain(event: dict) -> str:
 def kept(before: dict, after: dict) -> pd.DataFrame:
     """Quantity by quantity, its value before and after the round trip and whether it is kept
     (see the module docstring)."""
+    import pandas as pd
+
     def acting(doc):
         return {e["agent"] for e in doc["events"] if e["type"] != "tool_result"}
 

@@ -19,9 +19,9 @@ from collections import Counter
 
 import pandas as pd
 
+from masrl.analyses.attribution_published import LEVELS, percent
 from masrl.data.who_and_when_published import Published
 from masrl.traces.attribution.gold import SUBSET_LABELS, SUBSETS, Run, by_subset
-from masrl.traces.attribution.published import LEVELS, percent
 from masrl.traces.attribution.scoring import Score
 
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from importer_helpers import FIXTURES
 
+from masrl.analyses import real_runs
 from masrl.data.dataset import Dataset
 from masrl.presentation import charts, real_runs_charts, real_runs_views
-from masrl.traces import real_runs
 
 SOURCES = real_runs.catalogue(Dataset().log_sources)
 M1, CA, CC, OT = real_runs.labels(SOURCES)

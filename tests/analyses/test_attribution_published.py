@@ -7,9 +7,10 @@ import pytest
 from support import problem_lines, replace_in
 
 from masrl import paths
+from masrl.analyses import attribution_published as published
 from masrl.data.dataset import Dataset
 from masrl.data.who_and_when_published import Method
-from masrl.traces.attribution import gold, published
+from masrl.traces.attribution import gold
 
 LOGS = paths.public_logs_dir() / "who-and-when"
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from masrl.analyses import attribution_benchmark as benchmark
 from masrl.data.dataset import Dataset
 from masrl.presentation import attribution_charts, charts
-from masrl.traces.attribution import baselines, benchmark, gold
+from masrl.traces.attribution import baselines, gold
 
 
 @pytest.fixture
