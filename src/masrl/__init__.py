@@ -1,11 +1,13 @@
-"""masrl: the reproducible companion of the survey
-"Reinforcement Learning for LLM-based Multi-Agent Systems through Orchestration Traces"
+"""masrl: orchestration traces for LLM multi-agent systems, and the reproducible companion of the
+survey "Reinforcement Learning for LLM-based Multi-Agent Systems through Orchestration Traces"
 (arXiv:2605.02801).
 
 Two flows, each one way:
 
-* pool:   data/*.csv -> masrl.pool (validated DataFrames) -> masrl.stats -> notebooks -> book
-* traces: file -> masrl.traces.validate -> masrl.traces.replay -> metrics / credit -> CLI or notebook
+* traces (the toolkit, :mod:`masrl.traces`, which stands alone): a log -> importers -> a trace
+  -> validate -> replay (metrics, credit, rewards) -> JSON, Parquet tables, a report page;
+* survey: ``data/*`` -> :mod:`masrl.data` (one loader per file, a validated ``Dataset``) ->
+  :mod:`masrl.analyses` -> :mod:`masrl.presentation` -> the book's chapters.
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -22,16 +22,17 @@ import argparse
 import json
 import sys
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
 
 
 def register(subparsers) -> None:
     """Add ``attribution score`` and ``attribution baseline`` to the ``masrl`` parser."""
-    from masrl.data.who_and_when_published import SUBSETS  # (not the importers: start-up time)
+    from masrl.traces.attribution import SUBSETS  # (not the importers: start-up time)
 
     group = subparsers.add_parser(
-        "attribution", help="score failure attribution on Who&When (which agent, which step)",
+        "attribution", help=COMMANDS["attribution"].help,
         description="Failure attribution on the Who&When benchmark: score a method's "
         "predictions, or compute baselines that need no model.")
     commands = group.add_subparsers(dest="attribution_command", metavar="COMMAND")

@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import (
     INVALID,
     OK,
@@ -31,7 +32,7 @@ from masrl.terminal import printable
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "claims", help="check the survey's claims against the data (exit 1 if any fails)")
+        "claims", help=COMMANDS["claims"].help)
     add_data_dir_option(parser)
     parser.add_argument("--json", action="store_true",
                         help="print a JSON list, one object per claim")

@@ -16,6 +16,7 @@ import json
 import sys
 import time
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, finish
 from masrl.traces.corpus import (
     DEFAULT_SHARD_SIZE,
@@ -34,7 +35,7 @@ INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C
 def register(subparsers) -> None:
     """Add the ``corpus`` sub-command to the ``masrl`` parser."""
     parser = subparsers.add_parser(
-        "corpus", help="validate and replay many traces into Parquet tables",
+        "corpus", help=COMMANDS["corpus"].help,
         description="Validate and replay every trace of SRC (trace files, folders of them, "
         "JSON Lines files with one trace per line) and write the tables traces, agents, "
         "events, credit and problems as Parquet into OUT_DIR. A run that stops can be "
@@ -101,7 +102,7 @@ def run_corpus(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name != "ray":
             raise
-        print("masrl corpus: error: --engine ray needs Ray: pip install 'ray[data]'",
+        print("masrl corpus: error: --engine ray needs Ray: pip install 'masrl[ray]'",
               file=sys.stderr)
         return USAGE
     except OSError as exc:  # the output folder cannot be created or written

@@ -11,6 +11,7 @@ import contextlib
 import json
 import sys
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import (
     OK,
     USAGE,
@@ -23,11 +24,11 @@ from masrl.terminal import printable
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     check = subparsers.add_parser(
-        "check-data", help="validate every data file (exit 1 and one line per problem if any)")
+        "check-data", help=COMMANDS["check-data"].help)
     add_data_dir_option(check)
     check.set_defaults(func=run_check_data)
 
-    show = subparsers.add_parser("stats", help="counts and cross-tabs of the paper pool")
+    show = subparsers.add_parser("stats", help=COMMANDS["stats"].help)
     add_data_dir_option(show)
     show.add_argument("--json", action="store_true", help="print one JSON object")
     show.set_defaults(func=run_stats)

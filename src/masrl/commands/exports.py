@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE
 from masrl.terminal import printable
 
@@ -25,7 +26,7 @@ building the ``masrl`` parser imports no exporter and no importer."""
 def register(subparsers) -> None:
     """Add the ``export`` sub-command to the ``masrl`` parser."""
     command = subparsers.add_parser(
-        "export", help="write a trace in another format (" + ", ".join(EXPORTERS) + ")",
+        "export", help=COMMANDS["export"].help,
         description="Validate an orchestration trace and write it in another trace format.")
     command.add_argument("format", choices=list(EXPORTERS), metavar="FORMAT",
                          help="target format: " + ", ".join(EXPORTERS))

@@ -36,6 +36,7 @@ import re
 import sys
 from pathlib import Path
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
 
@@ -51,7 +52,7 @@ libraries), which other commands, ``replay`` on a million events included, never
 def register(subparsers) -> None:
     """Add the ``import`` sub-command to the ``masrl`` parser."""
     command = subparsers.add_parser(
-        "import", help="import a real multi-agent log as an orchestration trace",
+        "import", help=COMMANDS["import"].help,
         description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
         "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
         "trajectory, a Codex CLI rollout, a Gemini CLI session, AutoGen AgentChat events, a chat "

@@ -15,14 +15,14 @@ import argparse
 import json
 import sys
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, add_data_dir_option, open_dataset, print_problems
 from masrl.terminal import printable
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
-        "intake", help="deduplicate the screened candidates and move them into the pool or the "
-                       "exclusion log as a screening round")
+        "intake", help=COMMANDS["intake"].help)
     add_data_dir_option(parser)
     parser.add_argument("--dry-run", action="store_true",
                         help="print what would change and write nothing")

@@ -23,6 +23,7 @@ import tempfile
 from pathlib import Path
 
 from masrl import paths
+from masrl.commands import COMMANDS
 from masrl.commands.common import INTERNAL, INVALID, OK, USAGE, cannot_read
 from masrl.commands.imports import AUTO, FORMATS
 from masrl.terminal import printable
@@ -33,7 +34,7 @@ TRACE = "trace"
 def register(subparsers) -> None:
     """Add the ``report`` sub-command to the ``masrl`` parser."""
     command = subparsers.add_parser(
-        "report", help="write the report on one trace as a self-contained HTML page",
+        "report", help=COMMANDS["report"].help,
         description="Run the book's trace-report chapter on a trace (or on a log, imported "
         "first) and write it as one HTML page that opens offline.")
     command.add_argument("trace", metavar="TRACE", help="the trace file, or a log to import")

@@ -10,38 +10,50 @@ from __future__ import annotations
 import argparse
 import sys
 
+from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, MAX_INDENT_LEVELS, OK, USAGE, finish, json_text
 from masrl.terminal import printable
-from masrl.traces import outcome_models
-from masrl.traces.replay import NonFiniteResult, replay
-from masrl.traces.run import reconstruct
-from masrl.traces.validate import ValidationReport, validate_file
 
 
 def register(subparsers) -> None:
     """Add the ``validate`` and ``replay`` sub-commands to the ``masrl`` parser."""
     check = subparsers.add_parser(
-        "validate", help="check orchestration traces (schema and graph)",
+        "validate", help=COMMANDS["validate"].help,
         description="Check orchestration-trace files against the schema and the graph rules.")
     check.add_argument("files", nargs="+", metavar="FILE", help="trace JSON file(s)")
     check.add_argument("--json", action="store_true", help="print a JSON report on stdout")
     check.set_defaults(func=run_validate)
 
     rerun = subparsers.add_parser(
-        "replay", help="replay a trace: metrics and credit",
+        "replay", help=COMMANDS["replay"].help,
         description="Validate a trace, reconstruct its run and print its metrics and credit.")
     rerun.add_argument("file", metavar="FILE", help="trace JSON file")
     rerun.add_argument("--json", action="store_true", help="print the result as JSON")
-    rerun.add_argument("--outcome", metavar="MODEL", choices=outcome_models.names(),
+    rerun.add_argument("--outcome", metavar="MODEL", type=_outcome_model,
                        help="compute counterfactual credit at every unit from this outcome "
-                            "model instead of the trace's recorded rollouts: decisive_step or a "
-                            "reward term (%(choices)s)")
+                            "model instead of the trace's recorded rollouts: decisive_step or "
+                            "the name of a reward term (outcome, process, ...; a wrong name "
+                            "lists them)")
     rerun.set_defaults(func=run_replay)
 
 
-def _check(path: str, keep_document: bool = False) -> ValidationReport:
-    """Validate one file and print its problems on stderr (the document is kept only when
-    asked: a reward term as outcome model scores trimmed copies of it)."""
+def _outcome_model(name: str) -> str:
+    """``--outcome``'s value, checked against the models :mod:`masrl.traces.outcome_models`
+    knows (imported here, not when the parser is built: start-up time)."""
+    from masrl.traces import outcome_models
+
+    if name not in outcome_models.names():
+        raise argparse.ArgumentTypeError(
+            f"unknown outcome model {name!r}; choose from {', '.join(outcome_models.names())}")
+    return name
+
+
+def _check(path: str, keep_document: bool = False):
+    """Validate one file (a :class:`masrl.traces.validate.ValidationReport`) and print its
+    problems on stderr (the document is kept only when asked: a reward term as outcome model
+    scores trimmed copies of it)."""
+    from masrl.traces.validate import validate_file
+
     report = validate_file(path, keep_document=keep_document)
     for line in report.lines():
         print(line, file=sys.stderr)
@@ -76,6 +88,10 @@ def _verdict(report) -> str:
 
 
 def run_replay(args: argparse.Namespace) -> int:
+    from masrl.traces import outcome_models
+    from masrl.traces.replay import NonFiniteResult, replay
+    from masrl.traces.run import reconstruct
+
     report = _check(args.file, keep_document=args.outcome not in (None, "decisive_step"))
     if not report.readable:
         return finish(USAGE)
