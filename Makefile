@@ -86,8 +86,8 @@ stats: $(STAMP)  ## print the corpus statistics
 	$(BIN)/masrl stats
 
 freeze: $(STAMP) ## re-pin requirements.txt from the current .venv
-	{ grep '^#' requirements.txt; $(BIN)/python -m pip freeze --exclude-editable | grep -v '^masrl'; } \
-	  > requirements.txt.new
+	{ grep '^#' requirements.txt; $(BIN)/python -m pip freeze --all --exclude-editable \
+	  | grep -v '^masrl\|^pip=='; } > requirements.txt.new
 	mv requirements.txt.new requirements.txt
 
 clean:           ## remove the built book (keeps .venv and the executed notebooks)
