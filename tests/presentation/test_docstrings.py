@@ -26,7 +26,7 @@ def test_a_simple_table_becomes_a_markdown_table():
 
 
 def test_the_otel_mapping_is_quoted_with_its_table():
-    text = docstrings.docstring_markdown("masrl.traces.importers.otel")
+    text = docstrings.docstring_markdown("masrl.traces.importers.spans.otel")
     assert "==========" not in text and "| span kind | attribute | values |" in text
     assert any(line.startswith("| agent/model/tool |") for line in text.splitlines())
 

@@ -48,12 +48,13 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers import spans
-from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import ImportResult, SourceError, json_type, one_run
-from masrl.traces.importers.otel_shapes import values
-from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
-from masrl.traces.importers.timestamps import is_number
+from masrl.traces.importers._kit.accounting import iso_from_ns
+from masrl.traces.importers._kit.common import ImportResult, SourceError, json_type, one_run
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.timestamps import is_number
+from masrl.traces.importers.spans import tree as spans
+from masrl.traces.importers.spans.otel_shapes import values
+from masrl.traces.importers.spans.tree import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
 
 FORMAT = "openai-agents"
 KINDS = {"agent": AGENT, "generation": MODEL, "response": MODEL, "function": TOOL,
@@ -206,9 +207,9 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) and value else None
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """Records with ``object`` ``trace.span`` (alone, in a list, under ``data``, or one per
-    line); see :mod:`masrl.traces.importers.detect`."""
+    line); see :mod:`masrl.traces.importers._kit.detect`."""
     items = sample.records
     document = sample.document
     if items is None and isinstance(document, dict):
@@ -224,3 +225,9 @@ def sniff(sample) -> str | None:
 
 
 __doc__ = f"{__doc__}\n{spans.MAPPING}"
+
+
+def refusal(sample: Sample) -> str:
+    """What :func:`sniff` looks for, which the file does not have."""
+    return ('looks for: Records with object trace.span (alone, in a list, under data, or one '
+            'per line)')

@@ -118,8 +118,8 @@ from atif import Trajectory
 from pydantic import ValidationError
 
 from masrl.traces import strict_json
-from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.accounting import iso_from_ns
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     TraceBuilder,
@@ -127,6 +127,7 @@ from masrl.traces.importers.common import (
     read_json,
     read_text,
 )
+from masrl.traces.importers._kit.detect import Sample
 
 FORMAT = "atif"
 MAIN = "main"
@@ -139,6 +140,11 @@ TERMINAL_TOOL = "bash_command"  # the tool name Terminus gives a keystroke comma
 def import_file(path: str | Path) -> ImportResult:
     """The trace of one ATIF trajectory (see the module docstring for the mapping)."""
     return _Import(Path(path)).run()
+
+
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
 
 
 def schema_version(document) -> tuple[int, int] | None:
@@ -708,11 +714,17 @@ def _text(message):
     return message
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """A JSON object whose ``schema_version`` starts with ``ATIF`` and that has ``steps`` (see
-    :mod:`masrl.traces.importers.detect`)."""
+    :mod:`masrl.traces.importers._kit.detect`)."""
     document = sample.document
     if isinstance(document, dict) and "steps" in document and str(
             document.get("schema_version", "")).startswith("ATIF"):
         return f"ATIF trajectory: schema_version {document['schema_version']}, steps"
     return None
+
+
+def refusal(sample: Sample) -> str:
+    """What :func:`sniff` looks for, which the file does not have."""
+    return ('looks for: A JSON object whose schema_version starts with ATIF and that has '
+            'steps')

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from masrl.traces.importers.common import TraceBuilder
+from masrl.traces.importers._kit.common import TraceBuilder
 
 
 class Turns:

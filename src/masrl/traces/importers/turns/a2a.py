@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     content_ref,
@@ -63,7 +63,8 @@ from masrl.traces.importers.common import (
     source_error,
     sse_payloads,
 )
-from masrl.traces.importers.sequential import Turns
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sequential import Turns
 
 FORMAT = "a2a"
 UNIT = "record"
@@ -361,10 +362,10 @@ def _is_record(value: Any) -> bool:
                                               "artifact-update")
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """A2A protocol traffic: JSON-RPC records (``message/send`` requests, results that are
     tasks, messages or stream events) or A2A objects with ``kind`` ``task`` / ``message`` /
-    ``status-update`` / ``artifact-update`` (see :mod:`masrl.traces.importers.detect`)."""
+    ``status-update`` / ``artifact-update`` (see :mod:`masrl.traces.importers._kit.detect`)."""
     document = sample.document
     values = document if isinstance(document, list) else (
         [document] if document is not None else sample.records or [])
@@ -376,7 +377,7 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
     return ("looks for A2A JSON-RPC records (message/send, tasks...) or objects with kind "
             "task, message, status-update or artifact-update")

@@ -178,8 +178,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
-from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.accounting import iso_from_ns
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     TraceBuilder,
@@ -187,6 +187,7 @@ from masrl.traces.importers.common import (
     read_jsonl,
     read_text,
 )
+from masrl.traces.importers._kit.detect import Sample
 
 FORMAT = "claude-code"
 MAIN = "main"
@@ -1420,6 +1421,11 @@ def import_file(path: str | Path) -> ImportResult:
     return Session(Path(path)).run()
 
 
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
+
+
 def _usage_parts(usage) -> dict:
     """The four token counts of a usage object (0 for a missing or non-numeric one)."""
     usage = usage if isinstance(usage, dict) else {}
@@ -1494,10 +1500,15 @@ def _place(record: Record) -> tuple[Path, int]:
     return record.file, record.line
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """JSON Lines records with ``sessionId`` and ``uuid`` (see
-    :mod:`masrl.traces.importers.detect`)."""
+    :mod:`masrl.traces.importers._kit.detect`)."""
     records = sample.lines
     if any("sessionId" in r and "uuid" in r for r in records):
         return "JSON Lines records with sessionId and uuid"
     return None
+
+
+def refusal(sample: Sample) -> str:
+    """What :func:`sniff` looks for, which the file does not have."""
+    return 'looks for: JSON Lines records with sessionId and uuid'

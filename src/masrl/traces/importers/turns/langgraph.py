@@ -56,8 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.chat import Conversation, decode, is_message
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     content_ref,
@@ -66,6 +65,8 @@ from masrl.traces.importers.common import (
     read_text,
     source_error,
 )
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers.turns.chat import Conversation, decode, is_message
 
 FORMAT = "langgraph"
 UNIT = "chunk"
@@ -92,7 +93,7 @@ def _records(path: Path) -> list[tuple[str, Any]]:
 
 def read_jsonl_values(path: Path, text: str) -> list[tuple[int, Any]]:
     """JSON Lines whose lines may be pairs (lists) as well as objects."""
-    from masrl.traces.importers.common import json_values
+    from masrl.traces.importers._kit.common import json_values
 
     if all(line.lstrip().startswith("{") for line in text.splitlines() if line.strip()):
         return read_jsonl(path, Counter())
@@ -260,6 +261,11 @@ def import_file(path: str | Path) -> ImportResult:
     return result.with_provenance()
 
 
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
+
+
 def _updates(path: Path, records: list, graph: _Graph, result: ImportResult) -> None:
     for where, value in records:
         parsed = _update_chunk(value)
@@ -410,11 +416,11 @@ def _sample_values(sample) -> list:
     return sample.records or []
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """LangGraph output: update chunks ``{node: {messages: [...]}}`` (as a list or JSON Lines,
     with subgraph namespaces or stream modes), debug records ``{type: task | task_result |
     checkpoint, step, payload}``, state snapshots ``{values, next, metadata}`` or a checkpoint
-    ``{channel_values}`` (see :mod:`masrl.traces.importers.detect`)."""
+    ``{channel_values}`` (see :mod:`masrl.traces.importers._kit.detect`)."""
     values = _sample_values(sample)
     if sample.records is not None and sample.document is None and not values:
         return None
@@ -431,7 +437,7 @@ def sniff(sample) -> str | None:
             HISTORY: "LangGraph state snapshots: {values, next, metadata}"}.get(shape)
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
     return ("looks for LangGraph update chunks ({node: {messages}}), debug records ({type: "
             "task/task_result/checkpoint, step, payload}), state snapshots ({values, next, "

@@ -53,8 +53,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.chat import decode, is_message
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     content_ref,
@@ -64,7 +63,9 @@ from masrl.traces.importers.common import (
     read_text,
     source_error,
 )
-from masrl.traces.importers.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
+from masrl.traces.importers.turns.chat import decode, is_message
 
 FORMAT = "langchain"
 SYSTEM = "LangChain"
@@ -404,10 +405,10 @@ def _callbacks(path: Path, values: list) -> ImportResult:
 
 # ---------------------------------------------------------------------------------- sniffing
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """LangChain runs (objects with ``run_type`` and ``start_time`` or ``child_runs``, as
     tracers and LangSmith keep them) or callback events (``{event: "on_...", run_id, data}``
-    from ``astream_events``) (see :mod:`masrl.traces.importers.detect`)."""
+    from ``astream_events``) (see :mod:`masrl.traces.importers._kit.detect`)."""
     document = sample.document
     if isinstance(document, dict) and isinstance(document.get("runs"), list):
         values = document["runs"]
@@ -424,7 +425,7 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
     return ("looks for LangChain runs ({run_type, start_time, parent_run_id} or child_runs) or "
             "callback events ({event: on_..., run_id, data})")

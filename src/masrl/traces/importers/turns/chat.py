@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     content_ref,
@@ -75,8 +75,8 @@ from masrl.traces.importers.common import (
     read_text,
     source_error,
 )
-from masrl.traces.importers.detect import PYTHON_REPR
-from masrl.traces.importers.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.detect import PYTHON_REPR, Sample
+from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
 
 FORMAT = "chat"
 UNIT = "message"
@@ -436,6 +436,11 @@ def import_file(path: str | Path) -> ImportResult:
     return result.with_provenance()
 
 
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
+
+
 # ---------------------------------------------------------------------------------- sniffing
 
 def is_message(value: Any, known: bool = True) -> bool:
@@ -465,10 +470,10 @@ def _messages(sample) -> list | None:
     return sample.records
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """A chat transcript: a list (or an object's ``messages``, or JSON Lines) of chat messages
     with ``role`` (user, assistant, tool...) or a LangChain ``type`` (human, ai, tool...) and
-    ``content`` (see :mod:`masrl.traces.importers.detect`)."""
+    ``content`` (see :mod:`masrl.traces.importers._kit.detect`)."""
     messages = _messages(sample)
     if messages and all(is_message(m, known=False) for m in messages[:10]) and any(
             is_message(m) for m in messages[:10]):
@@ -476,7 +481,7 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
     return ("looks for a list of chat messages ({role, content} or LangChain {type: human/ai/"
             "tool, content})")

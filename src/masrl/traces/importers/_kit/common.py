@@ -54,7 +54,7 @@ import numpy as np
 from masrl.files import read_input, write_text_atomically
 from masrl.terminal import LIMIT, printable
 from masrl.traces import graph, strict_json
-from masrl.traces.importers.accounting import Account, figures
+from masrl.traces.importers._kit.accounting import Account, figures
 from masrl.traces.schema import BASE_VERSION
 
 

@@ -1,29 +1,22 @@
 """Recognise a log's format from its content (``masrl import auto``), never from its name alone.
 
-Every importer module has ``sniff(sample) -> str | None``: given a :class:`Sample` of the file
-(its parsed JSON document, or its first JSON Lines records), it returns a short reason when the
-file is in its format (``"OTLP JSON: resourceSpans/scopeSpans"``) and ``None`` otherwise.
-:func:`detect` asks every format of the registry it is given
-(:data:`masrl.traces.importers.MODULES`), in order, and returns the one that recognises the
-file, with its reason; no format, or more than one, is a :class:`SourceError` that lists what
-was found. When none does, the message names every format tried and why each refused: the
-module's ``refusal(sample) -> str`` when it has one (what it looked for and did not find), else
-what its ``sniff`` looks for (the first sentence of its docstring).
+:func:`sample` reads the file once (:class:`Sample`); :func:`detect` asks each format of the
+registry, in order, whether its ``sniff`` recognises the sample, and returns the one that does,
+with its reason. No format, or several, is a :class:`SourceError`; when none, the message names
+every format tried with its ``refusal``.
 """
 
 from __future__ import annotations
 
-import inspect
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from masrl.terminal import abbreviated
 from masrl.traces import strict_json
-from masrl.traces.importers.common import (
+from masrl.traces.importers import registry
+from masrl.traces.importers._kit.common import (
     SourceError,
     Unrecognised,
     read_text,
@@ -123,32 +116,24 @@ def _concatenated(text: str) -> list[dict]:
     return [value for _, value, _ in values if isinstance(value, dict)][:SAMPLE_RECORDS]
 
 
-def detect(path: str | Path, modules: Mapping[str, ModuleType]) -> tuple[str, str]:
+def detect(path: str | Path) -> tuple[str, str]:
     """``(format, reason)`` of the log at ``path``; a :class:`SourceError` when no format or
     several formats recognise it."""
     seen = sample(path)
-    found = [(name, reason) for name, module in modules.items()
-             if (reason := module.sniff(seen)) is not None]
+    importers = {name: registry.load(name) for name in registry.FORMATS}
+    found = [(name, reason) for name, importer in importers.items()
+             if (reason := importer.sniff(seen)) is not None]
     if seen.refused is not None and not found:  # a text that no text-log format reads
         raise seen.refused
     if len(found) == 1:
         return found[0]
     if not found:
-        tried = "; ".join(f"{name}: {refusal(module, seen)}" for name, module in modules.items())
+        tried = "; ".join(f"{name}: {importer.refusal(seen)}"
+                          for name, importer in importers.items())
         raise Unrecognised(path, None, f"no known log format recognises this file ({_shape(seen)}). "
                           f"Tried {tried}")
     raise SourceError(path, None, "several formats recognise this file: " + "; ".join(
         f"{name} ({reason})" for name, reason in found) + "; name the format instead of 'auto'")
-
-
-def refusal(module: ModuleType, seen: Sample) -> str:
-    """Why ``module`` does not read the sampled file: its own ``refusal`` when it has one, else
-    what its ``sniff`` looks for."""
-    if hasattr(module, "refusal"):
-        return module.refusal(seen)
-    wanted = " ".join((inspect.getdoc(module.sniff) or "").split()).split(". ")[0]
-    wanted = re.split(r"\s*[(;]\s*see :mod:", wanted)[0].replace("``", "").rstrip(".")
-    return f"looks for: {wanted}" if wanted else "not its shape"
 
 
 def _shape(seen: Sample) -> str:

@@ -1,59 +1,61 @@
-"""The importers at a glance, for the book's import chapter: what each format recognises, and
-what each hand-written fixture gives when imported.
-
-* :func:`formats_table`: one row per format of :data:`masrl.traces.importers.MODULES`: its name
-  (as ``masrl import`` takes it), the module that documents its mapping, and what ``import
-  auto`` recognises it by (the first sentence of the module's ``sniff`` docstring).
-* :func:`fixtures_table`: one row per fixture file under a folder laid out as
-  ``<format with _ for ->/...``: the format ``auto`` recognises in it, and, when the file imports
-  on its own, the trace's events, edges and agents (the human and tools left out, as in
-  :meth:`ImportResult.summary`) and its skips and repairs; a file that is read only with the
-  session that spawns it (a sub-agent log) or that is rejected says so.
-* :func:`conformance_summary` and :func:`conformance_refusals`: the conformance corpus of the
-  tests (``tests/traces/importers/conformance``: the figures a person read from each real log of
-  ``../shared/traces``), one row per folder of logs, and the files that must be refused with the
-  reason the refusal must give. They read only that data, never the logs, so the book shows them
-  on a machine without ``../shared``.
+"""The importers at a glance, for the book's import chapter and the README: the formats of
+the registry, what each hand-written fixture gives when imported, and the conformance corpus of
+the tests (the figures a person read from each real log; only that data is read, never the logs,
+so the book shows it on a machine without ``../shared``).
 """
 
 from __future__ import annotations
 
-import inspect
-import re
 from pathlib import Path
 
 import pandas as pd
 
-from masrl.traces.importers import MODULES, SourceError, claude_code, detect, import_file
-
-
-def recognises(module) -> str:
-    """``module.sniff``'s docstring as plain text (no double backquotes), without its reference
-    to :mod:`detect` (``(see ...)`` or ``; see ...``)."""
-    text = " ".join((inspect.getdoc(module.sniff) or "").split())
-    text = re.split(r"\s*[(;]\s*see :mod:", text)[0]
-    return text.replace("``", "").rstrip(".") + "."
+from masrl.traces.importers import SourceError, import_file
+from masrl.traces.importers._kit import detect
+from masrl.traces.importers.registry import FAMILIES, FORMATS, REGISTRY
+from masrl.traces.importers.sessions import claude_code
 
 
 def formats_table() -> pd.DataFrame:
-    """One row per importable format (see the module docstring)."""
-    return pd.DataFrame([{"format": name, "mapping": module.__name__,
-                          "recognised by": recognises(module)}
-                         for name, module in MODULES.items()])
+    """One row per format of the registry: its name (as ``masrl import`` takes it), its
+    family, what it reads, what ``import auto`` recognises it by, the variants it knows and
+    whether one file may hold several runs."""
+    return pd.DataFrame([{"format": entry.name, "family": entry.family, "reads": entry.description,
+                          "recognised by": entry.recognised_by,
+                          "variants": ", ".join(entry.variants),
+                          "runs per file": "several" if entry.several_runs else "one"}
+                         for entry in REGISTRY])
+
+
+def formats_markdown() -> str:
+    """The README's table of formats, as Markdown (the README holds this text; a test keeps
+    them equal)."""
+    lines = ["| format | family | reads | runs per file |", "| --- | --- | --- | --- |"]
+    for entry in REGISTRY:
+        lines.append(f"| `{entry.name}` | {entry.family} | {entry.description} | "
+                     f"{'several' if entry.several_runs else 'one'} |")
+    return "\n".join(lines) + "\n"
+
+
+def families_table() -> pd.DataFrame:
+    """The families of importers: the folder, what it holds and its formats."""
+    return pd.DataFrame([{"family": family, "holds": holds,
+                          "formats": ", ".join(e.name for e in REGISTRY if e.family == family)}
+                         for family, holds in FAMILIES.items()])
 
 
 def fixtures_table(folder: str | Path) -> pd.DataFrame:
     """One row per fixture file of every format (see the module docstring)."""
     folder = Path(folder)
     rows = []
-    for fmt in MODULES:
+    for fmt in FORMATS:
         for path in sorted((folder / fmt.replace("-", "_")).rglob("*")):
             if path.suffix not in (".json", ".jsonl", ".log") or (
                     fmt == "claude-code" and claude_code.workflow_metadata(path)):
                 continue  # not a log (Workflow metadata is read with its session)
             row = {"format": fmt, "fixture": path.relative_to(folder).as_posix()}
             try:
-                row["recognised as"] = detect.detect(path, MODULES)[0]
+                row["recognised as"] = detect.detect(path)[0]
             except SourceError:
                 row["recognised as"] = "(none)"
             try:

@@ -66,7 +66,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     content_ref,
@@ -77,7 +77,8 @@ from masrl.traces.importers.common import (
     source_error,
     sse_payloads,
 )
-from masrl.traces.importers.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
 
 FORMAT = "adk"
 UNIT = "event"
@@ -419,10 +420,10 @@ def is_event(value: Any) -> bool:
             or (isinstance(content, dict) and "parts" in content))
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """A Google ADK session ({id, appName, events}) or ADK events (objects with ``author`` and
     ``invocationId``, content ``parts``), as a list, JSON Lines or a sessions listing (see
-    :mod:`masrl.traces.importers.detect`)."""
+    :mod:`masrl.traces.importers._kit.detect`)."""
     document = sample.document
     if isinstance(document, dict):
         sessions = document.get("sessions")
@@ -441,7 +442,7 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
     return ("looks for a Google ADK session ({id, appName, events}) or ADK events ({author, "
             "invocationId, content: {parts}})")

@@ -97,8 +97,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
-from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.accounting import iso_from_ns
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     TraceBuilder,
@@ -106,6 +106,7 @@ from masrl.traces.importers.common import (
     read_jsonl,
     read_text,
 )
+from masrl.traces.importers._kit.detect import Sample
 
 FORMAT = "codex"
 MAIN = "main"
@@ -139,6 +140,11 @@ class Rollout:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of one Codex rollout and its sub-agents (see the module docstring)."""
     return _Session(Path(path)).run()
+
+
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
 
 
 def _meta(records: list[tuple[int, dict]], file: Path) -> dict:
@@ -573,9 +579,9 @@ class _Session:
         self.build.link(src, dst, self.answers, spawn_mode="async")
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """JSON Lines records ``{timestamp, type, payload}`` whose first is ``session_meta`` (see
-    :mod:`masrl.traces.importers.detect`)."""
+    :mod:`masrl.traces.importers._kit.detect`)."""
     records = sample.lines
     if records and records[0].get("type") == "session_meta" and isinstance(
             records[0].get("payload"), dict) and all("payload" in r for r in records):
@@ -583,7 +589,7 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """Why a file is not a rollout this importer reads (for ``import auto``)."""
     records = sample.lines
     if records and "payload" not in records[0] and "instructions" in records[0] and any(

@@ -127,13 +127,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     TraceBuilder,
     content_ref,
     read_json,
 )
+from masrl.traces.importers._kit.detect import Sample
 
 FORMAT = "who-and-when"
 ORCHESTRATOR = "Orchestrator"
@@ -240,6 +241,11 @@ def import_file(path: str | Path) -> ImportResult:
                "messages": build.count("message")},
     )
     return result.with_provenance()
+
+
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
 
 
 # ---------------------------------------------------------------------------------- recognising
@@ -530,11 +536,16 @@ def found(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """A JSON object with a ``history`` list of chat records (see
-    :mod:`masrl.traces.importers.detect`)."""
+    :mod:`masrl.traces.importers._kit.detect`)."""
     history = sample.document.get("history") if "history" in sample.keys else None
     if isinstance(history, list) and history and all(isinstance(r, dict) and "role" in r
                                                      for r in history[:5]):
         return "a 'history' list of chat records with roles"
     return None
+
+
+def refusal(sample: Sample) -> str:
+    """What :func:`sniff` looks for, which the file does not have."""
+    return 'looks for: A JSON object with a history list of chat records'

@@ -44,8 +44,9 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-from masrl.traces.importers.common import ImportResult, SourceError, content_ref, read_text
-from masrl.traces.importers.sequential import Turns, usage_fields
+from masrl.traces.importers._kit.common import ImportResult, SourceError, content_ref, read_text
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sequential import Turns, usage_fields
 
 FORMAT = "chatdev"
 UNIT = "log entry"
@@ -196,10 +197,15 @@ def import_file(path: str | Path) -> ImportResult:
     return result.with_provenance()
 
 
-def sniff(sample) -> str | None:
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
+
+
+def sniff(sample: Sample) -> str | None:
     """A ChatDev log: text entries ``[YYYY-DD-MM HH:MM:SS INFO] ...`` with ChatDev's markers
     (``**[Preprocessing]**``, ``**ChatDev Starts**``, ``System: **[chatting]**``, role
-    turns ``A<->B on : Phase, turn n``) (see :mod:`masrl.traces.importers.detect`)."""
+    turns ``A<->B on : Phase, turn n``) (see :mod:`masrl.traces.importers._kit.detect`)."""
     text = sample.text
     if text is None:
         return None
@@ -213,6 +219,6 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
     return "looks for a ChatDev text log ('[YYYY-DD-MM HH:MM:SS INFO]' entries of a chat chain)"

@@ -116,12 +116,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers import otel_shapes, spans
-from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import ImportResult, SourceError, one_run, read_bytes
-from masrl.traces.importers.otel_shapes import RawSpan
-from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
-from masrl.traces.importers.timestamps import hrtime_ns, is_number
+from masrl.traces.importers._kit.accounting import iso_from_ns
+from masrl.traces.importers._kit.common import ImportResult, SourceError, one_run, read_bytes
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.timestamps import hrtime_ns, is_number
+from masrl.traces.importers.spans import otel_shapes
+from masrl.traces.importers.spans import tree as spans
+from masrl.traces.importers.spans.otel_shapes import RawSpan
+from masrl.traces.importers.spans.tree import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
 
 FORMAT = "otel"
 MODEL_CALLS = ("call_llm", "chat", "text_completion", "generate_content")
@@ -483,10 +485,10 @@ def _system(raw: list[RawSpan]) -> str:
     return f"OpenTelemetry ({scopes[0]})" if len(scopes) == 1 else "OpenTelemetry"
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """OTLP JSON (``resourceSpans``), or spans with OpenTelemetry ids: Python (``context``), flat
     span dicts (``trace_id`` and ``span_id``) or JavaScript (``traceId`` / ``spanContext``); see
-    :mod:`masrl.traces.importers.detect`."""
+    :mod:`masrl.traces.importers._kit.detect`."""
     items = _sniffed_items(sample)
     if any(isinstance(i, dict) and "resourceSpans" in i for i in items):
         return "OTLP JSON: resourceSpans"
@@ -533,3 +535,10 @@ def _sniffed_items(sample) -> list:
 
 
 __doc__ = f"{__doc__}\n{spans.MAPPING}"
+
+
+def refusal(sample: Sample) -> str:
+    """What :func:`sniff` looks for, which the file does not have."""
+    return ('looks for: OTLP JSON (resourceSpans), or spans with OpenTelemetry ids: Python '
+            '(context), flat span dicts (trace_id and span_id) or JavaScript (traceId / '
+            'spanContext)')

@@ -67,15 +67,15 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     SourceError,
     json_type,
     json_values,
     read_text,
     source_error,
 )
-from masrl.traces.importers.spans import fingerprint
-from masrl.traces.importers.timestamps import NS, hrtime_ns, is_int, iso_ns
+from masrl.traces.importers._kit.timestamps import NS, hrtime_ns, is_int, iso_ns
+from masrl.traces.importers.spans.tree import fingerprint
 
 HEX = re.compile(r"[0-9a-fA-F]+")
 SPAN_KEYS = {"context", "traceId", "spanContext", "_spanContext", "trace_id", "context.span_id",

@@ -61,9 +61,8 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers import otel, spans
-from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.accounting import iso_from_ns
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     json_type,
@@ -72,8 +71,11 @@ from masrl.traces.importers.common import (
     several_runs,
     source_error,
 )
-from masrl.traces.importers.spans import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
-from masrl.traces.importers.timestamps import is_number
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.timestamps import is_number
+from masrl.traces.importers.spans import otel
+from masrl.traces.importers.spans import tree as spans
+from masrl.traces.importers.spans.tree import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
 
 FORMAT = "langfuse"
 KINDS = {"AGENT": AGENT, "GENERATION": MODEL, "TOOL": TOOL, "EVENT": EVENT}
@@ -329,9 +331,9 @@ def _object(path: Path, where: str, raw: dict, key: str) -> dict:
     return value
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """A trace with ``observations`` (alone, as the UI's download, in a list, under ``data``, or
-    one per line); see :mod:`masrl.traces.importers.detect`."""
+    one per line); see :mod:`masrl.traces.importers._kit.detect`."""
     document = sample.document
     if sample.records is not None:
         document = sample.records
@@ -345,3 +347,9 @@ def sniff(sample) -> str | None:
 
 
 __doc__ = f"{__doc__}\n{spans.MAPPING}"
+
+
+def refusal(sample: Sample) -> str:
+    """What :func:`sniff` looks for, which the file does not have."""
+    return ("looks for: A trace with observations (alone, as the UI's download, in a list, "
+            'under data, or one per line)')

@@ -88,8 +88,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
-from masrl.traces.importers.accounting import iso_from_ns
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.accounting import iso_from_ns
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     TraceBuilder,
@@ -97,6 +97,7 @@ from masrl.traces.importers.common import (
     read_jsonl,
     read_text,
 )
+from masrl.traces.importers._kit.detect import Sample
 
 FORMAT = "gemini-cli"
 MAIN = "main"
@@ -134,6 +135,11 @@ class Conversation:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of one Gemini CLI session and its sub-agent sessions."""
     return _Session(Path(path)).run()
+
+
+def import_traces(path: str | Path) -> list[ImportResult]:
+    """The one run the log holds, as a list (the format holds one run per file)."""
+    return [import_file(path)]
 
 
 def _micro(stamp, file: Path, where) -> int:
@@ -517,10 +523,10 @@ class _Session:
         self.build.link(src, dst, self.answers, spawn_mode="blocking")
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """A Gemini CLI session: a JSON object with ``sessionId``, ``projectHash`` and
     ``messages``, or JSON Lines whose first record has ``sessionId`` and ``projectHash`` (see
-    :mod:`masrl.traces.importers.detect`)."""
+    :mod:`masrl.traces.importers._kit.detect`)."""
     keys = sample.keys
     if {"sessionId", "projectHash", "messages"} <= keys:
         return "Gemini CLI session file (sessionId, projectHash, messages)"
@@ -530,7 +536,7 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """Why a file is not a Gemini CLI session (for ``import auto``)."""
     document = sample.document
     if isinstance(document, list) and document and all(

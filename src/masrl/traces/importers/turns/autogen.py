@@ -79,7 +79,7 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     content_ref,
@@ -89,7 +89,8 @@ from masrl.traces.importers.common import (
     read_text,
     source_error,
 )
-from masrl.traces.importers.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
 
 FORMAT = "autogen"
 UNIT = "item"
@@ -451,11 +452,11 @@ def _is_dump(value: Any) -> bool:
             and (value["type"] in KNOWN or value["type"].startswith("StructuredMessage")))
 
 
-def sniff(sample) -> str | None:
+def sniff(sample: Sample) -> str | None:
     """AutoGen AgentChat items: a run_stream recorder ({events: [{type, model_dump}]}), a
     TaskResult ({messages, stop_reason}) or AgentChat message dumps (objects with ``source``
     and a ``type`` such as TextMessage or ToolCallRequestEvent), as JSON or JSON Lines (see
-    :mod:`masrl.traces.importers.detect`)."""
+    :mod:`masrl.traces.importers._kit.detect`)."""
     document = sample.document
     if isinstance(document, dict):
         events = document.get("events")
@@ -474,7 +475,7 @@ def sniff(sample) -> str | None:
     return None
 
 
-def refusal(sample) -> str:
+def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
     return ("looks for AutoGen AgentChat items (objects with 'source' and a 'type' such as "
             "TextMessage or ToolCallRequestEvent, or a recorder's 'events' with 'model_dump')")

@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl.traces.importers.accounting import Account
-from masrl.traces.importers.common import SourceError, TraceBuilder, content_ref, json_type
-from masrl.traces.importers.timestamps import NS, iso_ns
+from masrl.traces.importers._kit.accounting import Account
+from masrl.traces.importers._kit.common import SourceError, TraceBuilder, content_ref, json_type
+from masrl.traces.importers._kit.timestamps import NS, iso_ns
 
 AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
 KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
