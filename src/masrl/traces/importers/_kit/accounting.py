@@ -1,42 +1,7 @@
 """The importer's account of its source: every record read is mapped or skipped for a named
-reason, and the tokens and money the source states are found again in the trace or among the
-skipped records. Nothing is dropped silently.
-
-Conventions every importer keeps (the conformance tests and the conservation property tests
-check them on real logs and on generated ones):
-
-* **Records.** The importer names its source's unit (``unit``: a JSON Lines ``line``, a
-  ``span``, an ``observation``, a ``step``, a ``history entry``, a ``message``...) and counts
-  every one it reads (:meth:`Account.read`). A record is either *mapped* (it gives at least one
-  event, or its content is carried by another record's event: :meth:`Account.map`) or *skipped*
-  (:meth:`Account.skip`, with a reason that says what the record was, e.g. ``progress:
-  hook_progress`` or ``unknown record type: foo``). So ``read == mapped + skipped`` always.
-  Parts of a mapped record that give no event (a thinking block inside a response, say) are
-  counted under their own reasons in the trace's ``provenance.skipped`` too, but they are not
-  records: ``provenance.records.skipped`` counts records only.
-* **A record type the importer does not know** is skipped as ``unknown record type: <type>``
-  and counted, never dropped.
-* **Usage.** The tokens and dollars the source states for each record are added up as the
-  record is read (:meth:`Account.state_usage`), whether the record is then mapped or not; those
-  of a skipped record are also added to the skipped usage (``usage=`` of :meth:`Account.skip`).
-  Then ``source == trace + skipped`` for ``tokens_in``, ``tokens_out`` and ``cost_usd``, where
-  ``trace`` adds up the events' ``x_usage.input``, ``x_usage.output`` and ``cost_usd``.
-* **Token fields.** An event that carries a model call's usage has ``x_usage`` with ``input``
-  (every prompt-side token, cached ones included) and ``output`` (every completion-side token,
-  reasoning included), plus any parts the source breaks them into (``cached_input``,
-  ``cache_creation``, ``reasoning_output``...; parts are never added on top), and ``tokens`` =
-  ``input`` + ``output``. A source that states only a total gives ``tokens`` and ``x_usage``
-  ``{"total": ...}`` with neither ``input`` nor ``output``.
-* **Model calls.** The one event that carries a model call's result (its last event) has
-  ``x_model_call``: the source's id of the call (a span id, a response id, ``FILE:LINE``), so a
-  trace says how many model calls the run made even where the log records no tokens.
-* **Time origin.** ``provenance.time_origin`` is the ISO 8601 UTC time of ``t = 0`` (the
-  earliest time the importer mapped), when the source gives absolute times, so the trace's
-  first and last times can be compared with the log's.
-
-:func:`figures` reads the figures a person can count in a raw log (agents, sub-agent spawns,
-tool calls, model calls, tokens in and out, first and last time) from a trace;
-:func:`conservation_problems` checks the two balances of a trace's provenance.
+reason (``read == mapped + skipped``), and the tokens and dollars the source states are found
+again in the events or among the skipped records. :func:`figures` reads from a trace what a
+person counts in a raw log; :func:`conservation_problems` checks both balances.
 """
 
 from __future__ import annotations

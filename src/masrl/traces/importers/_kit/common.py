@@ -1,40 +1,7 @@
-"""What every importer shares: errors that name the place, counted skips, content hashes,
-a trace builder that keeps edges forward in time, the trace's provenance, and deterministic,
-atomic writing.
-
-Conventions (quoted by the book):
-
-* **No content.** Message, prompt and tool text never enters a trace: ``content_ref`` holds
-  ``sha256:<hex>`` of the text (UTF-8), or of its canonical JSON (sorted keys, no spaces) when the
-  source holds a structure rather than a string.
-* **Extension fields.** The schema lets events carry extra properties; ours all start with
-  ``x_``: ``x_source`` (where the event comes from: ``FILE:LINE``, ``history[k]`` or a span id),
-  ``x_model``, ``x_usage`` (token breakdown), ``x_error`` and the Who&When labels
-  ``x_mistake_step`` / ``x_mistake_agent`` / ``x_mistake_reason_ref``. Validation ignores them.
-* **Times** are seconds from the earliest timestamp the importer maps, computed from integer
-  micro- or nanoseconds so the same input gives the same floats.
-* **Forward edges.** Every edge is a dependency, so its destination may not start before its
-  source. When a source clock says otherwise (records written a few milliseconds out of order),
-  the destination's ``t`` (and ``t_end``) is raised to its source's, in dependency order, and
-  each raised event is counted as a repair: the dependency is kept, the clock is corrected.
-* **Skips and repairs are counted, never silent.** :class:`ImportResult` carries ``skipped``
-  (records, or parts of records, that become no event, by documented reason) and ``repairs``
-  (records kept but changed, by reason); the ``masrl import`` command prints both. Its
-  ``account`` (:mod:`.accounting`) balances the books: records read = mapped + skipped, and the
-  tokens and dollars the source states = those the events carry + those of skipped records.
-* **Provenance travels with the trace.** Every imported trace ends with a ``provenance`` object
-  (keys sorted): ``format``; ``sources``, every file read, the imported one first, each as
-  ``{name, sha256}`` (the name relative to the imported file's folder, ``/`` between folders, so
-  never an absolute path; the SHA-256 of its bytes); the counts ``skipped`` and
-  ``repaired``, by reason (sorted; empty objects when there are none); ``records`` and ``usage``,
-  the account of :mod:`.accounting`; ``time_origin`` when the source has clock times; and,
-  when one format
-  holds logs of several systems (Who&When), ``recognised``: the ``system``, its ``shape`` and
-  the ``evidence`` it was recognised by, so the choice is never silent. They are the counts of
-  the summary, so they are known without the importer's output.
-* **Determinism.** Ids come from positions in the source (line numbers, history indices, span
-  ids), never from the clock or a random generator; the output is written with a fixed key order
-  and records no time of the import, so the same files give the same bytes.
+"""What every importer shares: errors that name the place (:class:`SourceError`), the result
+and its provenance (:class:`ImportResult`), content hashes (no text enters a trace), the one
+way files and JSON are read, a trace builder that keeps edges forward in time, and
+deterministic, atomic writing. Chapter 23 of the book tells the conventions.
 """
 
 from __future__ import annotations

@@ -1,28 +1,7 @@
 """The graph of a log written as one sequence of turns (a chat, an event stream, a session's
-events): what the chat, event-log and session importers (:mod:`.autogen`, :mod:`.chat`,
-:mod:`.adk`, :mod:`.langgraph`, :mod:`.langchain`, :mod:`.a2a`, :mod:`.chatdev`) share.
-
-Such a log records order, not dependencies, and every party sees what came before, so each
-event depends on the event (or events) just before it: the *frontier*. Tool calls issued
-together (one model response asking for several tools) all depend on the frontier and become
-the frontier together, so their waits overlap; each tool result depends on its own call (a
-``tool_dependency`` edge, blocking), else on the frontier, and takes its call's place in the
-frontier; the next turn depends on every event of the frontier (every result of the batch).
-The type of each edge says what joins the two events:
-
-* ``tool_dependency`` (blocking) from a call to its result;
-* ``message`` from a message to its addressee's next event (``blocking`` when the message is
-  a delegation, ``handoff`` when it hands the conversation over);
-* ``causal`` when the same agent acts twice in a row (a tool result is its caller's event, so
-  a result and the caller's next turn are joined this way too);
-* ``temporal`` otherwise (order only).
-
-A delegation to an agent that does not act next (an orchestrator updates its plan in between)
-is also joined to that agent's next event by a ``message`` edge (blocking, or ``handoff`` when
-the delegation hands the conversation over: ``x_handoff``).
-
-:func:`usage_fields` writes a model call's usage on the event that carries the call, as
-:mod:`.accounting` asks: ``tokens`` = ``input`` + ``output``, ``x_usage`` and ``x_model_call``.
+events), which the turn-log importers share: each event depends on the events just before it
+(the frontier); tool calls issued together overlap, each result depends on its own call.
+:func:`usage_fields` writes a model call's usage on the event that carries it.
 """
 
 from __future__ import annotations
@@ -33,7 +12,7 @@ from masrl.traces.importers._kit.common import TraceBuilder
 
 
 class Turns:
-    """Builds a sequential log's events and edges (see the module docstring)."""
+    """Builds a sequential log's events and edges (chapter 23 of the book)."""
 
     def __init__(self) -> None:
         self.build = TraceBuilder()

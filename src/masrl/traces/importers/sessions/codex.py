@@ -1,92 +1,6 @@
-"""Import a Codex CLI rollout (JSON Lines, with its sub-agent rollouts) as an orchestration trace.
-
-Source: a rollout file ``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<thread id>.jsonl``. Every
-line is ``{timestamp, type, payload}`` with ``type`` one of ``session_meta`` (the first line: the
-thread ``id``, ``cli_version``, ``source``), ``turn_context`` (the model of the turn),
-``response_item`` (model input and output: ``message``, ``reasoning``, ``function_call`` /
-``custom_tool_call`` / ``local_shell_call`` / ``web_search_call`` and their ``*_output``,
-joined by ``call_id``), ``event_msg`` (what the interface showed: ``user_message``,
-``agent_message``, ``token_count``, ...) and ``compacted``. A sub-agent (multi-agent tools
-``spawn_agent``, ``send_input``, ``wait``, ``close_agent``) writes its own rollout, whose
-``session_meta.source`` is ``{"subagent": {"thread_spawn": {"parent_thread_id": ...,
-"agent_role": ...}}}``; the rollouts in the imported file's folder whose parent is the imported
-thread (and, recursively, theirs) are read with it; other sessions' rollouts are left alone.
-
-Agents: ``main`` (the imported thread), ``user`` (the human, role ``human``), and
-``agent-<thread id>`` per sub-agent (role its ``agent_role``). Tool results are events of the
-agent that called the tool.
-
-What becomes an event (id ``main:<line>`` or ``<thread id>:<line>``, ``.k`` appended when one
-record gives several; ``x_source`` ``FILE:LINE``):
-
-* ``event_msg`` ``user_message`` -> ``message`` from ``user`` to ``main`` (the user's own words;
-  the ``response_item`` user messages repeat them among injected context such as
-  ``<environment_context>`` and are skipped, counted). In a sub-agent, its first user message is
-  the task it was spawned with, carried by the spawn event (a counted repair); later ones are
-  carried by its spawner's ``send_input`` message (skipped, counted). A rollout with no
-  ``user_message`` event at all (older versions) uses its ``response_item`` user messages that do
-  not start with ``<``.
-* ``response_item`` ``message`` of the assistant -> ``message`` (to ``user`` for ``main``);
-  developer messages (instructions), ``reasoning`` and the ``event_msg`` copies
-  (``agent_message``, ``agent_reasoning``) are skipped (counted).
-* A tool call -> ``tool_call`` (``tool`` its ``name``; ``local_shell``, ``web_search``,
-  ``tool_search``, ``image_generation`` for the built-in calls; ``content_ref`` of its arguments);
-  its output -> ``tool_result`` (``trusted: false``). The multi-agent tools map to lifecycle
-  events: ``spawn_agent`` -> ``spawn`` of ``agent-<agent_id>`` (the id its output gives; role its
-  ``agent_type``; its output is carried by the spawn); ``send_input`` -> ``message`` to the
-  sub-agent; ``close_agent`` -> ``despawn`` of it; a ``wait`` (or ``wait_agent``) output that
-  reports a sub-agent ``completed`` (or ``errored``, ``x_error``) -> that sub-agent's ``return``
-  to the waiting agent, else a ``tool_result``.
-* ``session_meta``, ``turn_context``, ``compacted``, every other ``event_msg`` (turn boundaries,
-  patch and command ends, collab events, which repeat the tool calls) and unknown
-  ``response_item`` types are skipped (counted by type).
-
-What becomes an edge: in each rollout, an event of the agent depends on the results (tool
-results, returns) and messages it received since its previous event, else on its previous event
-(``causal``; ``message`` from a message, ``return`` from a return); a ``tool_result`` on its
-call (``tool_dependency``, ``blocking``); a sub-agent's first event on its spawn (``spawn``,
-mode ``async``: Codex sub-agents run while their spawner goes on); a sub-agent's event after a
-``send_input`` on that message; a ``return`` on the ``wait`` call it answers and on the
-sub-agent's last event before it.
-
-Times: ``t`` is seconds since the earliest event (``provenance.time_origin``; from the records'
-``timestamp``, milliseconds);
-an event logged before one it depends on is raised to it (counted). Events are instantaneous.
-
-Tokens: each ``token_count`` event's ``info.last_token_usage`` (one model response) goes on the
-last event that response produced, with ``x_model_call`` (the count's ``FILE:LINE``):
-``x_usage.input`` = ``input_tokens`` (cached ones included: ``cached_input_tokens`` is a part of
-it, as is ``cache_write_input_tokens`` where 0.145 and later write it), ``x_usage.output`` =
-``output_tokens`` (``reasoning_output_tokens`` is a part of it), ``tokens`` = input + output,
-the turn's model in ``x_model``. Which response a count prices depends on the version: 0.125
-writes the count after the response, 0.40 before it (reading a 0.40 rollout the 0.125 way
-dropped the first response's tokens and put every later count on the response before its
-own). The order is told from the data (:func:`token_order`; the ``cli_version`` decides only
-when no turn tells) and recorded in ``provenance.recognised`` (``system`` ``Codex CLI``,
-``version``, ``shape`` ``token_count after|before the response it prices``, ``evidence``). A
-count that repeats the previous one word for word is stated once (the repeat is skipped); a
-``token_count`` without ``info`` is skipped; one whose response gave no event (reasoning only)
-is skipped with its tokens (skipped usage). No money is recorded.
-
-Account (:mod:`.accounting`): the unit is the ``line``; every line of every rollout read is
-mapped (it gives events, or an event carries it: a priced ``token_count``, a sub-agent's task)
-or skipped for the reason given above. A record type the importer does not know is skipped as
-``unknown record type: <type>`` and counted.
-
-Run level: ``trace_id`` ``codex:<thread id>``, ``task_id`` the thread id, ``system``
-``Codex CLI <cli_version>``, ``topology`` ``harness``, no rewards; ``costs`` total tokens,
-``wall_clock_s`` (the last event's ``t``), ``tool_calls`` and ``messages``.
-
-What is lost: all text (hashed), reasoning (encrypted or summarised), command output beyond its
-hash, sandbox and approval settings, working directories, rate limits, and a forked sub-agent's
-copy of its parent's history (Codex writes it into the sub-agent's rollout; it is imported as the
-sub-agent's).
-
-Errors (exit 1), each naming the file and line: a line that is not a JSON object, a record
-without a ``timestamp`` or object ``payload``, a rollout that does not start with
-``session_meta`` (the rollouts of Codex before 0.3x, a bare ``{id, timestamp, instructions}``
-line followed by untimed items and ``{"record_type": "state"}`` lines, are not read: they hold
-no times and no token counts), a sub-agent rollout that no ``spawn_agent`` output names.
+"""Import a Codex CLI rollout (JSON Lines, with the rollouts of its sub-agents) as an
+orchestration trace. Which response a token count prices depends on the version and is told
+from the data (:func:`token_order`). Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -138,7 +52,7 @@ class Rollout:
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of one Codex rollout and its sub-agents (see the module docstring)."""
+    """The trace of one Codex rollout and its sub-agents (chapter 23 of the book)."""
     return _Session(Path(path)).run()
 
 
@@ -580,8 +494,7 @@ class _Session:
 
 
 def sniff(sample: Sample) -> str | None:
-    """JSON Lines records ``{timestamp, type, payload}`` whose first is ``session_meta`` (see
-    :mod:`masrl.traces.importers._kit.detect`)."""
+    """JSON Lines records ``{timestamp, type, payload}`` whose first is ``session_meta``."""
     records = sample.lines
     if records and records[0].get("type") == "session_meta" and isinstance(
             records[0].get("payload"), dict) and all("payload" in r for r in records):

@@ -1,83 +1,6 @@
-"""Import a Gemini CLI session (the chat recording, JSON or JSON Lines) as an orchestration trace.
-
-Source: Gemini CLI records every session under ``~/.gemini/tmp/<project>/chats/``, in one of two
-shapes (both read; the shape is recorded in ``provenance.recognised``):
-
-* **JSON session file** (``session-<time>-<id8>.json``, the earlier recording): one object
-  ``{sessionId, projectHash, startTime, lastUpdated, messages, summary?, kind?}``;
-* **JSON Lines session file** (``session-<time>-<id8>.jsonl``, the current recording): a first
-  line of metadata ``{sessionId, projectHash, startTime, lastUpdated, kind?}``, then one line per
-  write: a message record (``{id, timestamp, type, content, ...}``; the recorder writes a message
-  again, whole, each time it changes, as when its tokens or tool calls arrive: the last copy of
-  an ``id`` is the message, in the place of its first copy), a metadata update ``{"$set": {...}}``
-  (whose ``messages``, when present, replace the conversation as it stands), or
-  ``{"$rewindTo": <id>}`` (the messages from that one on are removed from the conversation).
-  What is read is the conversation as the recording stands at its end, as Gemini CLI reads it to
-  resume a session.
-
-A message has ``type`` ``user``, ``gemini`` (a model response: ``content``, ``toolCalls`` of
-``{id, name, args, result, status, timestamp}``, ``thoughts``, ``tokens`` ``{input, output,
-cached, thoughts, tool, total}``, ``model``), ``info``, ``error`` or ``warning`` (interface
-notes). Sub-agent conversations (``kind`` ``subagent``) are recorded in their own JSON Lines files
-under ``chats/<parent sessionId>/``; those beside the imported session are read with it.
-
-Agents: ``main`` (the session's model), ``user`` (the human, role ``human``), and
-``agent-<sessionId>`` per sub-agent session. Tool results are events of the agent that called
-the tool.
-
-What becomes an event (id ``<main|sessionId>:m<k>`` for the k-th message of the conversation,
-``.j`` appended when one message gives several; ``x_source`` ``FILE:LINE`` of the copy read, or
-``messages[k]`` in a JSON file):
-
-* ``user`` message -> ``message`` from ``user`` to ``main`` (in a sub-agent, from its spawner);
-* ``gemini`` message -> a ``message`` (to ``user`` for ``main``) when its content has text, then
-  one ``tool_call`` per tool call (``tool`` its ``name``, ``content_ref`` of its ``args``) and,
-  for each call with a ``result`` or a final ``status``, a ``tool_result`` at the call's
-  ``timestamp`` (``trusted: false``, ``x_error`` for status ``error``, ``x_status`` for
-  ``cancelled``); its ``thoughts`` are skipped parts (counted). A tool call that a sub-agent
-  session answers (see below) is a ``spawn`` of it and its result that sub-agent's ``return``;
-* ``info``, ``error``, ``warning`` messages are skipped (counted by type).
-
-Sub-agents: Gemini CLI runs a sub-agent as a tool. A sub-agent session is matched to the call of
-the parent whose ``agentId`` is the sub-agent's ``sessionId``; else to the earliest call not yet
-matched that was made at or before the sub-agent's ``startTime`` and answered at or after it; a
-session matched to no call is spawned by ``main`` at its ``startTime`` (counted repair).
-
-What becomes an edge: in each conversation, an event depends on the results and messages that
-arrived since the agent's previous event, else on that event (``causal``; ``message`` from a
-message to it, ``return`` from a return); a ``tool_result`` on its call (``tool_dependency``,
-``blocking``); a sub-agent's first event on its spawn (``spawn``, ``blocking``); its return on its
-last event.
-
-Tokens: a ``gemini`` message is one model call: its last event other than a result has
-``x_model_call`` (the message ``id``), ``x_model`` and, with ``tokens``, ``x_usage``: ``input`` =
-``input`` + ``tool`` (the prompt, cached tokens included, and the tool-use prompt), ``output`` =
-``output`` + ``thoughts`` (the candidates and the thinking, which Gemini counts apart), with the
-parts ``cached_input``, ``tool_use_input`` and ``reasoning_output``; ``tokens`` = input + output
-(Gemini's ``total``). No money is recorded.
-
-Account (:mod:`.accounting`): the unit is the ``line`` of a JSON Lines file (the ``message`` of a
-JSON one); every one is mapped (it gives events) or skipped: the metadata line, metadata updates
-(a ``$set`` whose ``messages`` are read is mapped), earlier copies of a message, messages a rewind
-removed (with the tokens they state: the calls were made, the conversation dropped them), the
-rewind markers, interface notes, and record shapes the importer does not know (``unknown record
-type``). Tokens are stated once per message (its copy read, or the last copy of a removed one).
-
-Times: ``t`` is seconds since the earliest event (``provenance.time_origin``); events are
-instantaneous; an event before one it depends on is raised to it (counted).
-
-Run level: ``trace_id`` ``gemini-cli:<sessionId>``, ``task_id`` the ``sessionId``, ``system``
-``Gemini CLI``, ``topology`` ``harness``, no rewards; ``costs`` the tokens, ``wall_clock_s``,
-``tool_calls`` and ``messages``.
-
-What is lost: all text (hashed), thoughts, display content, tool descriptions and result display,
-the project hash, directories and the session summary.
-
-Errors (exit 1), naming the file and place: a file that is neither, a session without
-``sessionId``, a message without ``id``/``timestamp`` or with an unreadable timestamp, a
-``toolCalls`` that is not a list, a session with no message to import. ``logs.json`` (the list of
-the user's prompts Gemini CLI keeps per project) is refused by ``import auto`` with that reason:
-it holds no model turn.
+"""Import a Gemini CLI session (its chat recording, JSON or JSON Lines, with the sessions of its
+sub-agents) as an orchestration trace. A JSON Lines recording is read as it stands at its end
+(rewrites, updates and rewinds applied). Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -193,7 +116,7 @@ class _Session:
     # ------------------------------------------------------------------ reading
 
     def read(self, file: Path) -> Conversation:
-        """A session file as the conversation it ends with (see the module docstring)."""
+        """A session file as the conversation it ends with (chapter 23 of the book)."""
         text = read_text(file)
         document, findings = strict_json.parse(text)
         if not findings and isinstance(document, dict) and "messages" in document \
@@ -361,7 +284,7 @@ class _Session:
         return self.result.with_provenance()
 
     def link_subs(self, main: Conversation, subs: list[Conversation]) -> None:
-        """Which tool call of ``main`` each sub-agent session answers (module docstring)."""
+        """Which tool call of ``main`` each sub-agent session answers (chapter 23 of the book)."""
         calls = []
         for message in main.messages:
             tool_calls = message.data.get("toolCalls")
@@ -525,8 +448,7 @@ class _Session:
 
 def sniff(sample: Sample) -> str | None:
     """A Gemini CLI session: a JSON object with ``sessionId``, ``projectHash`` and
-    ``messages``, or JSON Lines whose first record has ``sessionId`` and ``projectHash`` (see
-    :mod:`masrl.traces.importers._kit.detect`)."""
+    ``messages``, or JSON Lines whose first record has ``sessionId`` and ``projectHash``."""
     keys = sample.keys
     if {"sessionId", "projectHash", "messages"} <= keys:
         return "Gemini CLI session file (sessionId, projectHash, messages)"

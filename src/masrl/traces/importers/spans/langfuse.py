@@ -1,56 +1,6 @@
-"""Import Langfuse trace exports (traces with their observations) as orchestration traces.
-
-Source: JSON holding traces as Langfuse gives them: the public API's trace
-(``GET /api/public/traces/{traceId}``: an object with ``id``, ``name``, ``timestamp`` and
-``observations``), the UI's download (``{"trace": {...}, "observations": [...]}``, where the
-trace object may repeat its observations in a lighter form, without inputs and outputs: read
-once, from the top-level list), a list of either, the list endpoint's ``{"data": [...]}``, or
-one of either per line (JSON Lines). Observations have ``id``, ``traceId``,
-``parentObservationId``, ``type``, ``name``, ``startTime`` / ``endTime`` (ISO-8601), ``model``,
-``level``, ``input``, ``output``, ``metadata`` and usage in one of Langfuse's forms:
-``usageDetails`` (``{input, output, total, ...}``), ``usage`` (``{input, output, total}``) or the
-flat ``inputUsage`` / ``outputUsage`` / ``totalUsage`` of the observations view; cost
-``costDetails.total``, else ``calculatedTotalCost``, else ``totalCost``, else
-``usage.totalCost``.
-
-:func:`import_traces` gives one trace per Langfuse trace of the file (never merged);
-:func:`import_file` reads a file of one trace.
-
-Observations become spans of :mod:`.spans` (id ``<observation id>``; the shared mapping below):
-
-* ``AGENT`` -> an agent named by the source's ``gen_ai.agent.name`` / ``agent.name`` attribute,
-  else the observation's ``name`` (without an ``invoke_agent`` prefix);
-* ``GENERATION`` -> a model call: ``x_usage.input`` and ``output`` from the usage (the keys
-  Langfuse splits them into, ``input_cache_read``, ``output_reasoning``..., are added back when
-  the usage's ``total`` is their sum, else they are parts already counted; named parts either
-  way); cost as above; ``model``; ``content_ref`` of ``output``;
-* ``TOOL`` -> a tool call (``name``; ``content_ref`` of ``input``) and its result (of ``output``);
-* ``EVENT`` -> a ``message`` by its agent at its time (a step the run logged: ``content_ref``
-  of ``output``, else ``input``);
-* ``SPAN``, ``CHAIN`` and the other types -> read by the span's own attributes when Langfuse
-  kept them (``metadata.attributes``, as its OpenTelemetry ingestion stores the source span's
-  attributes): an OpenInference ``AGENT`` / ``TOOL`` / ``LLM`` kind, a GenAI operation name,
-  the conventions of :mod:`.otel`; LangGraph's tool runs (a ``SPAN`` below the ``tools`` node's
-  own span, ``metadata.langgraph_node`` ``tools``, not at ``DEBUG`` level) are tool calls;
-  anything else gives no event, counted as skipped (``span: SPAN``...);
-* BeeAI's emitter events (source scope ``openinference.instrumentation.beeai``, names
-  ``<path>.<event>-<n>``): only the ``start`` of a model or tool call is that call;
-* ``level`` ``ERROR`` -> ``x_error: true``.
-
-An observation without ``endTime`` (still running, or an ``EVENT``) ends when it starts, counted
-as a repair. Spans above every agent belong to an agent named by the trace's ``name`` (else
-``agent``). Run fields: ``trace_id`` and ``task_id`` ``langfuse:<trace id>``; ``system``
-``Langfuse`` (Langfuse records no framework; the source's instrumentation scopes are in
-``provenance.recognised``); ``topology`` ``unknown``; no rewards (Langfuse ``scores`` are
-evaluations of the run, not rewards of the schema, and are left out).
-
-What is lost: inputs, outputs and metadata (hashed or dropped), scores, sessions, users, tags,
-prompts, model parameters, cost breakdowns beyond the total.
-
-Errors (exit 1): not JSON; no trace; observations that are ids only (the list endpoint: fetch
-the trace itself); a trace without an id; an observation without ``id``, ``type`` or a valid
-``startTime``, with an end before its start, or of another trace; a trace object that repeats
-observations the top-level list does not hold; a container of the wrong type.
+"""Import Langfuse traces (with their observations) as orchestration traces, one per Langfuse
+trace: the API's trace, the UI's download, a list of them or one per line. Observations become
+spans of :mod:`.tree` by their type. Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -86,7 +36,7 @@ SIDES = (("input", ("input", "prompt", "cache_read", "cache_creation")),
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of a Langfuse export of one trace (see the module docstring)."""
+    """The trace of a Langfuse export of one trace (chapter 23 of the book)."""
     path = Path(path)
     found = _traces(path)
     if len(found) != 1:
@@ -333,7 +283,7 @@ def _object(path: Path, where: str, raw: dict, key: str) -> dict:
 
 def sniff(sample: Sample) -> str | None:
     """A trace with ``observations`` (alone, as the UI's download, in a list, under ``data``, or
-    one per line); see :mod:`masrl.traces.importers._kit.detect`."""
+    one per line)."""
     document = sample.document
     if sample.records is not None:
         document = sample.records
@@ -346,7 +296,6 @@ def sniff(sample: Sample) -> str | None:
     return None
 
 
-__doc__ = f"{__doc__}\n{spans.MAPPING}"
 
 
 def refusal(sample: Sample) -> str:

@@ -1,45 +1,6 @@
-"""Import an OpenAI Agents SDK trace (its trace and span records) as an orchestration trace.
-
-Source: the records the SDK's tracing gives exporters and processors, ``Trace.export()`` and
-``Span.export()``: ``{"object": "trace", "id", "workflow_name", "group_id", "metadata"}`` and
-``{"object": "trace.span", "id", "trace_id", "parent_id", "started_at", "ended_at", "span_data",
-"error"}`` (ISO-8601 times). A file holds them as the SDK's backend exporter sends them
-(``{"data": [...]}``), as a JSON list, or one per line (JSON Lines, as a file processor writes
-them; a line may also be a ``{"data": [...]}`` batch). The trace record is optional.
-
-Spans become spans of :mod:`.spans` (id ``<span id>``; the shared mapping below), by
-``span_data.type``:
-
-* ``agent`` -> an agent named ``span_data.name`` (agent spans are usually top-level, so each is
-  its own run; an agent run as a tool of another is nested and gives a spawn and a return);
-* ``generation`` and ``response`` -> a model call: tokens ``usage.input_tokens`` +
-  ``usage.output_tokens`` (``prompt_tokens`` / ``completion_tokens`` too), ``span_data.model``,
-  ``content_ref`` of ``output``;
-* ``function`` -> a tool call (``name``, ``content_ref`` of ``input``) and its result (of
-  ``output``);
-* ``handoff`` -> ``orchestrator_decision`` ``delegate`` from ``from_agent``'s invocation to the
-  next invocation of ``to_agent``, with a ``message`` edge of mode ``handoff``;
-* ``guardrail`` with ``triggered: true`` -> ``safety_event`` by the agent; a guardrail that did not
-  trigger, and ``custom``, ``mcp_tools``, ``transcription``,
-  ``speech``, ``speech_group`` spans -> no event, counted as skipped (``span: custom``...);
-* a non-null ``error`` -> ``x_error: true``.
-
-A span without ``ended_at`` ends when it starts, counted as a repair. Spans above every agent
-belong to the workflow's name (else ``agent``). Run fields: ``trace_id``
-``openai-agents:<trace id>``; ``task_id`` ``openai-agents:<group_id>`` when the trace record has
-one (a conversation), else the trace id; ``system`` ``OpenAI Agents SDK: <workflow_name>``;
-``topology`` ``unknown``; no rewards.
-
-What is lost: inputs, outputs and instructions (hashed or dropped), the tools and handoffs each
-agent was offered, model configurations, response ids, MCP data, trace metadata.
-
-:func:`import_traces` gives one trace per ``trace_id`` (a processor's file of many runs);
-records of an unknown ``object`` are counted as skipped. The account's unit is the record (a
-trace record is mapped: its workflow name and group are the run's fields).
-
-Errors (exit 1): not JSON or JSON Lines; no span; a span without
-``id``, ``span_data.type`` or a valid ``started_at``, with an end before its start; a container
-of the wrong type.
+"""Import OpenAI Agents SDK traces (its trace and span records, as processors and the backend
+exporter get them) as orchestration traces, one per trace id. Spans become spans of
+:mod:`.tree` by their ``span_data.type``. Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -65,7 +26,7 @@ PARTS = {"cached_input": ("input_tokens_details", "cached_tokens"),
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of an OpenAI Agents SDK export of one trace (see the module docstring); a file
+    """The trace of an OpenAI Agents SDK export of one trace (chapter 23 of the book); a file
     of several traces is an error naming them (:func:`import_traces` reads it)."""
     return one_run(Path(path), FORMAT, import_traces(path), "traces", lead="spans of ")
 
@@ -209,7 +170,7 @@ def _text(value: Any) -> str | None:
 
 def sniff(sample: Sample) -> str | None:
     """Records with ``object`` ``trace.span`` (alone, in a list, under ``data``, or one per
-    line); see :mod:`masrl.traces.importers._kit.detect`."""
+    line)."""
     items = sample.records
     document = sample.document
     if items is None and isinstance(document, dict):
@@ -224,7 +185,6 @@ def sniff(sample: Sample) -> str | None:
     return None
 
 
-__doc__ = f"{__doc__}\n{spans.MAPPING}"
 
 
 def refusal(sample: Sample) -> str:

@@ -1,111 +1,9 @@
 """Import OpenTelemetry GenAI spans as orchestration traces, one per trace id of the file.
 
-Source: one file of spans in any shape OpenTelemetry exports them (read by
-:mod:`.otel_shapes`): OTLP JSON (``resourceSpans`` / ``scopeSpans`` or the older
-``instrumentationLibrarySpans``; one document, a list, or one request per line as the
-collector's file exporter writes them), the Python SDK's ``ReadableSpan.to_json()`` (a list, JSON
-Lines, or the indented objects ``ConsoleSpanExporter`` prints one after another), the any-agent
-``AgentTrace`` export (``{"spans": [...]}`` with integer ids), and the JavaScript SDK's span
-JSON as the Vercel AI SDK and Mastra log it (``traceId`` / ``spanId`` / ``parentSpanId``,
-``HrTime``, ISO or epoch times, ids under ``spanContext``, or no ids at all), flat span dicts
-(the strands-agents evals mappers' shape, AWS ADOT / CloudWatch bundles), Phoenix's REST spans
-and spans dataframe records.
-
-:func:`import_traces` gives one trace per trace id (an OTLP batch, a console output of many
-runs, a bundle of several sessions), in order of their first span, never merged; a trace none of
-whose spans maps to an event is no run: its spans are counted as skipped records of the first
-run, as are the file's values that are no span (metrics and log records of a console output).
-:func:`import_file` reads a file of one run. Each trace's ``provenance.recognised`` names the
-shape(s) it came in, the conventions its span kinds were read by (with counts) and the
-instrumentation scopes, and how many spans printed at their start and at their end were merged.
-
-What a span is comes from its attributes (or a kind field), read through these conventions (the
-first that recognises the span wins, in this order):
-
-==================  ==============================================  ==========================
-span kind           attribute                                       values
-==================  ==============================================  ==========================
-(our own export)    ``masrl.event.type``                            an event type of the schema
-handoff             ``gen_ai.handoff.to_agent`` (OpenLLMetry,       the target agent's name
-                    OpenInference), ``gen_ai.operation.name``
-                    ``handoff``
-agent               ``gen_ai.operation.name``                       ``invoke_agent``,
-                                                                    ``invoke_workflow``
-model call          ``gen_ai.operation.name``                       ``chat``, ``text_completion``,
-                                                                    ``generate_content``,
-                                                                    ``call_llm`` (any-agent)
-tool                ``gen_ai.operation.name``                       ``execute_tool``
-agent/model/tool    ``openinference.span.kind`` (OpenInference);    ``AGENT`` / ``LLM`` /
-                    else the field ``span_kind`` (Phoenix's REST    ``TOOL``; a ``TOOL`` named
-                    spans); else ``aws.genai.span_kind`` (ADOT)     ``handoff to X`` is a
-                                                                    handoff to X
-model / tool        ``ai.operationId`` (Vercel AI SDK)              ``ai.*.doGenerate``,
-                                                                    ``ai.*.doStream`` (and a
-                                                                    call ``ai.generateText``...
-                                                                    in a trace without them) /
-                                                                    ``ai.toolCall``
-agent/model/tool    ``traceloop.span.kind``, ``llm.request.type``   ``agent`` / ``chat``,
-                    (OpenLLMetry)                                   ``completion`` / ``tool``
-agent/model/tool    ``ag2.span.type`` (AG2)                         ``agent`` / ``llm`` /
-                                                                    ``tool``
-tool / agent        ``gen_ai.tool.name`` / ``gen_ai.agent.name``    a span that names nothing
-                    alone (Koog, pydantic-ai's ``<agent> run``)     else
-==================  ==============================================  ==========================
-
-BeeAI's OpenInference instrumentation writes a span per emitter event (``<path>.<event>-<n>``,
-scope ``openinference.instrumentation.beeai``): only the ``start`` of a model or tool call is
-that call; its other events and the agent's own events give no event.
-
-Any other span (``CHAIN``, ``RETRIEVER``, ``embeddings``, ``create_agent``, ``ai.generateText``,
-an HTTP request...) gives no event and is counted as skipped by what it is (``span: embeddings``,
-``span: openinference CHAIN``, ``span: no GenAI operation attribute``); its children are
-attached to its parent. The GenAI agent conventions (semantic-conventions-genai 0.1) have no
-handoff attribute: an agent calling another is a nested ``invoke_agent`` span (a spawn and a
-return below); the ``gen_ai.handoff.*`` attributes are those of the OpenAI Agents SDK
-instrumentations.
-
-Fields, first attribute found:
-
-* agent name: ``gen_ai.agent.name``, ``agent.name``, ``traceloop.entity.name``, else the span
-  name without ``invoke_agent``; spans above every agent belong to the resource's
-  ``service.name`` (``agent`` when that is OpenTelemetry's ``unknown_service``);
-* input tokens: ``gen_ai.usage.input_tokens``, ``gen_ai.usage.prompt_tokens`` (semantic
-  conventions before 1.27), ``llm.token_count.prompt``, ``ai.usage.inputTokens``,
-  ``ai.usage.promptTokens``; output tokens likewise with ``output`` / ``completion``; without
-  both, the total ``gen_ai.usage.total_tokens``, ``llm.token_count.total`` or
-  ``ai.usage.totalTokens``;
-* named parts of input and output (recorded in ``x_usage``, never added): cached input
-  (``gen_ai.usage.cache_read.input_tokens``, ``llm.token_count.prompt_details.cache_read``,
-  ``ai.usage.cachedInputTokens``), cache creation, reasoning output
-  (``gen_ai.usage.reasoning.output_tokens``, ``llm.token_count.completion_details.reasoning``,
-  ``ai.usage.reasoningTokens``);
-* cost (US dollars): ``gen_ai.usage.input_cost`` + ``gen_ai.usage.output_cost`` (any-agent),
-  ``gen_ai.usage.cost``, ``llm.cost.total``, ``operation.cost`` (pydantic-ai);
-* model: ``gen_ai.response.model``, ``gen_ai.request.model``, ``llm.model_name``,
-  ``ai.response.model``, ``ai.model.id``;
-* tool name: ``gen_ai.tool.name``, ``tool.name``, ``ai.toolCall.name``, else the span name
-  without ``execute_tool``; arguments (hashed): ``gen_ai.tool.args`` (any-agent),
-  ``gen_ai.tool.call.arguments``, ``ai.toolCall.args``, ``ai.toolCall.input``, ``input.value``;
-  result and model output (hashed): ``gen_ai.output`` (any-agent), ``gen_ai.tool.call.result``,
-  ``gen_ai.output.messages``, ``ai.toolCall.result``, ``ai.toolCall.output``,
-  ``ai.response.text``, ``output.value``;
-* error: status code ``ERROR``.
-
-Spans are joined into a tree and mapped to events and edges by the rules shared with the
-other span-based importers (below). Run fields: ``trace_id`` is ``otel:<trace id>`` (spans
-printed without ids: ``otel:sha256-<first 32 hex of the file's SHA-256>``); ``task_id`` the same
-(OpenTelemetry records no task); ``system`` ``any-agent <version>`` when spans carry
-``any_agent.version``, else the service name, else ``OpenTelemetry (<scope>)`` for one
-instrumentation scope, else ``OpenTelemetry``; ``topology`` ``unknown``; no rewards.
-
-What is lost: all prompts, outputs and tool arguments (hashed), span events and links, span kinds,
-resource attributes other than the service name, the framework's own span names; an any-agent
-``execution_costs`` summary (the run's dollar total) is not read.
-
-Errors (exit 1): a file that is not JSON (nor JSON values one after another) or holds no spans;
-a container of the wrong type; a span with malformed ids or times, with an end before its start;
-two different spans with one id (other than a span's prints at its start and at its end); no
-span of any trace that maps to an event; for :func:`import_file`, spans of several runs.
+:mod:`.otel_shapes` reads the spans in whichever shape they were exported; this module tells
+what each span is from its attributes (the GenAI, OpenInference, Vercel AI SDK, OpenLLMetry,
+AG2 and BeeAI conventions) and hands the spans to :mod:`.tree`, the mapping every span-based
+importer shares. Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -180,7 +78,7 @@ NO_EVENT = "no span maps to an event"
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of a file of one OpenTelemetry trace (see the module docstring for the
+    """The trace of a file of one OpenTelemetry trace (chapter 23 of the book tells the
     mapping); a file of several runs is an error naming them (:func:`import_traces` reads
     it)."""
     return one_run(Path(path), FORMAT, import_traces(path), "traces", lead="spans of ")
@@ -318,7 +216,7 @@ def _evidence(conventions: Counter, merged: int, raw: list[RawSpan]) -> str:
 # ---------------------------------------------------------------------------------- reading
 
 def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
-    """The span model of one OpenTelemetry span (see the module docstring); ``conventions``
+    """The span model of one OpenTelemetry span (chapter 23 of the book); ``conventions``
     counts the convention each span's kind was read by."""
     a = raw.attributes
     kind, label, convention = _beeai(raw) or _kind(a, raw)
@@ -487,8 +385,7 @@ def _system(raw: list[RawSpan]) -> str:
 
 def sniff(sample: Sample) -> str | None:
     """OTLP JSON (``resourceSpans``), or spans with OpenTelemetry ids: Python (``context``), flat
-    span dicts (``trace_id`` and ``span_id``) or JavaScript (``traceId`` / ``spanContext``); see
-    :mod:`masrl.traces.importers._kit.detect`."""
+    span dicts (``trace_id`` and ``span_id``) or JavaScript (``traceId`` / ``spanContext``)."""
     items = _sniffed_items(sample)
     if any(isinstance(i, dict) and "resourceSpans" in i for i in items):
         return "OTLP JSON: resourceSpans"
@@ -534,7 +431,6 @@ def _sniffed_items(sample) -> list:
     return []
 
 
-__doc__ = f"{__doc__}\n{spans.MAPPING}"
 
 
 def refusal(sample: Sample) -> str:

@@ -1,58 +1,7 @@
-"""Read OpenTelemetry spans in every shape they are exported in, as :class:`RawSpan` records.
-
-Files: one JSON document, or several JSON values one after another (JSON Lines, or the
-indented objects that the Python ``ConsoleSpanExporter`` prints one after the other). Each
-value is one of:
-
-* **OTLP JSON** (the collector's file exporter, ``OTLPSpanExporter`` payloads):
-  ``{"resourceSpans": [{"resource": {"attributes": [...]}, "scopeSpans": [{"spans": [...]}]}]}``
-  (``instrumentationLibrarySpans`` in older versions); ids ``traceId`` / ``spanId`` /
-  ``parentSpanId`` in hex (base64, as protobuf's JSON mapping writes bytes, is accepted too);
-  ``startTimeUnixNano`` / ``endTimeUnixNano`` (integers or decimal strings); ``attributes`` a
-  list of ``{key, value}`` with ``value`` one of ``stringValue``, ``intValue`` (an integer or a
-  decimal string), ``doubleValue``, ``boolValue``, ``bytesValue``, ``arrayValue.values`` or
-  ``kvlistValue.values`` (read as a list and an object); ``status.code`` 2 (or
-  ``STATUS_CODE_ERROR``) is an error.
-* **Python spans**: ``ReadableSpan.to_json()`` as the ``ConsoleSpanExporter`` writes it
-  (``context.trace_id`` / ``context.span_id`` as ``0x``-prefixed hex, ``parent_id``, ISO-8601
-  ``start_time`` / ``end_time``, ``status.status_code`` ``ERROR``), and the any-agent
-  ``AgentTrace`` export (``{"spans": [...]}``, the same span with integer ids, ``parent.span_id``
-  and integer nanosecond times). ``attributes`` and ``resource.attributes`` are objects.
-* **Flat span dicts**: ``trace_id``, ``span_id``, ``parent_span_id`` (or ``parent_id``) at the
-  top, times ``start_time`` / ``end_time`` (integer nanoseconds, ISO-8601 text) or
-  ``start_time_unix_nano`` / ``end_time_unix_nano``, ``attributes`` an object or an OTLP
-  ``{key, value}`` list (camelCase or snake_case value keys), ``status.code`` or
-  ``status_code``; as the strands-agents evals mappers read spans (``readable_spans_to_dicts``,
-  the AWS ADOT / CloudWatch parser), as Phoenix's ``/spans/otlpv1`` returns them, and as
-  pandas records of a Phoenix spans dataframe (``context.span_id``, ``context.trace_id``,
-  ``attributes.*`` columns). Ids are kept as written (hex is lowercased).
-* **Phoenix spans** (``GET /v1/projects/{project}/spans``: ``{"data": [...], "next_cursor"}``):
-  the Python shape with ``context.trace_id`` / ``context.span_id`` without ``0x``, ``parent_id``,
-  ISO times, ``status_code`` and the OpenInference span kind as the field ``span_kind`` (Phoenix
-  takes it out of the attributes); nested attribute objects are flattened to dotted keys. Ids
-  that are not hex (spans logged to Phoenix with ids of their own, ``s01``) are kept as
-  written.
-* **AWS ADOT / CloudWatch bundles**: ``{"session_id", "span_count", "spans": [...]}``, alone or
-  in a list; a ``span_count`` that differs from the spans held is counted as a repair.
-* **JavaScript spans** (the JS SDK's span JSON as the Vercel AI SDK and Mastra log it):
-  ``traceId``, ``spanId`` (or ``id``, or ``spanContext`` / ``_spanContext``), ``parentSpanId``
-  (or ``parentId``, or ``parentSpanContext.spanId``), ``startTime`` / ``endTime`` as ``HrTime``
-  ``[seconds, nanoseconds]``, an ISO-8601 text or an epoch number, or the console exporter's
-  ``timestamp`` and ``duration`` in microseconds; ``attributes`` an object; ``status.code`` 2 is
-  an error. An epoch number is read by its size: below 10^14 milliseconds, below 10^17
-  microseconds, else nanoseconds. Spans printed without any id (Mastra's test fixtures keep
-  only ``parentSpanId``) get the id ``#<position>`` and are one trace of their own.
-
-A span printed twice, once at its start (no end time) and once at its end, is merged into one
-(the end print's fields win) by :func:`merge_prints`. A value of a file of several values that
-is no span (a metrics or log record of the Python console exporters, an unknown object) is not
-an error: it is returned among the file's other records, with what it is.
-
-A list of such values, ``{"spans": [...]}`` or ``{"data": [...]}``, is read item by item.
-Every container of the wrong type (spans that are not a list, attributes that are not an
-object...) is an error naming its place: a path inside the document
-(``resourceSpans[0].scopeSpans[1].spans[2]``), prefixed with the line where the value starts
-when the file holds several.
+"""Read OpenTelemetry spans in every shape they are exported in, as :class:`RawSpan` records:
+OTLP JSON, the Python and JavaScript SDKs' span JSON, any-agent traces, flat span dicts and
+AWS ADOT bundles, Phoenix's spans. A span printed at its start and at its end is merged into
+one; a container of the wrong type is an error naming its place.
 """
 
 from __future__ import annotations
@@ -413,7 +362,7 @@ def _python_span(path: Path, where: str | None, raw: dict) -> RawSpan:
 
 
 def _flat_span(path: Path, where: str | None, raw: dict) -> RawSpan:
-    """A span dict with its ids at the top (see the module docstring), or a record of a
+    """A span dict with its ids at the top (chapter 23 of the book), or a record of a
     Phoenix spans dataframe (``context.span_id``, ``attributes.*``)."""
     pandas = "context.span_id" in raw
     trace_id = _any_id(path, where, "trace_id", raw.get("context.trace_id" if pandas

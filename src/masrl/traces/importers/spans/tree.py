@@ -1,24 +1,9 @@
 """One span model for every span-based log (OpenTelemetry, Langfuse, OpenAI Agents SDK), and
 the one mapping from a tree of spans to events and edges.
 
-A reader turns its records into :class:`Span` objects: ids, times in integer nanoseconds, and a
-``kind`` that says what the span is to us:
-
-* ``agent``: an agent invocation (``name`` the agent's name);
-* ``model``: a model call (tokens, cost, model, a hash of the output);
-* ``tool``: a tool execution (tool name, hashes of arguments and result);
-* ``handoff``: control handed from one agent to another (``handoff_to`` the target's name);
-* ``event``: a span that names its event type itself (``event_type``, ``decision``, ``to``):
-  what :mod:`masrl.traces.exporters.otlp` writes for events that have no GenAI span;
-* ``other``: anything else (a chain, a retriever, an HTTP request): no event, counted as
-  skipped under ``label``; its children are attached to its parent.
-
-Every span handed to :func:`link` is one record of the importer's account
-(:mod:`.accounting`, unit ``span``): it is mapped (it gives events, or it is an agent span whose
-agent acts in the events) or skipped for a named reason, and the usage it states is found again
-in the events or among the skipped records.
-
-The mapping (:data:`MAPPING`, appended to the docstring of every importer that uses it):
+A reader turns its records into :class:`Span` objects (ids, times in integer nanoseconds, and a
+``kind``: agent, model, tool, handoff, event or other); :func:`link` joins them into a tree and
+:func:`map_spans` writes the events and edges. Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -51,87 +36,6 @@ AGENT_USAGE = "usage stated on an agent span (the agent's total, not a model cal
 ORPHAN = "span whose parent span is not in the file (made a root)"
 SELF_PARENT = "span that names itself as its parent (made a root)"
 CYCLE = "span in a cycle of parents (made a root)"
-
-MAPPING = """\
-**The tree** . Spans are joined to their parents by id. A span that is a
-byte-identical copy of an earlier one (same id, same record: exporters that record parallel
-tool calls several times) gives no event and is counted as skipped (its usage is not stated
-twice); two different records with one id are an error (a reader may first merge the prints
-of one span at its start and at its end). A span whose parent is not in the file becomes a
-root, and so does a span that names itself as its parent; spans whose parents form a cycle
-are cut at the earliest span of the cycle, which becomes a root; each is counted as a repair.
-
-**Agents as tools** . A top-level agent span that a tool span encloses in time (not
-one of its own spans) ran as that tool (OpenAI Agents SDK ``as_tool`` under OpenLLMetry, which
-parents the inner run to the workflow): it is moved under the latest-starting such tool span,
-so it is that tool's sub-agent, and counted as a repair.
-
-**Roles** . Three kinds of span are told apart before mapping, each counted as
-skipped under its own reason: a model span with another model span below it is a *wrapper*
-(a framework's call around the provider call, or a call around its steps): the calls are the
-spans inside it; a top-level agent span none of whose own spans is a model call, a tool call, a
-handoff or an event, but with agent spans below it, is the *run* (a workflow or a runner: the
-OpenAI Agents SDK's trace span, an ADK sequential agent), so the agents below it are top-level
-agents, not sub-agents; a top-level agent span with no work and no agent below it is *idle*
-(an agent span whose own usage stands for its model calls, see *Events*, has work).
-
-**Agents** . Every other agent span is an agent, named by the span; a name used by
-several agent spans gets ``#2``, ``#3``... from the second one on (in start order), so each
-invocation is one agent with one life. A span belongs to the agent of its nearest agent ancestor
-(or itself). A span with no agent ancestor belongs to an agent span beside it (the same parent)
-when one encloses it in time (the latest-starting such one) or, failing that, when one starts
-while it runs (the first such one): instrumentations that lose the agent's context (Microsoft
-Agent Framework's streaming runs) record the agent's model calls as siblings of its
-``invoke_agent`` span. A root with no agent above it belongs to the agent whose agent span
-encloses it in time (the latest-starting one). Other spans belong to the default agent the
-reader names.
-
-**Events** (``x_source`` ``span <span id>``; times in seconds from the earliest span start;
-``t_end`` from the span end):
-
-* agent span nested in another agent -> ``spawn`` by the parent agent at the span's start
-  (``to`` the child) and ``return`` by the child at its end (``to`` the parent; left out when
-  the span says the child never returned). A top-level agent span is the agent's whole run and
-  gives no event.
-* model -> ``message`` by the agent over the span (the model's reply: the schema has no event
-  type for a model call), with ``tokens`` (input + output, else the total), ``cost_usd``,
-  ``x_usage`` (``input`` and ``output``, every prompt-side and completion-side token, with the
-  parts the source names), ``x_model``, ``x_model_call`` (the span id) and ``content_ref`` of the
-  output.
-* tool -> ``tool_call`` over the span (``tool``, ``content_ref`` of the arguments, the span's
-  tokens and cost if any) and ``tool_result`` at its end (``trusted: false``, ``content_ref`` of
-  the result; left out when the span says the tool gave none).
-* handoff -> ``orchestrator_decision`` with ``decision: delegate`` by the agent, ``to`` the
-  invocation of the target agent that starts first at or after the handoff (its name as
-  above; the bare target name when none does).
-* event -> an event of the span's own type.
-* agent span that states tokens while no model span is below it or its own beside it, and no
-  agent span is below it -> ``message`` by that agent over the span with the
-  span's usage (``x_model_call`` the span id): the only record of its model calls (Microsoft
-  Agent Framework's ``invoke_agent`` span when the chat client is not instrumented, a hosted
-  agent's span). It counts as one model call, though the agent may have made several.
-* An error status gives ``x_error: true`` on the span's events.
-* Usage stated on a span that gives no model event (a wrapper, an agent's total, a chain or an
-  HTTP span) is counted as skipped usage; an agent span's own usage likewise when model spans
-  carry its calls or agents below it may share its total.
-
-**Edges.** Span nesting is containment, not causal order, so dependencies come from time within
-each agent: among the agent's units (a model call; a tool call with its result; a sub-agent with
-its spawn and return; a handoff; an event), unit B depends on unit A when A ended at or before B
-started and no other unit of the agent started after A ended and ended before B started (the
-latest finished work before B; two calls that overlap in time depend on neither). Within a tool
-unit the result depends on the call (``tool_dependency``, ``blocking``); a sub-agent's first
-units depend on its spawn (``spawn``) and its return on its last units; a unit nested inside
-another (its span a descendant of the other's) depends on the outer one's first event; a
-handoff leads to the first units of its target (``message``, ``handoff``). All other edges are
-``causal``. A destination that starts before its source (clocks of different processes) is
-moved to the source's time and counted.
-
-**Costs.** ``tokens`` and ``usd`` sum the events' ``tokens`` and ``cost_usd``; ``wall_clock_s``
-is the latest end minus the earliest start over all spans; ``tool_calls`` and ``messages`` count
-those events.
-"""
-"""The shared rules from spans to events and edges, as the importers' docstrings quote them."""
 
 
 @dataclass
@@ -310,7 +214,7 @@ SIBLINGS_SCANNED = 64  # agent spans beside a span looked at for one that enclos
 
 def map_spans(path: Path, spans: list[Span], default_agent: str, account: Account | Counter,
               repairs: Counter) -> Mapped:
-    """Events, edges and costs of linked ``spans`` (see the module docstring); every span is
+    """Events, edges and costs of linked ``spans`` (chapter 23 of the book); every span is
     mapped or skipped in ``account`` (an :class:`.accounting.Account`; a bare ``Counter``
     only counts the skipped ones) and the usage it states is stated there."""
     if not isinstance(account, Account):
@@ -441,7 +345,7 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
 
 
 def _account(account: Account, spans: list[Span]) -> None:
-    """Each span mapped or skipped, and the usage it states (see the module docstring)."""
+    """Each span mapped or skipped, and the usage it states (chapter 23 of the book)."""
     for span in spans:
         stated = span.stated()
         if stated:
@@ -483,7 +387,7 @@ def _postorder(top: list[Span]) -> list[Span]:
 def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
     """Move agents used as tools under their tool spans; tell wrappers, runs and idle agent
     spans apart (they become kind ``other`` with their reason); then name the agent of every
-    span: ``span id -> agent name`` (see the module docstring)."""
+    span: ``span id -> agent name`` (chapter 23 of the book)."""
     _agents_as_tools(spans, repairs)
     top = roots(spans)
     below = _postorder(top)
@@ -688,7 +592,7 @@ def _cost(value: float | None) -> float | None:
 def _sequence(build: TraceBuilder, members: list[Unit]) -> None:
     """Edges from each unit B to the latest units that finished before it started: the units A
     that precede B in start order and ended by B's start, unless another such unit started at
-    or after A's end (see the module docstring). Nested units are left to the nesting edges.
+    or after A's end (chapter 23 of the book). Nested units are left to the nesting edges.
 
     One pass in start order: the units done by B's start are taken from a heap of ends as B's
     start grows; of them, A is superseded unless it ends after the latest start among the
@@ -851,7 +755,6 @@ def _costs(build: TraceBuilder, spans: list[Span], t0: int) -> dict:
     return costs
 
 
-__doc__ = f"{__doc__}\n{MAPPING}"
 
 
 def iso_interval(path: Path, where: str | None, record: dict, keys: tuple[str, str],

@@ -1,47 +1,6 @@
-"""Import a log of Agent2Agent (A2A) protocol traffic as orchestration traces: the JSON-RPC
-requests a client sends to a remote agent and the responses and stream events it gets back, or
-the ``Task`` and ``Message`` objects themselves.
-
-The A2A protocol (a2aproject/A2A, ``types/src/types.ts`` and the v1 protobuf types) has a client
-(a user or another agent, role ``user``) send a ``Message`` (``{kind: "message", messageId,
-role, parts, taskId?, contextId?}``; ``parts`` of ``kind`` ``text``, ``file`` or ``data``) with
-``message/send`` or ``message/stream``; the remote agent (role ``agent``) answers with a
-``Message`` or a ``Task`` (``{kind: "task", id, contextId, status: {state, message?,
-timestamp?}, history, artifacts}``), and, when streaming, with ``status-update`` and
-``artifact-update`` events. Three versions are recognised and recorded in
-``provenance.recognised`` (``system``, ``version``, ``shape``, ``evidence``): ``0.2+``
-(``kind`` on every object, methods ``message/send`` / ``message/stream``), ``0.1`` (methods
-``tasks/send`` / ``tasks/sendSubscribe``, parts with ``type``, no ``kind``) and ``1.0`` (the
-protobuf JSON mapping: methods ``SendMessage`` / ``SendStreamingMessage``, roles
-``ROLE_USER`` / ``ROLE_AGENT``, results wrapped as ``{task}``, ``{message}``,
-``{statusUpdate}``, ``{artifactUpdate}``). Shapes: ``json-rpc`` (a list or JSON Lines of
-JSON-RPC records) and ``objects`` (bare tasks, messages and stream events); either may come as
-a server-sent event stream (``data: {...}`` lines, as ``curl -N`` prints a ``message/stream``
-answer), which the evidence says.
-
-The unit of account is the *record* (a JSON-RPC request or response, or an object). What each
-becomes:
-
-* a message (a request's ``params.message``, a ``Message`` result, a task's ``history``, a
-  status's ``message``) -> ``message``: from the client (``user``, role ``human``) to the remote
-  agent (``agent``), or from the agent to the client; each ``messageId`` once (a task's history
-  repeats what was sent: a counted skipped part);
-* an artifact (a task's ``artifacts``, an ``artifact-update``) -> ``message`` by the agent,
-  ``x_artifact``; a chunk appended to an artifact already read is a counted skipped part;
-* a task state ``failed`` or ``rejected`` marks the record's last event (else the agent's last
-  event) ``x_error``; ``x_task_state`` keeps the state;
-* a JSON-RPC ``error`` response -> ``message`` by the agent with ``x_error`` (the call failed);
-* skipped, counted: other requests (``tasks/get``, ``tasks/cancel``, push notification
-  configuration...: ``request: <method>``), a record that repeats only what was read, a
-  status update with a state and no message, and anything else (``unknown record type``).
-
-A2A states no tokens. Times: ``status.timestamp`` where given (ISO 8601), carried forward to the
-records after it; ``time_origin`` the earliest. Conversations: the records of one ``contextId``
-are one trace (:func:`import_traces` gives one per context, never merged; a record without a
-context belongs to the one before it). Edges: :mod:`.sequential`.
-
-Errors (exit 1), each naming the place: a file that is neither JSON nor JSON Lines, a record
-that is not an object, ``parts`` that are not a list, a timestamp that is not ISO 8601.
+"""Import Agent2Agent (A2A) protocol traffic (JSON-RPC records, or task and message objects) as
+orchestration traces, one per conversation (``contextId``). Protocol versions 0.1, 0.2 and 1.0
+are recognised and recorded. Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -365,7 +324,7 @@ def _is_record(value: Any) -> bool:
 def sniff(sample: Sample) -> str | None:
     """A2A protocol traffic: JSON-RPC records (``message/send`` requests, results that are
     tasks, messages or stream events) or A2A objects with ``kind`` ``task`` / ``message`` /
-    ``status-update`` / ``artifact-update`` (see :mod:`masrl.traces.importers._kit.detect`)."""
+    ``status-update`` / ``artifact-update``."""
     document = sample.document
     values = document if isinstance(document, list) else (
         [document] if document is not None else sample.records or [])

@@ -1,61 +1,6 @@
-"""Import a Google Agent Development Kit (ADK) session, or the events of ADK runs, as an
-orchestration trace.
-
-Source: ADK's ``Session`` as the session services store it and its API returns it
-(``GET /apps/{app}/users/{user}/sessions/{id}``, ``adk run --save_session``): ``{id, appName,
-userId, state, events, lastUpdateTime}``; the list of ``Event`` objects a ``/run`` call
-returns; the same events as JSON Lines (one ``/run_sse`` ``data:`` payload a line) or as the
-``/run_sse`` stream itself (``data: {...}`` lines between blank lines, shape ``event-stream``);
-or a ``{"sessions": [...]}`` listing, whose sessions :func:`import_traces` gives as one trace each.
-Pydantic writes the models in camelCase (``invocationId``, ``functionCall``, ``usageMetadata``;
-``by_alias``) or in snake_case; both are read, and the trace records which
-(``provenance.recognised``: ``system``, ``shape``, ``keys``, ``evidence``).
-
-An ``Event`` (``google.adk.events.Event``, an ``LlmResponse`` with ADK's fields) has an
-``author`` (``user`` or the agent that appended it), ``content`` (``{role, parts}``: each part
-one of ``text``, ``functionCall`` ``{id, name, args}``, ``functionResponse`` ``{id, name,
-response}``, ``executableCode``, ``codeExecutionResult``; ``thought: true`` marks reasoning
-text), ``actions`` (``stateDelta``, ``artifactDelta``, ``transferToAgent``, ``escalate``...),
-``usageMetadata`` (Gemini's counts), ``invocationId``, ``branch``, ``partial``, ``timestamp``
-(seconds since the epoch) and ``errorCode`` / ``errorMessage``.
-
-The unit of account is the *event*; event ``k`` of the session gives ids ``a<k>`` (``a<k>.<j>``
-for its ``j``-th part). What each becomes:
-
-* an event of ``user``: each text part -> ``message`` by ``user`` (role ``human``);
-* an event of an agent, part by part: ``text`` -> ``message``; ``functionCall`` ->
-  ``tool_call`` (``tool``: its name; calls of one event are issued together), except the call
-  of ``transfer_to_agent``, which is the agent handing the conversation to another one:
-  ``orchestrator_decision`` ``delegate`` ``to`` its ``agent_name`` (the next event of that agent
-  follows by a ``message`` edge, mode ``handoff``); ``functionResponse`` -> ``tool_result`` by
-  the agent, joined to its call by ``id`` (the acknowledgement of a transfer is a counted
-  skipped part); ``executableCode`` / ``codeExecutionResult`` -> ``tool_call`` /
-  ``tool_result`` of the tool ``code_execution``; a ``thought`` part is a counted skipped part;
-* ``actions.transferToAgent`` completes the transfer an earlier ``transfer_to_agent`` call
-  asked for (the event is mapped: the call's decision carries it); without such a call (a
-  custom agent's transfer) it gives an ``orchestrator_decision`` ``delegate`` of its own;
-  ``actions.escalate`` marks the event ``x_escalate`` (the agent hands control back up, e.g.
-  ending a loop);
-* skipped, counted: an event with no content part that gives an event (a state or artifact
-  update only: ``actions only``), a ``partial`` event (a streamed piece of a response that
-  follows whole), an event without ``author`` (``unknown record type``).
-
-Usage: an event of an agent that states ``usageMetadata``, or whose content the model wrote
-(``content.role`` ``model`` with text, a function call or code; a code execution result is
-not the model's), is a model call: its last event carries ``x_model_call`` (the
-event's ``id``) and, when stated, ``x_usage``: ``input`` = ``promptTokenCount`` (cached tokens
-included, ``cached_input``) + ``toolUsePromptTokenCount``, ``output`` = ``candidatesTokenCount``
-+ ``thoughtsTokenCount`` (``reasoning_output``). ``errorCode`` / ``errorMessage`` give
-``x_error``.
-
-Times: ``timestamp`` (seconds since the epoch, read to the microsecond): ``t`` from the
-earliest event mapped, and that time as ``time_origin``; without timestamps every event has
-``t = 0``. Edges: :mod:`.sequential` (a session is one conversation: its invocations follow each
-other). Each event carries ``x_invocation`` and, when given, ``x_branch``.
-
-Errors (exit 1), each naming the place: a file that is neither JSON nor JSON Lines, events that
-are not a list of objects, a ``content`` or ``parts`` of the wrong type, a ``timestamp`` that is
-not a number.
+"""Import a Google ADK session, or the events of ADK runs, as orchestration traces (one per
+session of a listing). Pydantic's camelCase and snake_case dumps are both read. Chapter 23 of
+the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -422,8 +367,7 @@ def is_event(value: Any) -> bool:
 
 def sniff(sample: Sample) -> str | None:
     """A Google ADK session ({id, appName, events}) or ADK events (objects with ``author`` and
-    ``invocationId``, content ``parts``), as a list, JSON Lines or a sessions listing (see
-    :mod:`masrl.traces.importers._kit.detect`)."""
+    ``invocationId``, content ``parts``), as a list, JSON Lines or a sessions listing."""
     document = sample.document
     if isinstance(document, dict):
         sessions = document.get("sessions")

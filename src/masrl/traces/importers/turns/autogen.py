@@ -1,74 +1,6 @@
-"""Import the messages and events of an AutoGen AgentChat run (AutoGen 0.4 and later: the
-``autogen-agentchat`` package, its teams and Magentic-One) as orchestration traces.
-
-Source: what a team's ``run_stream()`` yields, each item dumped with pydantic's
-``model_dump()`` (a dictionary with ``type``, ``source``, ``models_usage``, ``content``...; since
-mid-2025 also ``created_at`` and later ``id``), in one of these shapes, recognised from the
-content and recorded in ``provenance.recognised`` (``system``, ``shape``, ``fields``,
-``evidence``):
-
-* ``stream-recorder``: an object ``{task, started_at_unix, events, attempts}`` whose ``events``
-  are ``{type, module, model_dump, timestamp_s}`` (``timestamp_s``: seconds since the attempt
-  began, when the item was received), as the Magentic-One runner of mas-failure-attribution
-  writes ``magentic_trace.json``. Each entry of ``attempts`` (``{index, events_before_fail,
-  error}``) is one run: its ``events_before_fail`` items, in order, are that run's, and
-  :func:`import_traces` gives one trace per attempt (never merged);
-* ``task-result``: a ``TaskResult`` dump ``{messages, stop_reason}``;
-* ``message-list``: a JSON list of message and event dumps; ``message-lines``: the same as JSON
-  Lines, one dump a line.
-
-The unit of account is the *item* (a message or event of the stream); the events of the run's
-``k``-th item have ids ``e<k>`` (``e<k>.c<j>`` and ``e<k>.r<j>`` for its ``j``-th tool call or
-result) and ``x_source`` its place in the file. What each item becomes, by ``type``
-(AgentChat's message types, in ``autogen_agentchat.messages``):
-
-* chat messages (``TextMessage``, ``MultiModalMessage``, ``ToolCallSummaryMessage``,
-  ``StructuredMessage...``) -> ``message`` from ``source``: from ``user`` with role ``human``;
-  addressed (``to``) to the Magentic-One orchestrator when the run has one (every member
-  reports to it), else broadcast (no ``to``);
-* a chat message from an orchestrator (``MagenticOneOrchestrator``, or the group chat manager
-  that emits ``SelectSpeakerEvent`` items) -> ``orchestrator_decision``: the orchestrator of
-  Magentic-One publishes the task ledger (facts and plan; it speaks again next, so the decision
-  is left unspecified), then an instruction that the next speaker answers (``delegate`` ``to``
-  that speaker: AutoGen broadcasts the instruction and then asks the speaker it chose, so the
-  next item's ``source`` is the one chosen) and, last, the final answer (``stop``; in an
-  attempt that broke off with an error, its last message decided nothing);
-* ``HandoffMessage`` -> ``message`` ``to`` its ``target`` (``x_handoff``: the conversation
-  passes to the target, edge mode ``handoff``); ``StopMessage`` -> ``orchestrator_decision``
-  ``stop`` by its source;
-* ``SelectSpeakerEvent`` (``content``: the speakers chosen) -> ``orchestrator_decision``
-  ``delegate`` by its source ``to`` the first speaker chosen;
-* ``ToolCallRequestEvent`` -> one ``tool_call`` per function call (``tool`` its ``name``,
-  ``content_ref`` the hash of its ``arguments``); ``ToolCallExecutionEvent`` -> one
-  ``tool_result`` per result, joined to its call by ``call_id`` (``x_error`` when
-  ``is_error``); ``CodeGenerationEvent`` -> a ``tool_call`` of the tool ``code_execution``, and
-  the next ``CodeExecutionEvent`` of the same source -> its ``tool_result``;
-* skipped, counted by reason: ``ThoughtEvent`` (the reasoning text of a model call whose result
-  is another item), ``ModelClientStreamingChunkEvent`` (a piece of a message that follows
-  whole), ``MemoryQueryEvent``, ``UserInputRequestedEvent``, ``TaskResult`` (it repeats the
-  run's messages), a tool event with an empty list, an item the recorder could not dump, and
-  any other type (``unknown record type: <type>``).
-
-Usage: ``models_usage`` (``prompt_tokens``, ``completion_tokens``) is the usage of the model
-calls that produced the item; the item's (last) event carries it (``x_usage``, ``tokens``) and
-``x_model_call`` (the item's ``id``, else its place). Magentic-One's orchestrator writes no
-usage, so its model calls are not in the log. The usage of a skipped item is counted as skipped.
-
-Rewards: ``team`` 0 for an attempt that ended in an error (it gave no answer); none otherwise
-(the stream holds no verdict).
-
-Times: ``created_at`` (ISO 8601, UTC) of every mapped item when they all have one (``t``:
-seconds from the earliest, the ``time_origin``); else the recorder's ``timestamp_s`` when every
-item has one (seconds from the attempt's start, no ``time_origin``: the start is a process
-clock); else every event at ``t = 0`` (order is in the edges). Edges: :mod:`.sequential`.
-
-What is lost: every text (hashed), images, the task ledger's fields, metadata, and the ids of
-items (kept as ``x_message_id``).
-
-Errors (exit 1), each naming the place: a file that is neither JSON nor JSON Lines; a shape
-above with an item that is not an object, a ``type`` or ``source`` that is not a string, a
-``content`` of a tool event that is not a list of objects; ``attempts`` whose counts do not add
-up to the events; a ``created_at`` that is not an ISO 8601 time with an offset.
+"""Import the messages and events of AutoGen AgentChat runs (0.4 and later, Magentic-One included)
+as orchestration traces: a run_stream recorder (one trace per attempt), a TaskResult or message
+dumps. Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -455,8 +387,7 @@ def _is_dump(value: Any) -> bool:
 def sniff(sample: Sample) -> str | None:
     """AutoGen AgentChat items: a run_stream recorder ({events: [{type, model_dump}]}), a
     TaskResult ({messages, stop_reason}) or AgentChat message dumps (objects with ``source``
-    and a ``type`` such as TextMessage or ToolCallRequestEvent), as JSON or JSON Lines (see
-    :mod:`masrl.traces.importers._kit.detect`)."""
+    and a ``type`` such as TextMessage or ToolCallRequestEvent), as JSON or JSON Lines."""
     document = sample.document
     if isinstance(document, dict):
         events = document.get("events")

@@ -1,60 +1,7 @@
-"""Import a chat transcript (a list of chat messages, as LangGraph, LangChain, AutoGen 0.2 and
-OpenAI-style agents keep their conversation) as an orchestration trace.
-
-Source: a JSON list of messages, an object ``{"messages": [...]}`` (a graph's state, a chat
-export), or JSON Lines of messages. Two message forms are read, and the trace says which
-(``provenance.recognised``: ``system``, ``shape``, ``evidence``):
-
-* ``openai``: ``{role, content, name?, tool_calls?, tool_call_id?, function_call?}`` with
-  ``role`` one of ``user``, ``assistant``, ``system``, ``developer``, ``tool``, ``function``
-  (AutoGen 0.2 adds ``tool_responses`` to a ``tool`` message that answers several calls);
-* ``langchain``: a LangChain message as ``message.model_dump()`` or ``messages_to_dict`` writes
-  it: ``{type, content, name?, id?, tool_calls?, tool_call_id?, usage_metadata?,
-  response_metadata?, additional_kwargs?}`` with ``type`` ``human``, ``ai``, ``system``,
-  ``tool``, ``function`` or ``chat`` (or the same wrapped as ``{type, data: {...}}``, or
-  serialised by ``dumpd`` as ``{lc, type: "constructor", id: [..., "AIMessage"], kwargs}``).
-
-A file that is a Python repr of such a list (``[{'role': 'user', ...}]``, as ``print`` writes
-it) is not JSON and is refused with that reason (:mod:`.detect`).
-
-The unit of account is the *message*. What each becomes (``speaker``: the message's ``name``,
-else its role, ``user`` or ``assistant``):
-
-* ``user`` / ``human`` -> ``message`` by the speaker; role ``human`` for the transcript's first
-  message and for a user message without a name (the person who gave the task);
-* ``assistant`` / ``ai`` -> a ``message`` for its text (kept, even empty, when it calls no
-  tool) and one ``tool_call`` per tool call (``tool``: the function's name, ``content_ref``:
-  the hash of its arguments; calls of one message are issued together). An assistant message
-  that states what its model call produced (LangChain ``usage_metadata`` or
-  ``response_metadata``, an OpenAI-style ``usage``) carries that call: ``x_model_call`` (its
-  ``id``, else its place) and its tokens on its last event; a plain transcript does not say
-  which turns a model wrote, so it has no model calls;
-* a tool call named ``transfer_to_<agent>`` or ``transfer_back_to_<agent>`` (the handoff
-  tools of langgraph-supervisor and langgraph-swarm) -> ``orchestrator_decision`` ``delegate``
-  ``to`` that agent (``x_handoff``; the tool message that acknowledges it is a counted skipped
-  part);
-* ``tool`` / ``function`` -> ``tool_result``, by the agent that called the tool, joined to the
-  call with the same ``tool_call_id``; without an id, to the oldest call still unanswered; and
-  when no call is waiting (the transcript records the tool's output but not the call, as a
-  retrieval step of a graph does) the call is implied: a ``tool_call`` by the last speaker,
-  marked ``x_implied_call``, then its result;
-* ``system`` / ``developer`` -> skipped (instructions or the run's status, not a turn);
-* a message whose ``content`` is the JSON text of a LangGraph ``stream_mode="updates"`` chunk
-  (``{node: {"messages": [...]}}``, as a harness that logs each update writes it) is read for
-  the messages inside, each as above, with the record's speaker as their author;
-* a message with another role or type -> skipped as ``unknown record type: <role>``.
-
-Usage: ``usage_metadata`` (``input_tokens`` with cached ones, ``output_tokens`` with reasoning
-ones, and their details as parts), else ``response_metadata.token_usage`` (``prompt_tokens``,
-``completion_tokens``) or ``response_metadata.usage`` (``input_tokens``, ``output_tokens``), else
-a message's own ``usage``; once per model call.
-
-Times: a transcript has none; every event has ``t = 0`` and order is carried by the edges
-(:mod:`.sequential`). No spawns: a transcript names speakers, not who started whom.
-
-Errors (exit 1), each naming the message: a file that is not JSON or JSON Lines (a Python repr
-included), a message that is not an object, a ``role`` or ``type`` that is not a string, tool
-calls that are not a list of objects.
+"""Import a chat transcript (OpenAI-style or LangChain messages, as LangGraph, LangChain, AutoGen
+0.2 and OpenAI-style agents keep their conversation) as an orchestration trace. :func:`decode`
+reads one message in either form; the LangGraph and LangChain importers use it too. Chapter 23
+of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -399,7 +346,7 @@ class Conversation:
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of one chat transcript (see the module docstring for the mapping)."""
+    """The trace of one chat transcript (chapter 23 of the book tells the mapping)."""
     path = Path(path)
     messages, container = _read(path)
     if not messages:
@@ -444,7 +391,7 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 # ---------------------------------------------------------------------------------- sniffing
 
 def is_message(value: Any, known: bool = True) -> bool:
-    """A chat message in either form (see the module docstring); with ``known`` false, a
+    """A chat message in either form (chapter 23 of the book); with ``known`` false, a
     ``{role, content}`` object whose role is some other string counts too."""
     if not isinstance(value, dict):
         return False
@@ -473,7 +420,7 @@ def _messages(sample) -> list | None:
 def sniff(sample: Sample) -> str | None:
     """A chat transcript: a list (or an object's ``messages``, or JSON Lines) of chat messages
     with ``role`` (user, assistant, tool...) or a LangChain ``type`` (human, ai, tool...) and
-    ``content`` (see :mod:`masrl.traces.importers._kit.detect`)."""
+    ``content``."""
     messages = _messages(sample)
     if messages and all(is_message(m, known=False) for m in messages[:10]) and any(
             is_message(m) for m in messages[:10]):

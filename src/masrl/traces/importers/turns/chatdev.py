@@ -1,40 +1,6 @@
-"""Import a ChatDev run log (the ``WareHouse/<project>/<project>.log`` text file ChatDev writes)
-as an orchestration trace.
-
-Source: ChatDev (OpenBMB/ChatDev, ``chatdev/chat_chain.py`` and ``camel`` role-playing) logs
-each step of its chat chain as an entry that starts with ``[YYYY-DD-MM HH:MM:SS LEVEL]`` (the
-logger's format puts the day before the month) and runs to the next entry. A run is a waterfall
-of *phases* (DemandAnalysis, LanguageChoose, Coding, CodeReview...); in each, two roles (an
-assistant role and a user role, e.g. Chief Technology Officer and Chief Executive Officer) chat
-in turns. The entries read, by what they say after the time:
-
-* ``System: **[chatting]**`` (a table with ``phase_name``, ``assistant_role_name``,
-  ``user_role_name``) -> ``orchestrator_decision`` by ``System`` (the chat chain), ``delegate``
-  ``to`` the assistant role, ``x_phase`` the phase: the chain hands the phase to its roles;
-* ``<Role>: **[Start Chat]**`` -> ``message`` by the user role to the assistant role;
-* ``<Speaker>: **<A><-><B> on : <Phase>, turn <n>**`` -> ``message`` by the speaker to the
-  other role of the pair;
-* ``**[OpenAI_Usage_Info Receive]**`` (``prompt_tokens``, ``completion_tokens``, and in later
-  versions ``cost``) -> the usage of a model call whose reply is a later turn. A role-play step
-  calls the assistant's model and then the user's before it logs either reply, so two usage
-  entries come before the two turns of a round: the turns take the waiting usage entries in
-  order (the first turn the first entry), and the turn's event carries it (``x_model_call``:
-  the usage entry's line). Usage entries still waiting when a new phase starts, or at the end,
-  price no turn: skipped, their usage counted as skipped;
-* ``**[Human-Agent-Interaction]**`` -> ``message`` by ``human`` (role ``human``);
-* skipped, counted by what they are: the web-log notice (``flask app.py did not start``), the
-  configuration (``[Preprocessing]``), the role-play setup (``[RolePlaying]``, carried by the
-  phase's decision), a phase's conclusion (``[Seminar Conclusion]``, a repeat of its last
-  turn), code written to disk (``[Update Codes]``, ``[Rewrite Codes]``), test runs
-  (``[Execute Detail]``, ``[Test Reports]``), statistics (``[Software Info]``,
-  ``[Post Info]``), the HTTP client's request lines (``HTTP Request: POST ...``), and any
-  other entry (``unknown record type: <what it starts with>``).
-
-Times: the entries' local times, to the second, in seconds from the first; the log does not say
-its time zone, so there is no ``time_origin``. Edges: :mod:`.sequential`. Topology:
-``planner_executor_critic`` (a fixed pipeline of roles).
-
-Errors (exit 1): a file whose first line is not a ChatDev entry, a time that is no date.
+"""Import a ChatDev run log (the text file of its chat chain) as an orchestration trace: phases
+become the chain's delegations, role-play turns messages, usage entries the turns' model calls.
+Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -101,7 +67,7 @@ def _when(path: Path, line: int, text: str) -> datetime:
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of one ChatDev log (see the module docstring)."""
+    """The trace of one ChatDev log (chapter 23 of the book)."""
     path = Path(path)
     entries = _entries(path, read_text(path))
     result = ImportResult(FORMAT, str(path), {}, files=[str(path)], skipped=Counter(),
@@ -205,7 +171,7 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 def sniff(sample: Sample) -> str | None:
     """A ChatDev log: text entries ``[YYYY-DD-MM HH:MM:SS INFO] ...`` with ChatDev's markers
     (``**[Preprocessing]**``, ``**ChatDev Starts**``, ``System: **[chatting]**``, role
-    turns ``A<->B on : Phase, turn n``) (see :mod:`masrl.traces.importers._kit.detect`)."""
+    turns ``A<->B on : Phase, turn n``)."""
     text = sample.text
     if text is None:
         return None

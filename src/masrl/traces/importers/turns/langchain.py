@@ -1,48 +1,6 @@
-"""Import LangChain's own records of a run as orchestration traces: the *runs* its tracers and
-LangSmith keep (``run_type`` ``chain``, ``llm``, ``tool``...; a run tree with ``child_runs``, or
-flat runs joined by ``parent_run_id``), and the *callback events* ``astream_events`` yields
-(``{event: "on_chat_model_end", name, run_id, parent_ids, metadata, data}``).
-
-Sources, recognised from the content and recorded in ``provenance.recognised`` (``system``,
-``shape``, ``evidence``):
-
-* ``runs``: a LangSmith export or a tracer dump: one run object (its ``child_runs`` nested), a
-  JSON list or JSON Lines of runs, or ``{"runs": [...]}`` (the API's query answer). A run has
-  ``id``, ``name``, ``run_type``, ``start_time`` and ``end_time`` (ISO 8601; LangSmith writes
-  UTC without an offset, read as UTC), ``parent_run_id``, ``trace_id``, ``inputs``, ``outputs``,
-  ``error``, ``extra.metadata`` and, from LangSmith, ``prompt_tokens`` / ``completion_tokens`` /
-  ``total_cost``. The runs of one ``trace_id`` (else of one root) are one trace:
-  :func:`import_traces` gives one trace per root run, never merged;
-* ``callback-events``: ``astream_events`` (v1 or v2) records, as a JSON list or JSON Lines.
-
-The unit of account is the *run* (or the *callback event*). Who acts: the LangGraph node a run
-belongs to (``metadata.langgraph_node`` of the run or its nearest ancestor: in a multi-agent
-graph each node is an agent), else the root run's name. What each run becomes:
-
-* ``llm`` (``chat_model``; LangSmith's v2 API writes ``LLM``) -> ``message`` by the agent from
-  ``start_time`` to ``end_time``, the model call (``x_model_call``: the run id) with its usage:
-  the run's ``prompt_tokens`` and ``completion_tokens``, else ``outputs.llm_output.token_usage``,
-  else the ``usage_metadata`` of the generated message (a LangChain message in any form
-  :mod:`.chat` reads); ``total_cost`` gives ``cost_usd``;
-* ``tool`` and ``retriever`` -> ``tool_call`` at the start and ``tool_result`` at the end
-  (``tool``: the run's name; ``x_error`` when it has an ``error``); tool runs that overlap in
-  time (started before the others ended) were issued together and are joined as such;
-* ``chain``, ``prompt``, ``parser`` and ``embedding`` runs -> skipped, counted (structure and
-  glue: their children carry the turns; an embedding's usage is counted as skipped), as is any
-  other run type (``unknown record type: <type>``).
-
-Callback events: ``on_chat_model_end`` / ``on_llm_end`` -> the model call's ``message`` (usage
-from ``data.output``; its ``*_start`` is carried by it); ``on_tool_start`` -> ``tool_call``,
-``on_tool_end`` / ``on_tool_error`` -> its ``tool_result`` (by ``run_id``); ``on_retriever_*``
-likewise; ``*_stream`` chunks, ``on_chain_*``, ``on_prompt_*``, ``on_parser_*`` and
-``on_custom_event`` -> skipped, counted; an unknown event -> ``unknown record type``. Callback
-events carry no times (``t = 0``).
-
-Times: seconds from the earliest ``start_time`` (microseconds), with ``time_origin``. Edges:
-:mod:`.sequential`, over the runs in the order they started.
-
-Errors (exit 1), each naming the place: a file that is neither JSON nor JSON Lines, a run that
-is not an object, a ``start_time`` or ``end_time`` that is not an ISO 8601 time.
+"""Import LangChain's records of a run (tracer and LangSmith runs, one trace per root run, or
+``astream_events`` callback events) as orchestration traces. Chapter 23 of the book tells the
+mapping.
 """
 
 from __future__ import annotations
@@ -201,7 +159,7 @@ def _model_name(run: dict) -> str | None:
 
 
 def _run_usage(run: dict) -> tuple[float, float, float]:
-    """``(tokens in, tokens out, dollars)`` a model run states (see the module docstring)."""
+    """``(tokens in, tokens out, dollars)`` a model run states (chapter 23 of the book)."""
     prompt, completion = count(run.get("prompt_tokens")), count(run.get("completion_tokens"))
     cost = count(run.get("total_cost")) or 0
     if prompt is not None or completion is not None:
@@ -408,7 +366,7 @@ def _callbacks(path: Path, values: list) -> ImportResult:
 def sniff(sample: Sample) -> str | None:
     """LangChain runs (objects with ``run_type`` and ``start_time`` or ``child_runs``, as
     tracers and LangSmith keep them) or callback events (``{event: "on_...", run_id, data}``
-    from ``astream_events``) (see :mod:`masrl.traces.importers._kit.detect`)."""
+    from ``astream_events``)."""
     document = sample.document
     if isinstance(document, dict) and isinstance(document.get("runs"), list):
         values = document["runs"]

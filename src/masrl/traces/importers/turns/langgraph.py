@@ -1,51 +1,6 @@
-"""Import what a LangGraph graph streams or checkpoints as an orchestration trace: its node
-updates (``stream_mode="updates"``), its debug events (``stream_mode="debug"``), or its state
-history (the checkpoints ``get_state_history`` returns, or saved checkpoints).
-
-A LangGraph run is a sequence of *supersteps*; in each, one or more nodes run and write updates
-to the graph's state. In the multi-agent graphs people build (a supervisor and its workers, a
-swarm), each node is an agent and the ``messages`` channel holds what it said and which tools it
-called, as LangChain messages. The shapes read, recognised from the content and recorded in
-``provenance.recognised`` (``system``, ``shape``, ``evidence``):
-
-* ``updates``: a JSON list, or JSON Lines, of update chunks ``{node: update}``; with
-  ``subgraphs=True`` each chunk is ``[namespace, {node: update}]``, and with several stream
-  modes ``[mode, chunk]`` (chunks of other modes are counted and skipped);
-* ``debug``: records ``{type, timestamp, step, payload}`` with ``type`` ``task`` (a node starts:
-  ``{id, name, input, triggers}``), ``task_result`` (it ends: ``{id, name, error, result:
-  [[channel, value]...], interrupts}``) or ``checkpoint`` (the state after the step);
-* ``history``: state snapshots ``{values, next, config, metadata: {source, step, writes,
-  parents}, created_at, parent_config, tasks}`` (newest first, as ``get_state_history`` and the
-  LangGraph API's thread history give them), read oldest first through ``metadata.writes``
-  (``{node: update}``, as an update chunk); snapshots without ``writes`` (newer LangGraph) and a
-  single checkpoint (``{v, id, ts, channel_values, ...}``) are read through the messages of the
-  last state, as a transcript.
-
-The unit of account is the *chunk* (an update chunk, a debug record, a snapshot). What each
-becomes:
-
-* a node's update: its ``messages`` (one message or a list; LangChain messages in any of the
-  forms :mod:`.chat` reads) each mapped as :mod:`.chat` maps them, AI messages spoken by their
-  ``name`` (the agent, as multi-agent graphs set it), else by the node (a supervisor's
-  ``transfer_to_<agent>`` tool call is a ``delegate`` decision,
-  a tool message a ``tool_result``; usage from ``usage_metadata``); a message already read (same
-  ``id``; a node may return the whole history again) is a counted skipped part; an update
-  whose messages give no event but that writes other channels, or that has no messages ->
-  one ``message`` by the node (``content_ref``: the hash of the update);
-  ``__interrupt__`` -> skipped (the graph waits for a human); a ``null`` update (a node that
-  wrote nothing) -> skipped;
-* debug: ``task`` -> carried by its result (the node's events start at the task's time); a
-  ``task_result`` -> its ``messages`` writes as above, else one ``message`` by the node,
-  ``x_error`` when it failed; ``checkpoint`` -> skipped (it repeats the writes);
-* history: each snapshot's ``writes`` as an update chunk at its ``created_at``; the input
-  snapshot (``source`` ``input``) gives the user's message.
-
-Times: ISO 8601 ``timestamp`` (debug) or ``created_at`` (history), seconds from the earliest,
-with ``time_origin``; update chunks carry no time (``t = 0``). Edges: :mod:`.sequential`.
-
-Errors (exit 1), each naming the place: a file that is neither JSON nor JSON Lines, a chunk
-that is not an object or pair, messages that are not objects, a time that is not ISO 8601
-with an offset.
+"""Import what a LangGraph graph streams or checkpoints (its update or debug stream, or its state
+history) as an orchestration trace; the messages inside are read by :mod:`.chat`. Chapter 23 of
+the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -223,7 +178,7 @@ def _time(path: Path, where: str, value: Any) -> datetime:
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of a LangGraph stream or state history (see the module docstring)."""
+    """The trace of a LangGraph stream or state history (chapter 23 of the book)."""
     path = Path(path)
     records = _records(path)
     shape = _shape(records)
@@ -420,7 +375,7 @@ def sniff(sample: Sample) -> str | None:
     """LangGraph output: update chunks ``{node: {messages: [...]}}`` (as a list or JSON Lines,
     with subgraph namespaces or stream modes), debug records ``{type: task | task_result |
     checkpoint, step, payload}``, state snapshots ``{values, next, metadata}`` or a checkpoint
-    ``{channel_values}`` (see :mod:`masrl.traces.importers._kit.detect`)."""
+    ``{channel_values}``."""
     values = _sample_values(sample)
     if sample.records is not None and sample.document is None and not values:
         return None

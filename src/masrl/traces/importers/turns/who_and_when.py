@@ -1,121 +1,6 @@
-"""Import a Who&When failure log (Magentic-One or CaptainAgent) as an orchestration trace.
-
-Source: one JSON file of the Who&When benchmark (Zhang et al., 2025) with a ``history`` list of
-chat records, the gold labels ``mistake_agent`` / ``mistake_step`` / ``mistake_reason``, and the
-verdict ``is_correct`` (spelled ``is_corrected`` in the hand-crafted files). Three shapes of
-``history`` are recognised, from the records themselves, and the trace says which one and why
-(``provenance.recognised``: ``system``, ``shape`` and the ``evidence``; also in the import
-summary). Nothing is guessed silently: a file that fits no shape, or two, is an error.
-
-* ``roles`` (Magentic-One, Who&When's *Hand-Crafted* subset): no record has a ``name``; each is
-  ``{role, content}`` and the ``role`` names the agent and, for the orchestrator, the kind of
-  record (``Orchestrator (thought)``, ``Orchestrator (-> WebSurfer)``...).
-* ``autogen-0.4`` (Magentic-One run by AutoGen 0.4's ``MagenticOneGroupChat``, written in the
-  Who&When shape): every record has a ``name`` (the message's ``source``) and some record comes
-  from ``MagenticOneOrchestrator``, the name AutoGen gives the Magentic-One orchestrator; records
-  may carry ``created_at`` times, and the agents' prompts are in ``system_prompts`` (plural).
-* ``ag2-group-chat`` (CaptainAgent, Who&When's *Algorithm-Generated* subset): every record is
-  ``{role, name, content}`` and none comes from ``MagenticOneOrchestrator``; the experts'
-  prompts are in ``system_prompt`` (singular).
-
-A file whose records mix the forms with and without ``name`` is an error, and so is a
-group-chat file with ``system_prompts`` (the AutoGen shape) but no record from the orchestrator.
-
-``recognised.content`` says how the records hold their messages: ``text``, or
-``autogen-message-reprs`` when the ``autogen-0.4`` records are the ``str()`` of AutoGen
-messages (``TextMessage: id='...' source='...' models_usage=RequestUsage(prompt_tokens=N,
-completion_tokens=M) metadata={...} created_at=datetime.datetime(...) content=...``, as the
-runner of mas-failure-attribution writes them). Then the importer reads, from each repr, the
-message id (``x_message_id``), the model usage of the message (``x_usage``, ``tokens``, and
-``x_model_call``: the message carries the model call that produced it) and its creation time
-(the event's ``t``; every repr needs one, else the trace has no times and each record without
-one is a counted part); a record that is the ``str()`` of the run's ``TaskResult`` (it repeats
-the messages) or any other text among the reprs (the runner's closing note) gives no event and
-is skipped, counted. Those skipped records are the last ones in the logs seen; the decisions are
-read from the records that give events.
-
-The unit of account (:mod:`.accounting`) is the ``history entry``: every record is read, and
-mapped or skipped as above; the usage the reprs state is the usage the events carry.
-
-What becomes an event (one event per history record ``k``, id ``h<k>``, ``x_source``
-``history[k]``, ``content_ref`` the hash of the record's content):
-
-* Magentic-One, ``roles`` shape, by ``role``:
-
-  - ``human`` -> ``message`` from ``human`` (role ``human``) to ``Orchestrator`` (the task);
-  - ``Orchestrator (thought)`` -> ``orchestrator_decision`` by ``Orchestrator``, sub-decision left
-    unspecified (the ledger update: plan, progress, choice of the next speaker);
-  - ``Orchestrator (-> X)`` -> ``orchestrator_decision`` with ``decision`` ``delegate`` and
-    ``to`` X (the instruction that hands X its next task);
-  - ``Orchestrator (termination condition)`` -> ``orchestrator_decision`` with ``decision``
-    ``stop``;
-  - any other role X (``WebSurfer``, ``FileSurfer``, ``Assistant``, ``ComputerTerminal``) ->
-    ``message`` from X to ``Orchestrator`` (its report);
-  - a role with any other parenthesised suffix is an error (an unknown record type).
-
-* Magentic-One, ``autogen-0.4`` shape, by ``name``:
-
-  - ``user`` -> ``message`` from ``user`` (role ``human``) to ``MagenticOneOrchestrator``;
-  - ``MagenticOneOrchestrator`` -> ``orchestrator_decision``: ``delegate`` ``to`` X when the next
-    record is X's (AutoGen broadcasts the instruction, then asks the chosen speaker to answer, so
-    the next speaker is the one the orchestrator chose); ``stop`` when it is the last record (the
-    final answer); unspecified when the orchestrator speaks again next (the task ledger: facts
-    and plan);
-  - any other name X -> ``message`` from X to ``MagenticOneOrchestrator`` (its report).
-
-  In both Magentic-One shapes the team is fixed from the start: no ``spawn`` or ``return``.
-
-* CaptainAgent: every record -> ``message`` by its ``name``, without ``to`` (the group chat
-  broadcasts to every member). Agents with an entry in ``system_prompt`` get role ``expert``.
-  The group-chat manager that picks each next speaker is not in the log, so the topology is
-  recorded as ``unknown``.
-
-A record whose text begins with ``exitcode: N`` (the report of AG2's code executor) also carries
-``x_exit_code: N``, so a failed execution (N other than 0) is visible without the text.
-
-What becomes an edge: the chat is strictly sequential and every speaker sees the whole history,
-so record ``k`` depends on record ``k - 1``. That edge is a ``message`` edge when record ``k - 1``
-is addressed to record ``k``'s agent (a delegation to it, a report to the orchestrator, the task
-to the orchestrator, or in a group chat any message from another member), ``causal`` when the
-same agent acts twice in a row, and ``temporal`` otherwise. In Magentic-One a delegation to X
-is also joined, by a ``message`` edge with mode ``blocking``, to X's next record when a ledger
-update comes in between. The longest dependency path therefore holds every record: these runs
-have no parallelism to find, and the importer does not invent any.
-
-Times: when every record has ``created_at`` (an ISO 8601 time with a UTC offset), or its repr
-has a UTC ``created_at``, ``t`` is the
-seconds from the earliest one (computed from whole microseconds) and ``costs.wall_clock_s`` the
-latest ``t``; a record earlier than the one it follows has its ``t`` raised to that record's and
-is counted as a repair. When no record has a time (the published Who&When logs record order
-only), every event has ``t = 0`` and order is carried by the edges (and ``x_source``), so
-wall-clock and busy times are 0. A time on some records but not all is an error. Costs: the
-published logs record no tokens or money; ``costs.tokens`` is required by the schema and written
-as the tokens the events carry, 0 when none are recorded (*not recorded*).
-``costs.messages`` counts the ``message`` events.
-
-Labels and reward: the event of history record ``mistake_step`` (0-based) carries
-``x_mistake_step: true``, ``x_mistake_agent`` (the label's agent, as written) and
-``x_mistake_reason_ref`` (hash of the reason text). ``mistake_step`` is an integer or a string
-of the ASCII digits 0-9 (the published logs write ``"2"``); anything else (``2.5``, ``"2.5"``,
-``"٣"``, ``true``, ``" 2"``) is an error rather than a label on some other step.
-``rewards.team`` is 1 when the verdict ``is_correct`` (``is_corrected``) is ``true``, 0 when it
-is ``false`` (every Who&When run is a failed one); a verdict that is not a JSON boolean (the
-string ``"False"``, say) is an error, as are two verdicts that disagree.
-``trace_id`` is ``who-and-when:<system>:<file stem>``, ``task_id`` the ``question_ID``.
-
-What is lost: the message texts (hashed), the question, ground truth and mistake reason
-(hashed or left out), the system prompts, the ``level``, the records' ``role`` in the named
-shapes (``user``/``assistant``: the ``name`` says who speaks), and the ledger's structured fields
-(the next-speaker choice is kept only through the delegation that follows it).
-
-Errors (exit 1), each naming the place and what was found there: a file that is not JSON or not
-an object; no ``history`` key, or a ``history`` that is not a non-empty list; a record that is not
-an object; a ``role`` that is not a non-empty string, a ``content`` that is not a string (or, in
-the named shapes, a ``name`` that is not a non-empty string); the shape conflicts above; an
-unknown Magentic-One role suffix; a ``created_at`` that is not such a time, or on some records
-only; a ``question_ID``, ``mistake_agent`` or ``mistake_reason`` that is not a string; a
-``system_prompt`` / ``system_prompts`` that is not an object; a verdict or ``mistake_step`` as
-above, or a step outside the history.
+"""Import a Who&When failure log (Magentic-One or CaptainAgent) as an orchestration trace, with
+its gold labels on the mistaken step. The shape of the history (roles, AutoGen 0.4 names, AG2
+group chat) is recognised from the records and recorded. Chapter 23 of the book tells the mapping.
 """
 
 from __future__ import annotations
@@ -165,7 +50,7 @@ MICROSECOND = timedelta(microseconds=1)
 
 
 def import_file(path: str | Path) -> ImportResult:
-    """The trace of one Who&When log (see the module docstring for the mapping)."""
+    """The trace of one Who&When log (chapter 23 of the book tells the mapping)."""
     path = Path(path)
     document = read_json(path)
     if not isinstance(document, dict):
@@ -252,7 +137,7 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 
 def recognise(path: Path, document: dict) -> dict:
     """``{system, shape, evidence}``: which system wrote the log, in which shape, and the
-    evidence, from the records (see the module docstring); a :class:`SourceError` when the
+    evidence, from the records (chapter 23 of the book); a :class:`SourceError` when the
     records fit no shape or contradict each other."""
     history = document["history"]
     named = ["name" in r for r in history]
@@ -453,7 +338,7 @@ def _repr_fields(written: Written, k: int) -> dict:
 # ------------------------------------------------------------------------------ run-level fields
 
 def _check_fields(path: Path, document: dict) -> None:
-    """The run-level fields the importer reads have the right types (module docstring)."""
+    """The run-level fields the importer reads have the right types (chapter 23 of the book)."""
     for key in ("question_ID", "mistake_agent", "mistake_reason"):
         if key in document:
             _text(path, key, document[key])
@@ -537,8 +422,7 @@ def found(value: Any) -> str:
 
 
 def sniff(sample: Sample) -> str | None:
-    """A JSON object with a ``history`` list of chat records (see
-    :mod:`masrl.traces.importers._kit.detect`)."""
+    """A JSON object with a ``history`` list of chat records."""
     history = sample.document.get("history") if "history" in sample.keys else None
     if isinstance(history, list) and history and all(isinstance(r, dict) and "role" in r
                                                      for r in history[:5]):
