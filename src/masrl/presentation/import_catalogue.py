@@ -16,15 +16,15 @@ from masrl.traces.importers.registry import FAMILIES, FORMATS, REGISTRY
 from masrl.traces.importers.sessions import claude_code
 
 
-def formats_table() -> pd.DataFrame:
-    """One row per format of the registry: its name (as ``masrl import`` takes it), its
-    family, what it reads, what ``import auto`` recognises it by, the variants it knows and
-    whether one file may hold several runs."""
+def formats_table(family: str | None = None) -> pd.DataFrame:
+    """One row per format of the registry (of one family, when given): its name (as ``masrl
+    import`` takes it), its family, what it reads, what ``import auto`` recognises it by, the
+    variants it knows and whether one file may hold several runs."""
     return pd.DataFrame([{"format": entry.name, "family": entry.family, "reads": entry.description,
                           "recognised by": entry.recognised_by,
                           "variants": ", ".join(entry.variants),
                           "runs per file": "several" if entry.several_runs else "one"}
-                         for entry in REGISTRY])
+                         for entry in REGISTRY if family in (None, entry.family)])
 
 
 def formats_markdown() -> str:

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from masrl.traces.importers._kit.common import ImportResult
     from masrl.traces.importers._kit.detect import Sample
 
-FAMILIES = {"sessions": "session logs of coding agents and agent harnesses",
+FAMILIES = {"sessions": "session logs of agent harnesses",
             "spans": "span exports of tracing tools",
             "turns": "turn and chat logs of multi-agent frameworks"}
 """The folder of each family of importers (``importers/<family>/``) and what it holds."""
@@ -108,7 +108,8 @@ REGISTRY: tuple[Format, ...] = (
     Format("codex", f"{_ROOT}.sessions.codex", "Codex CLI rollouts",
            "a Codex CLI rollout with the rollouts of its sub-agents",
            "JSON Lines records {timestamp, type, payload} whose first is session_meta",
-           ("current rollouts", "0.40-era token counts"),
+           ("token counts after the response they price (0.125)",
+            "token counts before it (0.40)", "sub-agent rollouts"),
            several_runs=False),
     Format("gemini-cli", f"{_ROOT}.sessions.gemini_cli", "Gemini CLI sessions",
            "a Gemini CLI chat recording with the sessions of its sub-agents",
@@ -152,8 +153,8 @@ REGISTRY: tuple[Format, ...] = (
     Format("a2a", f"{_ROOT}.turns.a2a", "Agent2Agent traffic",
            "Agent2Agent protocol traffic, one trace per conversation",
            "JSON-RPC records of A2A methods, or A2A task, message and update objects",
-           ("JSON-RPC records", "task and message objects", "message/stream answers",
-            "protocol v0.2 and v1"),
+           ("protocol 0.1, 0.2 and 1.0", "JSON-RPC records", "task and message objects",
+            "server-sent event streams"),
            several_runs=True),
     Format("chatdev", f"{_ROOT}.turns.chatdev", "ChatDev logs",
            "the text log of a ChatDev run's chat chain",
