@@ -9,9 +9,9 @@ from importer_helpers import FIXTURES
 
 from masrl.traces.importers import import_file
 from masrl.traces.importers._kit import detect
+from masrl.traces.importers._kit.common import SourceError
 from masrl.traces.importers.registry import FORMATS, load
 from masrl.traces.importers.sessions import claude_code
-from masrl.traces.importers._kit.common import SourceError
 
 
 def _metadata(path) -> bool:

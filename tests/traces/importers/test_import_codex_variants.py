@@ -12,9 +12,9 @@ from importer_helpers import FIXTURES
 
 from masrl.traces.importers import import_file
 from masrl.traces.importers._kit.accounting import conservation_problems, figures
-from masrl.traces.importers.sessions.codex import token_order
 from masrl.traces.importers._kit.detect import Sample
 from masrl.traces.importers.sessions import codex
+from masrl.traces.importers.sessions.codex import token_order
 
 V040 = next((FIXTURES / "codex" / "v0_40").glob("rollout-*.jsonl"))
 

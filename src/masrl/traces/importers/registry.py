@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from masrl.traces.importers._kit.common import ImportResult
-    from masrl.traces.importers._kit.detect import Sample
+    from masrl.traces.importers._kit.sampling import Sample
 
 FAMILIES = {"sessions": "session logs of agent harnesses",
             "spans": "span exports of tracing tools",

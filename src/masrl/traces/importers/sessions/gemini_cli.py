@@ -20,7 +20,7 @@ from masrl.traces.importers._kit.common import (
     read_jsonl,
     read_text,
 )
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 
 FORMAT = "gemini-cli"
 MAIN = "main"

@@ -21,7 +21,7 @@ from masrl.traces.importers._kit.common import (
     several_runs,
     source_error,
 )
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.timestamps import is_number
 from masrl.traces.importers.spans import otel
 from masrl.traces.importers.spans import tree as spans

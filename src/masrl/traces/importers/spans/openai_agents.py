@@ -11,7 +11,7 @@ from typing import Any
 
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import ImportResult, SourceError, json_type, one_run
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.timestamps import is_number
 from masrl.traces.importers.spans import tree as spans
 from masrl.traces.importers.spans.otel_shapes import values

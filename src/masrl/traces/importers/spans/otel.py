@@ -16,7 +16,7 @@ from typing import Any
 
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import ImportResult, SourceError, one_run, read_bytes
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.timestamps import hrtime_ns, is_number
 from masrl.traces.importers.spans import otel_shapes
 from masrl.traces.importers.spans import tree as spans

@@ -22,7 +22,7 @@ from masrl.traces.importers._kit.common import (
     source_error,
     sse_payloads,
 )
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.sequential import Turns
 
 FORMAT = "a2a"

@@ -22,7 +22,7 @@ from masrl.traces.importers._kit.common import (
     read_text,
     source_error,
 )
-from masrl.traces.importers._kit.detect import PYTHON_REPR, Sample
+from masrl.traces.importers._kit.sampling import PYTHON_REPR, Sample
 from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
 
 FORMAT = "chat"

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from masrl.traces.importers._kit.common import ImportResult, SourceError, content_ref, read_text
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.sequential import Turns, usage_fields
 
 FORMAT = "chatdev"

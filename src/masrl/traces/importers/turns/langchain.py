@@ -21,7 +21,7 @@ from masrl.traces.importers._kit.common import (
     read_text,
     source_error,
 )
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
 from masrl.traces.importers.turns.chat import decode, is_message
 

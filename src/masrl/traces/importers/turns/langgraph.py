@@ -20,7 +20,7 @@ from masrl.traces.importers._kit.common import (
     read_text,
     source_error,
 )
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers.turns.chat import Conversation, decode, is_message
 
 FORMAT = "langgraph"

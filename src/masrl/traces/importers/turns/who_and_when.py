@@ -19,7 +19,7 @@ from masrl.traces.importers._kit.common import (
     content_ref,
     read_json,
 )
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 
 FORMAT = "who-and-when"
 ORCHESTRATOR = "Orchestrator"

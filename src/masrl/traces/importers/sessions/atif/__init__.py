@@ -12,7 +12,7 @@ from pathlib import Path
 
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import ImportResult, SourceError
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers.sessions.atif.emission import MAIN, Walker, masrl_block
 from masrl.traces.importers.sessions.atif.run_level import document, recognise
 from masrl.traces.importers.sessions.atif.trajectories import Trajectories, micro

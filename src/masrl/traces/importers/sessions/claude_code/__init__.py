@@ -13,7 +13,7 @@ from pathlib import Path
 
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import ImportResult
-from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers.sessions.claude_code.discovery import discover
 from masrl.traces.importers.sessions.claude_code.emission import Emitter
 from masrl.traces.importers.sessions.claude_code.ledger import Ledger
