@@ -4,8 +4,9 @@ FORMAT is ``auto`` (recognised from the content) or a format of
 :data:`masrl.traces.importers.registry.REGISTRY`. The trace is validated before it is written;
 OUT is written atomically (a temporary file, then a rename) and only when the trace is valid. A
 summary goes to stderr (events, edges, agents, how a Who&When log was recognised, counted skips
-and repairs, validation warnings); ``--json`` also prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
-file read, in its ``provenance``, so they are not lost with the terminal output.
+and repairs, validation warnings); ``--json`` also prints it as JSON on stdout. The trace keeps
+the same counts, with the name and SHA-256 of every file read, in its ``provenance``, so they are
+not lost with the terminal output.
 
 A source that holds several runs (an OTLP batch, a console output of many traces, a Langfuse
 export of many traces, an ADOT bundle of several sessions: the formats whose declaration says
