@@ -1,18 +1,16 @@
 """``masrl import FORMAT SRC -o OUT``: turn a real multi-agent log into validated traces.
 
-FORMAT is ``auto`` (recognised from the content) or one of the formats of
-:data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
-``openai-agents``, ``atif``, ``codex``, ``gemini-cli``, ``autogen``, ``chat``, ``adk``,
-``langgraph``, ``langchain``, ``a2a``, ``chatdev``; see :mod:`masrl.traces.importers`). The
-trace is validated before it is written; OUT is written atomically (a temporary file, then a
-rename) and only when the trace is valid. A summary goes to stderr (events, edges, agents, how a
-Who&When log was recognised, counted skips and repairs, validation warnings); ``--json`` also
-prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
-file read, in its ``provenance``, so they are not lost with the terminal output.
+FORMAT is ``auto`` (recognised from the content) or a format of
+:data:`masrl.traces.importers.registry.REGISTRY`. The trace is validated before it is written;
+OUT is written atomically (a temporary file, then a rename) and only when the trace is valid. A
+summary goes to stderr (events, edges, agents, how a Who&When log was recognised, counted skips
+and repairs, validation warnings); ``--json`` also prints it as JSON on stdout. The trace keeps
+the same counts, with the name and SHA-256 of every file read, in its ``provenance``, so they are
+not lost with the terminal output.
 
 A source that holds several runs (an OTLP batch, a console output of many traces, a Langfuse
-export of many traces, an ADOT bundle of several sessions: every format with
-``import_traces``) gives one trace per run, never merged. ``-o DIR/`` (a path ending in
+export of many traces, an ADOT bundle of several sessions: the formats whose declaration says
+``several_runs``) gives one trace per run, never merged. ``-o DIR/`` (a path ending in
 ``/``, whatever the number of runs; or, for several runs, an existing directory or a new path
 without ``.json``; created when missing) writes one file per trace,
 named by its trace id made safe for a file name (``otel:4bf9...`` -> ``otel_4bf9....json``; a
@@ -39,31 +37,21 @@ from pathlib import Path
 from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
-
-AUTO = "auto"
-FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex",
-           "gemini-cli", "autogen", "chat", "adk", "langgraph",
-           "langchain", "a2a", "chatdev")
-"""The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
-here so that building the ``masrl`` parser does not import every importer (and their
-libraries), which other commands, ``replay`` on a million events included, never use."""
+from masrl.traces.importers.registry import AUTO, FORMATS, REGISTRY
 
 
 def register(subparsers) -> None:
     """Add the ``import`` sub-command to the ``masrl`` parser."""
     command = subparsers.add_parser(
         "import", help=COMMANDS["import"].help,
-        description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
-        "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
-        "trajectory, a Codex CLI rollout, a Gemini CLI session, AutoGen AgentChat events, a chat "
-        "transcript, a Google ADK session, a LangGraph stream or state history, LangChain runs "
-        "or callback events, A2A protocol traffic, a ChatDev log) as an "
-        "orchestration trace, validate it and write it.")
+        description="Import one log as an orchestration trace, validate it and write it. "
+        "Formats: " + "; ".join(f"{entry.name}: {entry.description}" for entry in REGISTRY)
+        + ".")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "
                          + ", ".join(FORMATS))
-    command.add_argument("source", metavar="SRC", help="the log file (for claude-code, codex "
-                         "and gemini-cli, the main session file; its sub-agent files are found "
+    command.add_argument("source", metavar="SRC", help="the log file (for a session with "
+                         "sub-agents, the main session file; its sub-agent files are found "
                          "beside it)")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
                          help="the trace file to write; DIR/ (a folder: one file per trace, as "

@@ -3,7 +3,7 @@
 TRACE is a trace file (valid or not: an invalid one gets a page of its problems) or a log that
 ``masrl import`` reads; ``--from`` says which. With ``--from auto`` (the default), a JSON
 object with ``events`` is read as a trace, anything else that a log format recognises
-(:mod:`masrl.traces.importers.detect`) is imported first, and the rest is reported as a trace
+(:mod:`masrl.traces.importers._kit.detect`) is imported first, and the rest is reported as a trace
 (its problems). The chapter ``notebooks/22_trace_report.md`` is executed with papermill on the
 trace (:mod:`masrl.commands.notebooks`) and rendered into a self-contained HTML page
 (:mod:`masrl.presentation.report_page`): styles and scripts inside, nothing fetched, the same
@@ -25,8 +25,8 @@ from pathlib import Path
 from masrl import paths
 from masrl.commands import COMMANDS
 from masrl.commands.common import INTERNAL, INVALID, OK, USAGE, cannot_read
-from masrl.commands.imports import AUTO, FORMATS
 from masrl.terminal import printable
+from masrl.traces.importers.registry import AUTO, FORMATS
 
 TRACE = "trace"
 
@@ -67,8 +67,8 @@ def choose_format(path: str, wanted: str) -> tuple[str, str | None]:
     """``(format, reason)``: :data:`TRACE` or a log format, and why (``None`` when asked)."""
     if wanted != AUTO:
         return wanted, None
-    from masrl.traces.importers import MODULES, SourceError
-    from masrl.traces.importers.detect import detect, sample
+    from masrl.traces.importers import SourceError
+    from masrl.traces.importers._kit.detect import detect, sample
 
     try:
         seen = sample(path)
@@ -77,7 +77,7 @@ def choose_format(path: str, wanted: str) -> tuple[str, str | None]:
     if "events" in seen.keys:
         return TRACE, None
     try:
-        return detect(path, MODULES)
+        return detect(path)
     except SourceError:
         return TRACE, "no log format recognises it either"
 

@@ -10,10 +10,11 @@ from pathlib import Path
 
 from importer_helpers import FIXTURES
 
-from masrl.traces.importers import MODULES, import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
-from masrl.traces.importers.codex import token_order
-from masrl.traces.importers.detect import Sample, refusal
+from masrl.traces.importers import import_file
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers.sessions import codex
+from masrl.traces.importers.sessions.codex import token_order
 
 V040 = next((FIXTURES / "codex" / "v0_40").glob("rollout-*.jsonl"))
 
@@ -111,4 +112,4 @@ def test_an_early_rollout_is_refused_with_its_reason(tmp_path):
                     '{"type":"message","role":"user","content":[]}\n', encoding="utf-8")
     sample = Sample(path, records=[json.loads(line) for line in
                                    path.read_text(encoding="utf-8").splitlines()])
-    assert "an early Codex rollout" in refusal(MODULES["codex"], sample)
+    assert "an early Codex rollout" in codex.refusal(sample)

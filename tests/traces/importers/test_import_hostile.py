@@ -13,7 +13,7 @@ import pytest
 from importer_helpers import FIXTURES
 
 from masrl.traces.importers import SourceError, import_file
-from masrl.traces.importers.spans import CYCLE, WORKFLOW
+from masrl.traces.importers.spans.tree import CYCLE, WORKFLOW
 
 
 def otlp(spans: list[dict]) -> dict:
@@ -129,7 +129,7 @@ def test_token_counts_whose_sum_overflows_are_a_located_error(tmp_path):
 
 def reference_sequence(build, members):
     """The pairwise ``_sequence`` this module replaced (n^2 log n), kept as the definition."""
-    from masrl.traces.importers.spans import _inside
+    from masrl.traces.importers.spans.tree import _inside
 
     ordered = sorted(members, key=lambda u: (u.start, u.order))
     for j, unit in enumerate(ordered):
@@ -147,8 +147,8 @@ def reference_sequence(build, members):
 def test_sequencing_units_makes_the_edges_of_its_definition(seed):
     import random
 
-    from masrl.traces.importers.common import TraceBuilder
-    from masrl.traces.importers.spans import Span, Unit, _sequence
+    from masrl.traces.importers._kit.common import TraceBuilder
+    from masrl.traces.importers.spans.tree import Span, Unit, _sequence
 
     pick = random.Random(seed)
     members, spans = [], []
@@ -191,7 +191,7 @@ def test_enclosing_agents_are_those_of_the_definition(seed):
     """The latest-starting (then shortest, then smallest id) agent span around each root."""
     import random
 
-    from masrl.traces.importers.spans import AGENT, Span, _enclosing_agents
+    from masrl.traces.importers.spans.tree import AGENT, Span, _enclosing_agents
 
     pick = random.Random(seed)
     spans = []

@@ -10,7 +10,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text, source
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.importers.langfuse import NO_END
+from masrl.traces.importers.spans.langfuse import NO_END
 
 FOLDER = FIXTURES / "langfuse"
 TRACE = FOLDER / "trace.json"

@@ -10,7 +10,7 @@ from importer_helpers import FIXTURES, assert_source_error
 
 from masrl.traces import validate_document
 from masrl.traces.importers import import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "langgraph"
 

@@ -11,7 +11,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.importers.openai_agents import NO_END
+from masrl.traces.importers.spans.openai_agents import NO_END
 
 FOLDER = FIXTURES / "openai_agents"
 PAYLOAD = FOLDER / "backend_payload.json"

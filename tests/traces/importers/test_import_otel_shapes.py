@@ -13,7 +13,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.importers.spans import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT, WRAPPER
+from masrl.traces.importers.spans.tree import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT, WRAPPER
 
 FOLDER = FIXTURES / "otel"
 RAW = json.loads((FOLDER / "any_agent.json").read_text(encoding="utf-8"))

@@ -13,9 +13,9 @@ from importer_helpers import FIXTURES
 from masrl import paths
 from masrl.traces import validate_document
 from masrl.traces.importers import import_file, import_traces
-from masrl.traces.importers.accounting import conservation_problems, figures
-from masrl.traces.importers.otel import NO_RUN, NOT_IN_A_TRACE
-from masrl.traces.importers.spans import AS_TOOL, STARTED, WORKFLOW, WRAPPER
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
+from masrl.traces.importers.spans.otel import NO_RUN, NOT_IN_A_TRACE
+from masrl.traces.importers.spans.tree import AS_TOOL, STARTED, WORKFLOW, WRAPPER
 
 OTEL, LANGFUSE = FIXTURES / "otel", FIXTURES / "langfuse"
 REAL = paths.public_logs_dir() / "real-logs"

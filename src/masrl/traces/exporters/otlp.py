@@ -2,7 +2,7 @@
 
 ``export(document)`` takes a validated trace document and returns an OTLP JSON object
 ``{"resourceSpans": [...]}`` that any OpenTelemetry backend (a collector, Jaeger, Langfuse,
-Phoenix) reads, and that :mod:`masrl.traces.importers.otel` imports back.
+Phoenix) reads, and that :mod:`masrl.traces.importers.spans.otel` imports back.
 
 Mapping (GenAI semantic conventions where they have a span for the event, ``masrl.*``
 attributes for what they cannot say):
