@@ -278,37 +278,55 @@ class Banner:
 
 
 def status_line(results: list[Result]) -> str:
-    """One line saying whether the ledger holds: every claim passes, or which fail (skipped
-    claims, whose data is absent, are counted apart)."""
+    """One line saying whether the ledger holds: every claim passes, or which change (held at
+    the cut-off, differ on the view) and which fail; skipped claims, whose data is absent, are
+    counted apart. The line is never cut: a long list of ids wraps where the page ends."""
     s = summary(results)
-    if not s["failed"] and s["skipped"]:
-        return (f"PASS: all {s['passed']} claims that could be checked hold; {s['skipped']} "
-                "skipped (their data is absent).")
-    if not s["failed"]:
+    parts = []
+    if s["changed"]:
+        parts.append(f"{s['changed']} changed since the cut-off "
+                     f"({', '.join(r.claim.id for r in results if r.changed)})")
+    if s["skipped"]:
+        parts.append(f"{s['skipped']} skipped (their data is absent)")
+    if s["failed"]:
+        failed = ", ".join(r.claim.id for r in results if r.failed)
+        return "; ".join([f"FAIL: {s['failed']} of {s['claims']} claims fail ({failed})", *parts]) + "."
+    if not parts:
         return f"PASS: all {s['claims']} claims hold."
-    failed = ", ".join(r.claim.id for r in results if r.failed)
-    return f"FAIL: {s['failed']} of {s['claims']} claims fail: {failed}"
+    return "; ".join([f"PASS: {s['passed']} of {s['claims']} claims hold, none fails", *parts]) + "."
 
 
-def text_lines(results: list, changed_by: dict[str, tuple[str, ...]] | None = None,
-               as_of: str = "") -> list[str]:
-    """``STATUS id: computed`` per claim (plus what was expected when it fails, the rows of later
-    rounds that change it (``changed_by``), and any finding), then one summary line that says
-    the date (``as_of``); ``results`` are :class:`masrl.analyses.claims.Result` objects."""
-    changed_by = changed_by or {}
+def text_lines(results: list, view: str = "") -> list[str]:
+    """``STATUS id: computed`` per claim (plus what was expected when it fails; for a CHANGED
+    claim its value at the cut-off and the rows that change it; ``pinned`` for a claim pinned to
+    the cut-off; any finding), then one summary line that names the view (``view``, e.g. ``as
+    screened on 2026-12-04 (rounds 0-1)``); ``results`` are
+    :class:`masrl.analyses.claims.Result` objects."""
     width = max((len(r.claim.id) for r in results), default=0)
+    status_width = max((len(r.status) for r in results), default=0)
     lines = []
     for r in results:
-        head = f"{r.status} {r.claim.id:<{width}}"
+        head = f"{r.status:<{status_width}} {r.claim.id:<{width}}"
         if r.passed:
             line = f"{head}  {compact(r.computed)}"
+        elif r.changed:
+            line = (f"{head}  at the cut-off {compact(r.at_cutoff)}, "
+                    f"now {compact(r.computed)}")
         elif r.status == SKIP or r.computed is None:
             line = f"{head}  {r.message}"
         else:
             line = (f"{head}  expected {compact(r.claim.expected)}, "
                     f"computed {compact(r.computed)}")
-        if r.claim.id in changed_by:
-            line += f"  [changed since the cut-off by {', '.join(changed_by[r.claim.id])}]"
+        if r.changed:
+            added = [row for row in r.changed_by if row not in r.left_out]
+            why = []
+            if added:
+                why.append(f"added: {', '.join(added)}")
+            if r.left_out:
+                why.append(f"left out: {', '.join(r.left_out)}")
+            line += f"  [changed by rows {'; '.join(why)}]"
+        if r.claim.pinned:
+            line += "  [pinned to the cut-off]"
         if r.claim.finding is not None:
             f = r.claim.finding
             line += f"  [finding: {f.where} states {compact(f.artifact_states)}]"
@@ -316,8 +334,10 @@ def text_lines(results: list, changed_by: dict[str, tuple[str, ...]] | None = No
     s = summary(results)
     skipped = f", {s['skipped']} skipped (data absent)" if s["skipped"] else ""
     external = sum(r.claim.external is not None for r in results)
-    when = f"; as of {as_of}" if as_of else ""
-    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
+    pinned = sum(r.claim.pinned for r in results)
+    when = f"; {view}" if view else ""
+    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['changed']} changed, "
+                 f"{s['failed']} fail{skipped}; {pinned} pinned to the cut-off; "
                  f"{s['findings']} finding(s) about the survey's artifact or another paper; "
                  f"{external} external claim(s){when}")
     return lines
