@@ -31,6 +31,8 @@ WHO_AND_WHEN_PUBLISHED = "who_and_when_published.yaml"
 SEARCH_PROTOCOL = "search_protocol.yaml"
 CANDIDATES = "candidates.csv"
 CREDIT_EVIDENCE = "credit_evidence.csv"
+CODING_RULES = "coding_rules.yaml"
+TAG_EVIDENCE = "tag_evidence.csv"
 
 # --- the trace toolkit's files ---------------------------------------------------------------
 TRACE_SCHEMA = "schema/trace.schema.json"

@@ -105,7 +105,7 @@ def test_cli_passes_on_our_data_and_prints_one_line_per_claim():
     assert all(line.startswith(allowed) for line in lines[:n])
     assert "[finding: " in next(line for line in lines if " orchestrator-credit " in line)
     if LOGS_PRESENT:
-        assert lines[-1].startswith(f"{n} claims: {n} pass, 0 fail;")
+        assert lines[-1].startswith(f"{n} claims: {n} pass, 0 changed, 0 fail;")
 
 
 def test_cli_fails_with_exit_1_on_the_changed_tag(data_copy):

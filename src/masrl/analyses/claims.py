@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from masrl import paths
 from masrl.analyses import gaps, reproduction, scale, stats
 from masrl.analyses.agreement import disagreements, recoded_fields, strict_counts
@@ -94,10 +96,19 @@ def published_mismatches(data: Dataset) -> list[str]:
     return list(check.loc[~check["match"], "figure"])
 
 
+def headline(data: Dataset) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pool rows and audit rows the survey's headline cells count: the LLM-based rows, the
+    classical MARL foundations being set apart (``coding_rules.yaml``)."""
+    papers = data.headline_papers
+    audit = data.audit
+    return papers, audit[audit["key"].isin(set(papers["key"]))].reset_index(drop=True)
+
+
 @computation
 def credit_cell(data: Dataset, cell: str, without: list[str] = ()) -> dict[str, int]:
-    """Broad and strict counts of one audited credit cell (optionally leaving some rows out)."""
-    frame = gaps.with_readings(data.papers, data.audit)
+    """Broad and strict counts of one audited credit cell over the headline rows (optionally
+    leaving some rows out)."""
+    frame = gaps.with_readings(*headline(data))
     frame = frame[~frame["key"].isin(list(without))]
     tally = gaps.cell_tally(frame)
     return {"broad": tally[f"{cell} broad"], "strict": tally[f"{cell} strict"]}
@@ -105,15 +116,16 @@ def credit_cell(data: Dataset, cell: str, without: list[str] = ()) -> dict[str, 
 
 @computation
 def credit_cell_rows(data: Dataset, cell: str) -> dict[str, list[str]]:
-    """The rows of one audited cell, strict and broad-only, sorted by key."""
-    rows = gaps.cell_rows(data.papers, data.audit, cell)
+    """The headline rows of one audited cell, strict and broad-only, sorted by key."""
+    rows = gaps.cell_rows(*headline(data), cell)
     return {name: sorted(keys) for name, keys in rows.items()}
 
 
 @computation
 def readings_of_cell(data: Dataset, cell: str) -> dict[str, int]:
-    """One credit cell's count under the broad, strict and spot-check readings."""
-    counts = gaps.reading_counts(data.papers, data.audit, data.spotcheck, data.vocabulary)
+    """One credit cell's count over the headline rows under the broad, strict and spot-check
+    readings."""
+    counts = gaps.reading_counts(*headline(data), data.spotcheck, data.vocabulary)
     return {reading: int(counts.at[cell, reading]) for reading in gaps.READINGS}
 
 
@@ -136,8 +148,10 @@ def mechanism_rows(data: Dataset, mechanism: str) -> dict[str, list[str]]:
 
 @computation
 def subdecision_anchors(data: Dataset, subdecision: str) -> dict[str, int]:
-    """Anchors of one sub-decision in the audit, and how many of them are RL-trained."""
-    table = gaps.subdecision_coverage(data.audit, data.papers, data.taxonomy).set_index("id")
+    """Anchors of one sub-decision among the headline rows of the audit, and how many of them
+    are RL-trained."""
+    papers, audit = headline(data)
+    table = gaps.subdecision_coverage(audit, papers, data.taxonomy).set_index("id")
     return {"anchors": int(table.at[subdecision, "anchors"]),
             "rl_trained": int(table.at[subdecision, "RL-trained"])}
 
@@ -203,8 +217,12 @@ def strict_reading_disagreements(data: Dataset) -> list[str]:
 @computation
 def near_miss_stress(data: Dataset) -> dict[str, int]:
     """What retaining every near-miss exclusion would add to strict message credit, strict
-    orchestrator credit and learned stopping (O5)."""
-    table = gaps.stress_test(data.papers, data.audit, data.near_misses, data.excluded)
+    orchestrator credit and learned stopping (O5), over the headline rows (a near miss of a
+    category set apart is set apart too)."""
+    papers, audit = headline(data)
+    near = data.near_misses
+    near = near[~near["category"].isin(data.coding_rules.headline_scope.apart)]
+    table = gaps.stress_test(papers, audit, near, data.excluded)
     every = table.set_index("record").loc["all"]
     return {"records": len(table) - 1, "message strict": int(every["message strict +"]),
             "orchestrator strict": int(every["orchestrator strict +"]),

@@ -192,21 +192,34 @@ def changed_claims(changes: list[Change]) -> pd.DataFrame:
 
 def impact_table(data: Dataset, scope: str = "survey") -> pd.DataFrame:
     """Per new record of ``data`` (see :func:`new_records`): the stress test's deltas when it
-    alone joins the cut-off pool, and the claims it changes on its own."""
+    alone joins the headline rows of the cut-off pool (a record of a category set apart, a
+    classical MARL foundation, moves no headline cell and says so), and the claims it changes
+    on its own."""
     news = new_records(data)
     then = cutoff_of(data)
-    retained = news[news["kind"] == "retained"]
+    apart = set(data.foundations["key"])
     pool = data.papers.set_index("key")
     anchors = data.audit.set_index("key")
     groups = []
-    for key in retained["record"]:
+    for key in news.loc[news["kind"] == "retained", "record"]:
         row = pool.loc[key].to_dict()
         row["credit_reading"] = anchors["credit_reading"].get(key, "NA")
         row["learned_subdecisions"] = anchors["subdecisions"].get(key, [])
         groups.append(([row], key, row["title"]))
-    deltas = retention_deltas(then.papers, then.audit, groups) if groups else pd.DataFrame(
-        columns=["record"])
-    deltas = deltas.drop(columns=["title", "learned O5 after"], errors="ignore")
+    headline_groups = [g for g in groups if g[1] not in apart]
+    base = then.headline_papers
+    base_audit = then.audit[then.audit["key"].isin(set(base["key"]))]
+    deltas = (retention_deltas(base, base_audit, headline_groups) if headline_groups
+              else pd.DataFrame(columns=["record"]))
+    deltas = deltas.drop(columns=["title", "learned O5 after", "other counts changed"],
+                         errors="ignore")
+    if groups:  # the other tag counts are the whole pool's, as published
+        whole = retention_deltas(then.papers, then.audit, groups)[["record", "other counts changed"]]
+        whole["other counts changed"] = [
+            f"{text} (set apart from the headline cells: a classical MARL foundation)"
+            if record in apart else text
+            for record, text in zip(whole["record"], whole["other counts changed"])]
+        deltas = whole.merge(deltas, on="record", how="left")
     blame = _claims_changed_by_each(then, list(news["record"]), scope)
     table = news.merge(deltas, on="record", how="left")
     for column in deltas.columns:
@@ -215,4 +228,5 @@ def impact_table(data: Dataset, scope: str = "survey") -> pd.DataFrame:
         elif column != "record":
             table[column] = table[column].fillna(0).astype(int)
     table["claims changed"] = [", ".join(sorted(blame[r])) or "none" for r in table["record"]]
-    return table
+    last = [c for c in ("other counts changed", "claims changed") if c in table.columns]
+    return table[[c for c in table.columns if c not in last] + last]

@@ -42,11 +42,13 @@ from masrl.data import (
     bib,
     candidates,
     claims,
+    coding_rules,
     envelopes,
     log_sources,
     pool,
     protocol,
     published,
+    tag_evidence,
     taxonomy,
     vocabulary,
     who_and_when_published,
@@ -83,11 +85,13 @@ class Dataset:
     FILES = ("vocabulary", "search_protocol", "all_papers", "all_excluded", "spotcheck",
              "bibliography", "taxonomy", "published", "audit", "near_misses",
              "benchmark_coverage", "envelopes", "claims", "log_sources",
-             "who_and_when_published", "candidates", "credit_evidence")
+             "who_and_when_published", "candidates", "credit_evidence", "coding_rules",
+             "tag_evidence")
 
     # the files read whole whatever the date (the others keep the rows of the pool of the date)
     WHOLE = ("vocabulary", "search_protocol", "all_papers", "all_excluded", "taxonomy",
-             "published", "claims", "log_sources", "who_and_when_published", "candidates")
+             "published", "claims", "log_sources", "who_and_when_published", "candidates",
+             "coding_rules")
 
     def __init__(self, data_dir: str | os.PathLike | None = None, as_of: str | None = None,
                  published_by: str | None = None):
@@ -282,12 +286,35 @@ class Dataset:
     def credit_evidence(self) -> pd.DataFrame:
         return self._of_pool(audit.load_credit_evidence(
             self.directory, self._vocabulary_for(paths.CREDIT_EVIDENCE),
-            self._valid("all_papers")))
+            self._valid("all_papers"), self._valid("coding_rules")))
+
+    @_validated
+    def coding_rules(self) -> coding_rules.CodingRules:
+        return coding_rules.load_coding_rules(self.directory,
+                                              self._vocabulary_for(paths.CODING_RULES))
+
+    @_validated
+    def tag_evidence(self) -> pd.DataFrame:
+        """The tags re-checked against their papers, for the pool rows of the view."""
+        return self._of_pool(tag_evidence.load_tag_evidence(
+            self.directory, self._vocabulary_for(paths.TAG_EVIDENCE), self._valid("all_papers")))
+
+    @property
+    def headline_papers(self) -> pd.DataFrame:
+        """The pool rows the survey's headline cells count (the LLM-based rows; classical MARL
+        foundations are set apart by ``coding_rules.yaml``)."""
+        return self.coding_rules.headline(self.papers)
+
+    @property
+    def foundations(self) -> pd.DataFrame:
+        """The pool rows set apart from the headline cells (classical MARL foundations)."""
+        return self.coding_rules.apart(self.papers)
 
     @_validated
     def candidates(self) -> pd.DataFrame:
         return candidates.load_candidates(self.directory, self._vocabulary_for(paths.CANDIDATES),
-                                          self._valid("search_protocol"))
+                                          self._valid("search_protocol"),
+                                          self._valid("coding_rules"))
 
     @_validated
     def claims(self) -> list[claims.Claim]:
