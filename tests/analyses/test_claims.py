@@ -123,8 +123,9 @@ def test_cli_json(data_copy):
     first = payload[0]
     assert set(first) == {"id", "statement", "computation", "args", "origin", "expected",
                           "computed", "status", "message", "boundary", "finding", "external",
-                          "as_of", "changed_by"}
+                          "as_of", "changed_by", "left_out", "at_cutoff", "pinned", "view"}
     assert first["as_of"] == "2026-05-04" and first["changed_by"] == []
+    assert first["view"] == "as screened on 2026-05-04 (round 0)" and first["pinned"] is True
     assert first["external"] is None
     external = [c for c in payload if c["external"] is not None]
     assert external and all(c["id"].startswith("who-and-when-") for c in external)
@@ -185,7 +186,7 @@ def test_cli_exits_0_when_claims_are_skipped_and_none_fails(monkeypatch, tmp_pat
     skip = next(line for line in lines if " who-and-when-size " in line)
     assert skip.startswith("SKIP who-and-when-size") and "a fresh clone has no" in skip
     n = len(Dataset().claims)
-    assert lines[-1].startswith(f"{n} claims: {n - 6} pass, 0 fail, 6 skipped (data absent);")
+    assert lines[-1].startswith(f"{n} claims: {n - 6} pass, 0 changed, 0 fail, 6 skipped (data absent);")
 
 
 def test_a_skipped_claim_does_not_hide_a_failing_one(monkeypatch, tmp_path, data_copy, capsys):

@@ -50,12 +50,25 @@ def test_what_no_new_row_touches_does_not_change(changes):
         assert changes[claim].now.passed
 
 
-def test_every_new_record_changes_the_pool_size(changes, latest):
-    news = living.new_records(latest)
-    assert changes["pool-size"].rows == tuple(news["record"])
-    assert changes["pool-size"].now.computed == {
-        "retained": len(latest.all_papers), "excluded": len(latest.all_excluded),
-        "audited": len(latest.all_papers) + len(latest.all_excluded)}
+def test_claims_about_the_survey_s_own_screening_are_pinned_to_the_cut_off(latest):
+    results = {r.claim.id: r for r in living.ledger(latest)}
+    for claim in ("pool-size", "published-counts", "stress-note-predates-wideseek",
+                  "spotcheck-agreement", "kimi-k2-5-trained-orchestrator"):
+        assert results[claim].pinned and results[claim].passed
+        assert results[claim].message == "pinned to the cut-off"
+    assert results["pool-size"].computed == {"retained": 84, "excluded": 32, "audited": 116}
+    added, left_out = living.differing_records(latest)
+    assert left_out == [] and added == list(living.new_records(latest)["record"])
+    assert len(added) == len(latest.all_papers) + len(latest.all_excluded) - 116
+
+
+def test_a_changed_claim_held_at_the_cut_off_and_names_its_rows(latest):
+    results = {r.claim.id: r for r in living.ledger(latest)}
+    moved = results["orchestrator-credit"]
+    assert moved.status == claims.CHANGED and not moved.failed
+    assert moved.at_cutoff == {"broad": 8, "strict": 5} and moved.changed_by == ("lemon2026",)
+    assert moved.left_out == ()
+    assert not any(r.failed for r in results.values())
 
 
 def test_new_records_say_whether_the_search_missed_them(latest):
@@ -69,27 +82,36 @@ def test_new_records_say_whether_the_search_missed_them(latest):
 def test_the_impact_table_reuses_the_stress_test_deltas(latest):
     table = living.impact_table(latest).set_index("record")
     assert table.at["lemon2026", "orchestrator strict +"] == 1
-    assert table.at["scout2026", "message strict +"] == 1
+    # SCoUT is a classical MARL foundation: set apart, it moves no headline cell
+    assert table.at["scout2026", "message strict +"] == 0
+    assert "set apart from the headline cells" in table.at["scout2026", "other counts changed"]
     assert table.at["ccpo2026", "message strict +"] == table.at["ccpo2026", "orchestrator strict +"] == 0
-    assert "counterfactual-credit-rows" in table.at["ccpo2026", "claims changed"]
-    assert table.at["E041", "claims changed"] == "pool-size, published-counts"
+    assert "counterfactual-credit-rows" in table.at["lemon2026", "claims changed"]
+    assert table.at["ccpo2026", "claims changed"] == "none"  # a difference reward by the rule
+    assert table.at["E041", "claims changed"] == "none"  # pool size and counts are pinned
     assert table["learned O5 +"].sum() == 0
 
 
-def test_cli_as_of_names_the_rows_and_exits_1(capsys):
-    assert main(["claims", "--as-of", "latest"]) == 1
+def test_cli_as_of_latest_exits_0_and_names_the_rows_of_changed_claims(capsys):
+    assert main(["claims", "--as-of", "latest"]) == 0
     out = capsys.readouterr().out.splitlines()
     line = next(x for x in out if " orchestrator-credit " in x)
-    assert line.startswith("FAIL") and "[changed since the cut-off by lemon2026]" in line
-    assert out[-1].endswith("; as of 2026-12-04")
+    assert line.startswith("CHANGED") and "[changed by rows added: lemon2026]" in line
+    assert out[-1].endswith("; as screened on 2026-12-04 (rounds 0-1)")
+    assert " 0 fail;" in out[-1]
+    assert main(["claims", "--as-of", "latest", "--fail-on-change"]) == 1
+    capsys.readouterr()
     assert main(["claims", "--as-of", "2026-12-03"]) == 0  # round 1 is dated 2026-12-04
+    assert " 0 changed," in capsys.readouterr().out.splitlines()[-1]
 
 
 def test_cli_as_of_json_and_usage_errors(capsys):
-    assert main(["claims", "--as-of", "latest", "--json"]) == 1
+    assert main(["claims", "--as-of", "latest", "--json"]) == 0
     payload = {c["id"]: c for c in json.loads(capsys.readouterr().out)}
-    assert payload["message-credit"]["changed_by"] == ["scout2026"]
-    assert payload["message-credit"]["origin"] == "survey_text"
+    assert payload["orchestrator-credit"]["status"] == "CHANGED"
+    assert payload["orchestrator-credit"]["changed_by"] == ["lemon2026"]
+    assert payload["orchestrator-credit"]["at_cutoff"] == {"broad": 8, "strict": 5}
+    assert payload["message-credit"]["status"] == "PASS"  # SCoUT is set apart
     assert payload["o5-stopping"]["as_of"] == "2026-12-04" and payload["o5-stopping"]["changed_by"] == []
     assert main(["claims", "--as-of", "yesterday"]) == 2
     assert "--as-of" in capsys.readouterr().err

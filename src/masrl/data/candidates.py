@@ -177,9 +177,9 @@ def _round_problems(row: dict, line: str, protocol: Protocol) -> list[DataProble
     if number == 0:
         problems.append(DataProblem(paths.CANDIDATES, line, "screening_round",
                                     "round 0 is the survey's own; a candidate belongs to a later round"))
-    elif not protocol.round(number - 1).date < row["date_screened"] <= this.date:
+    elif not protocol.round(number - 1).date <= row["date_screened"] <= this.date:
         problems.append(DataProblem(paths.CANDIDATES, line, "date_screened",
-                                    f"{row['date_screened']} is not within round {number} (after "
+                                    f"{row['date_screened']} is not within round {number} (from "
                                     f"{protocol.round(number - 1).date}, at the latest {this.date})"))
     start = dates.earliest(row["first_public"])
     if start is not None and start.isoformat() > row["date_screened"]:
