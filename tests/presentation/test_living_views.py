@@ -22,8 +22,9 @@ def test_why_names_only_changed_claims_with_the_rows_behind_them():
     changes = living.compare(data)
     why = living_views.why_table(data, changes).set_index("claim")
     assert set(why.index) == {c.claim.id for c in changes if c.changed}
-    assert why.at["message-credit", "why"].startswith(
-        "scout2026: classical_marl, message credit by counterfactual")
+    assert "message-credit" not in why.index  # SCoUT is a classical foundation, set apart
+    assert why.at["orchestrator-credit", "why"].startswith(
+        "lemon2026: rl_method, orchestrator credit by counterfactual")
 
 
 def test_the_protocol_tables_hold_every_rule_and_family():
