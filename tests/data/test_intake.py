@@ -3,28 +3,12 @@ then moved into the pool or the log as a screening round, atomically and only wh
 
 from __future__ import annotations
 
-import csv
-import io
-from pathlib import Path
-
+from intake_helpers import SCREENED, add_candidates
 from support import replace_in
 
 from masrl.commands import main
 from masrl.data import intake
 from masrl.data.dataset import LATEST, Dataset
-
-SCREENED = {"screener": "a test", "date_screened": "2026-12-04", "screening_round": "1",
-            "stage": "abstract_screen", "source": "arXiv", "query_family": "credit assignment"}
-
-
-def add_candidates(data_dir: Path, *rows: dict) -> None:
-    """Append candidates (unnamed columns empty) to the copy's candidates.csv."""
-    path = data_dir / "candidates.csv"
-    columns = next(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
-    buffer = io.StringIO()
-    csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n").writerows(
-        [{c: row.get(c, "") for c in columns} for row in rows])
-    path.write_text(path.read_text(encoding="utf-8") + buffer.getvalue(), encoding="utf-8")
 
 
 def excluded_candidate(cid: str, title: str, identifier: str, url: str, **extra) -> dict:
