@@ -6,6 +6,8 @@ import csv
 import io
 from pathlib import Path
 
+EXPORTS = Path(__file__).resolve().parent / "fixtures" / "intake"  # reference exports
+
 SCREENED = {"screener": "a test", "date_screened": "2026-12-04", "screening_round": "1",
             "stage": "abstract_screen", "source": "arXiv", "query_family": "credit assignment"}
 
