@@ -4,7 +4,6 @@ fixtures in tests/fixtures/intake, in each tool's own style)."""
 from __future__ import annotations
 
 import pytest
-
 from intake_helpers import EXPORTS as INTAKE
 
 from masrl.data.reference_files import ReferenceError, detect, read_references
