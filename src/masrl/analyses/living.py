@@ -120,21 +120,40 @@ def ledger(data: Dataset, scope: str = "all") -> list[ledger_checks.Result]:
 
 def _blame(then: Dataset, data: Dataset, claims) -> dict[str, tuple[tuple[str, ...], tuple[str, ...]]]:
     """Per claim: the differing records that change it on their own (all of them when none
-    does alone, or past :data:`BLAME_LIMIT`), and which of those are left out."""
+    does alone), and which of those are left out.
+
+    The records are tried in four groups (pool rows added, exclusions added, pool rows left out,
+    exclusions left out): a group that together changes no claim is not tried row by row (the
+    exclusions of a later round move no claim but the pinned counts), and a group of more than
+    :data:`BLAME_LIMIT` rows that matters is named together."""
     if not claims:
         return {}
     added, left_out = differing_records(data)
     every = tuple(added + left_out)
-    if len(every) > BLAME_LIMIT:
-        return {c.id: (every, tuple(left_out)) for c in claims}
+    keys = set(data.all_papers["key"])
+    groups = [(rows, adding) for rows, adding in (
+        ([r for r in added if r in keys], True), ([r for r in added if r not in keys], True),
+        ([r for r in left_out if r in keys], False), ([r for r in left_out if r not in keys], False))
+        if rows]
     base = {r.claim.id: r.computed for r in ledger_checks.evaluate(then, claims)}
+
+    def moved(records: list[str], adding: bool, among) -> set[str]:
+        view = then.with_records(records) if adding else then.without_records(records)
+        return {c.id for c in among if ledger_checks.evaluate_claim(c, view).computed != base[c.id]}
+
     alone: dict[str, list[str]] = {c.id: [] for c in claims}
-    for record in every:
-        view = (then.with_records([record]) if record in added
-                else then.without_records([record]))
-        for c in claims:
-            if ledger_checks.evaluate_claim(c, view).computed != base[c.id]:
-                alone[c.id].append(record)
+    for rows, adding in groups:
+        matters = moved(rows, adding, claims)
+        if not matters:
+            continue
+        among = [c for c in claims if c.id in matters]
+        if len(rows) > BLAME_LIMIT:
+            for cid in matters:
+                alone[cid] += rows
+            continue
+        for record in rows:
+            for cid in moved([record], adding, among):
+                alone[cid].append(record)
     return {cid: (tuple(rows) or every, tuple(r for r in (rows or every) if r in left_out))
             for cid, rows in alone.items()}
 
@@ -165,16 +184,15 @@ def compare(data: Dataset, scope: str = "survey") -> list[Change]:
     return [Change(b, a) for b, a in zip(before, ledger(data, scope))]
 
 
-def _claims_changed_by_each(then: Dataset, added: list[str], scope: str) -> dict[str, set[str]]:
-    """Per new record: the claims in ``scope`` not pinned to the cut-off whose value changes
-    when that record alone joins the cut-off data."""
-    claims = [c for c in then.claims if ledger_checks.in_scope(c, scope) and not c.pinned]
-    base = {r.claim.id: r for r in ledger_checks.evaluate(then, claims, scope=scope)}
-    out = {}
-    for record in added:
-        view = then.with_records([record])
-        out[record] = {c.id for c in claims
-                       if ledger_checks.evaluate_claim(c, view).computed != base[c.id].computed}
+def claims_changed_by_each(data: Dataset, scope: str = "survey") -> dict[str, list[str]]:
+    """Per record added or left out on ``data``'s view: the claims (in ``scope``, changed on the
+    view) that it changes on its own (:func:`ledger`'s rows, the other way round)."""
+    added, left_out = differing_records(data)
+    out: dict[str, list[str]] = {r: [] for r in added + left_out}
+    for result in ledger(data, scope):
+        if result.changed:
+            for record in result.changed_by:
+                out[record].append(result.claim.id)
     return out
 
 
@@ -220,7 +238,7 @@ def impact_table(data: Dataset, scope: str = "survey") -> pd.DataFrame:
             if record in apart else text
             for record, text in zip(whole["record"], whole["other counts changed"])]
         deltas = whole.merge(deltas, on="record", how="left")
-    blame = _claims_changed_by_each(then, list(news["record"]), scope)
+    blame = claims_changed_by_each(data, scope)
     table = news.merge(deltas, on="record", how="left")
     for column in deltas.columns:
         if column == "other counts changed":

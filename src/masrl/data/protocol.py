@@ -51,6 +51,10 @@ class Round(_Strict):
     version: str  # the data release this round makes (see masrl.data.release)
     searched_from: str = ""  # the first day the round's searches cover (empty: the field's start)
     searches: list[Search] = []
+    # records a round's searches found that have no row: already held (dropped as duplicates
+    # before screening) or not identifiable from what was found (a mention, a bare title)
+    duplicates_not_recorded: int = Field(default=0, ge=0)
+    not_assessable: int = Field(default=0, ge=0)
 
     @property
     def day(self) -> dt.date:
