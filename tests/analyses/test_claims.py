@@ -299,3 +299,43 @@ def test_status_figures_and_findings_table():
         "7 papers under the broad reading, 4 under the strict one")
     assert findings.loc["orchestrator-credit", "still holds"] == "yes"
     assert figures["n_findings_holding"] == (findings["still holds"] == "yes").sum()
+
+
+def test_the_ledger_sets_the_cut_off_and_the_latest_round_side_by_side():
+    from masrl.analyses import living
+    from masrl.data.dataset import LATEST
+
+    latest = Dataset(as_of=LATEST)
+    then = claims.evaluate(Dataset(), scope="survey")
+    now = living.ledger(latest, scope="survey")
+    page = claims_views.Ledger(now, here="notebooks/35_claims", then=then,
+                               labels=("at the cut-off", "latest"))._repr_html_()
+    assert '<th class="masrl-text" scope="col">latest</th>' in page
+    assert 'class="masrl-text masrl-changed"><span class="masrl-status">CHANGED</span>' in page
+    assert "masrl-fail" not in page
+    moved = next(r for r in now if r.claim.id == "orchestrator-credit")
+    assert len(moved.changed_by) > claims_views.FOLD
+    assert f"<summary>{len(moved.changed_by)} rows</summary>" in page  # folded, not dumped
+    assert "this project&#x27;s own claim" in page and "a claim of the survey" in page
+
+
+def test_a_long_list_is_a_count_with_a_fold_out():
+    keys = [f"counts/category/value_{i}" for i in range(32)]
+    html = claims_views.folded_html(claims_views.listing(keys), keys)
+    assert html.startswith('<details class="masrl-fold"><summary>32 items</summary>')
+    assert html.count("<li>") == 32
+    assert claims_views.folded_html("a and b", ["a", "b"]) == "a and b"
+
+
+def test_the_banner_is_a_note_for_changes_and_a_warning_for_failures():
+    from masrl.analyses import living
+    from masrl.data.dataset import LATEST
+
+    now = living.ledger(Dataset(as_of=LATEST), scope="survey")
+    note = claims_views.Banner(now, "2026-12-04", "2026-05-04")._repr_html_()
+    assert note.startswith('<div class="admonition note masrl-banner"') and "warning" not in note
+    line = claims_views.status_line(now)
+    assert line.startswith("PASS:") and all(r.claim.id in line for r in now if r.changed)
+    failed = claims.Result(now[0].claim, {"retained": 1}, claims.FAIL, "differs")
+    warn = claims_views.Banner([failed], "2026-12-04", "2026-05-04")._repr_html_()
+    assert warn.startswith('<div class="admonition warning masrl-banner"')

@@ -25,19 +25,19 @@ def test_a_zotero_ris_export_round_trips_through_intake(data_copy, capsys):
     data = Dataset(data_copy)
     assert data.problems() == []
     added = data.candidates.iloc[len(before):].set_index("candidate_id")
-    assert list(added.index) == ["C015", "C016"]
-    new = added.loc["C015"]
+    assert list(added.index) == ["C092", "C093"]
+    new = added.loc["C092"]
     assert (new["identifier"], new["title"], new["first_author"], new["year"], new["first_public"],
             new["source"], new["query_family"], new["decision"]) == (
         "arXiv:2611.04321", "Routing Messages Between LLM Agents with Learned Recipients",
         "Okafor, Amara", "2026", "2026-11-09", "arXiv", "credit assignment", "pending")
-    assert added.at["C016", "source"] == "OpenReview"
-    assert "pending: C015 is not screened yet" in out
+    assert added.at["C093", "source"] == "OpenReview"
+    assert "pending: C092 is not screened yet" in out
     # a second import of the same export adds nothing: every record is held now
     text = (data_copy / "candidates.csv").read_bytes()
     assert main(["intake", "--data-dir", str(data_copy), "--from", str(EXPORTS / "zotero.ris"),
                  *FAMILY]) == 0
-    assert "is already candidates:C015 (same arXiv id: 2611.04321)" in capsys.readouterr().out
+    assert "is already candidates:C092 (same arXiv id: 2611.04321)" in capsys.readouterr().out
     assert (data_copy / "candidates.csv").read_bytes() == text
 
 
@@ -63,9 +63,9 @@ def test_two_exports_of_one_paper_are_one_candidate(data_copy, capsys):
     out = capsys.readouterr().out
     # the stopping paper is in both exports: the CSV's copy is skipped as the BibTeX's candidate
     assert "skip: entry 1 (Knowing When to Stop: Learned Termination for LLM Agent Teams) is " \
-           "already candidates:C016 (same arXiv id: 2611.07777)" in out
+           "already candidates:C093 (same arXiv id: 2611.07777)" in out
     ids = list(Dataset(data_copy).candidates["candidate_id"])
-    assert ids[-3:] == ["C015", "C016", "C017"]
+    assert ids[-3:] == ["C092", "C093", "C094"]
 
 
 def test_dry_run_and_bad_flags_write_nothing(data_copy, capsys, tmp_path):

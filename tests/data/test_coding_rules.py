@@ -67,7 +67,7 @@ def test_a_rule_that_names_an_unknown_value_is_reported(data_copy):
 def classical_paper() -> dict:
     """A classical MARL method coded to hit every LLM headline if it counted: strict message
     credit, an RL-trained stopping decision (O5)."""
-    return {"candidate_id": "C015", "identifier": "arXiv:2611.00009", "record": "stopcomm2026",
+    return {"candidate_id": "C092", "identifier": "arXiv:2611.00009", "record": "stopcomm2026",
             "title": "Learning When to Talk and When to Stop in Cooperative MARL",
             "first_author": "Roe, Richard", "affiliation": "unknown", "year": "2026",
             "venue": "arXiv", "url": "https://arxiv.org/abs/2611.00009",
@@ -95,7 +95,9 @@ def test_a_classical_marl_paper_moves_no_llm_headline(data_copy, capsys):
                                               "near-misses-change-nothing"}
     for r in headline:
         assert r.status == claims.PASS or (r.changed and "stopcomm2026" not in r.changed_by), r
-    assert results["message-credit"].passed and results["o5-stopping"].passed
+    # the LLM rows of the later rounds move them; the classical paper does not
+    assert results["message-credit"].changed_by == ("social-deduction2025",)
+    assert results["o5-stopping"].changed_by == ("critique-routing2026",)
     # the paper is in the pool and in its counts: only its counterfactual row is news
     assert results["counterfactual-credit-rows"].changed_by == ("lemon2026", "stopcomm2026")
     table = living.impact_table(latest).set_index("record")

@@ -43,12 +43,21 @@ def test_as_of_before_the_first_round_is_refused_in_one_line(capsys):
 # --- as published (--published-by) ---------------------------------------------------------------
 
 def test_published_by_counts_every_round_s_rows_public_by_the_date():
+    latest = Dataset(as_of="latest").papers.set_index("key")
+    later = latest[latest["screening_round"] > 0]
+
+    def public_by(day: str) -> set[str]:  # the later rounds' rows surely public by ``day``
+        from masrl.data import dates
+        return {k for k, v in later["first_public"].items()
+                if v and dates.period(v)[1].isoformat() <= day}
+
     before = keys(published_by="2026-05-03")  # before the cut-off
-    assert {"ccpo2026", "scout2026"} <= before  # round 1 rows public in March 2026
+    assert {"ccpo2026", "scout2026", "social-deduction2025"} <= before  # missed by the survey
     at = keys(published_by="2026-05-04")
-    assert at == keys() | {"ccpo2026", "scout2026"}  # the cut-off pool and what it missed
+    assert at == keys() | public_by("2026-05-04")  # the cut-off pool and what it missed
     after = keys(published_by="2026-05-20")
-    assert after == at | {"lemon2026"}  # LEMON was public on 2026-05-14
+    assert after - at == public_by("2026-05-20") - public_by("2026-05-04")
+    assert "lemon2026" in after - at  # public on 2026-05-14
     assert keys(published_by="latest") == keys(as_of="latest")
 
 
@@ -106,8 +115,8 @@ def test_a_round_may_share_the_previous_round_s_date(data_copy):
     text = (data_copy / "search_protocol.yaml").read_text(encoding="utf-8")
     assert 'date: "2026-12-04"' in text
     replace_in(data_copy / "search_protocol.yaml", "\nsources:\n",
-               '\n  - id: 2\n    date: "2026-12-04"\n    searched_through: "2026-12-04"\n'
-               '    label: A second round on the same day\n    screener: us\n    note: n\n'
-               '    version: 1.2.0\n\nsources:\n')
+               '\n  - id: 3\n    date: "2026-12-04"\n    searched_through: "2026-12-04"\n'
+               '    label: Another round on the same day\n    screener: us\n    note: n\n'
+               '    version: 1.3.0\n\nsources:\n')
     data = Dataset(data_copy, as_of="latest")
-    assert [r.id for r in data.rounds] == [0, 1, 2] and data.problems() == []
+    assert [r.id for r in data.rounds] == [0, 1, 2, 3] and data.problems() == []

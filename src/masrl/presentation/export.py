@@ -8,6 +8,7 @@ import json
 import os
 from pathlib import Path
 
+import bibtexparser
 import pandas as pd
 import rispy
 from rispy.writer import RisWriter
@@ -32,9 +33,18 @@ def pool_downloads(papers: pd.DataFrame, directory: Path,
     records = json.loads(papers.to_json(orient="records", force_ascii=False))
     write_text_atomically(targets["json"], json.dumps(records, indent=1, ensure_ascii=False) + "\n")
     bib_text = reading.read_text(paths.BIBTEX, data_dir)  # as validated: no BOM, no control bytes
-    write_text_atomically(targets["bib"], bib_text)
+    write_text_atomically(targets["bib"], pool_bib(bib_text, list(papers["key"])))
     write_text_atomically(targets["ris"], pool_ris(papers))
     return targets
+
+
+def pool_bib(bib_text: str, keys: list[str]) -> str:
+    """The entries of ``bib_text`` whose keys are ``keys`` (the pool shown), each as written in
+    ``papers.bib``, in the file's order: the BibTeX download holds the same papers as the CSV."""
+    wanted = set(keys)
+    blocks = [entry.raw.strip() for entry in bibtexparser.parse_string(bib_text).entries
+              if entry.key in wanted]
+    return "\n\n".join(blocks) + "\n"
 
 
 class _RisWriter(RisWriter):
