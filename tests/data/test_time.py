@@ -92,11 +92,11 @@ def test_an_exclusion_dated_after_the_cut_off_needs_a_later_round(data_copy):
 def test_an_exclusion_that_is_a_pool_row_is_refused(data_copy):
     path = data_copy / "excluded.csv"
     path.write_text(path.read_text(encoding="utf-8")
-                    + "E099,MARFT v2,arXiv:2504.16129v2,https://arxiv.org/abs/2504.16129v2,2025-04,"
+                    + "E999,MARFT v2,arXiv:2504.16129v2,https://arxiv.org/abs/2504.16129v2,2025-04,"
                       "arXiv,reinforcement learning,abstract_screen,overlap,0,2026-04-26,A copy.\n",
                     encoding="utf-8")
     (line,) = problem_lines("all_excluded", data_copy)
-    assert line == ("excluded.csv:43:identifier: E099 is the pool row 'marft' of papers.csv (same "
+    assert line == ("excluded.csv:101:identifier: E999 is the pool row 'marft' of papers.csv (same "
                     "arXiv id: 2504.16129); a record is either retained or excluded")
 
 
@@ -108,9 +108,9 @@ def test_nothing_is_screened_before_it_is_public(data_copy):
 
 
 def test_a_round_that_the_protocol_does_not_hold_is_refused(data_copy):
-    replace_in(data_copy / "papers.csv", "2026-03-23,arXiv,1,", "2026-03-23,arXiv,2,")
+    replace_in(data_copy / "papers.csv", "2026-03-23,arXiv,1,", "2026-03-23,arXiv,3,")
     (line,) = problem_lines("all_papers", data_copy)
-    assert line.endswith("screening_round: 2 is not a round of search_protocol.yaml (rounds: 0, 1)")
+    assert line.endswith("screening_round: 3 is not a round of search_protocol.yaml (rounds: 0, 1, 2)")
 
 
 # --- the search protocol ------------------------------------------------------------------------
