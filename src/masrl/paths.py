@@ -33,6 +33,8 @@ WHO_AND_WHEN_PUBLISHED = "who_and_when_published.yaml"
 SEARCH_PROTOCOL = "search_protocol.yaml"
 CANDIDATES = "candidates.csv"
 CREDIT_EVIDENCE = "credit_evidence.csv"
+CODING_RULES = "coding_rules.yaml"
+TAG_EVIDENCE = "tag_evidence.csv"
 
 BENCHMARK_RESULTS = REPO_ROOT / "benchmarks" / "results"
 
