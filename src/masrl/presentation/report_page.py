@@ -10,7 +10,7 @@ prerequisites, what comes next, how to rerun it) are left out.
 Everything the page needs is inside it: the stylesheets are embedded and, when a chart is
 interactive (``masrl.presentation.charts.show(..., interactive=True)``), the scripts that draw
 it (Vega, Vega-Lite and vega-embed, from the npm-installed copy in ``node_modules``, and
-``book/_static/masrl-charts.js``) are written into the page; without that copy the charts stay
+``masrl/presentation/masrl-charts.js``) are written into the page; without that copy the charts stay
 static SVG. No address outside the page is referenced, and the same notebook gives the same
 bytes (no dates, no generator line).
 """
@@ -29,7 +29,7 @@ BOOK_ONLY = "book-only"  # the tag of markdown cells that only make sense inside
 INTERACTIVE_MARKER = "masrl-interactive"
 VEGA_FILES = ("vega/build/vega.min.js", "vega-lite/build/vega-lite.min.js",
               "vega-embed/build/vega-embed.min.js")
-CHART_SCRIPT = paths.BOOK_STATIC / "masrl-charts.js"
+CHART_SCRIPT = Path(str(resources.files("masrl.presentation") / "masrl-charts.js"))
 STYLESHEET = "report_page.css"  # beside this module
 
 
