@@ -80,45 +80,75 @@ def choose_format(path: str, wanted: str) -> tuple[str, str | None]:
         return TRACE, "no log format recognises it either"
 
 
-def run_report(args: argparse.Namespace) -> int:
-    from masrl.files import InputError, OutputError, check_input, write_text_atomically
+def read(path: str, wanted: str, output: str) -> tuple | int:
+    """``(report, label, imported_as)`` for the file at ``path``: a trace validated, or a log
+    imported (``wanted``: a format, or auto) then validated as ``masrl validate`` reads what
+    ``masrl import`` writes; an exit code (after one line on stderr) when the file cannot be
+    read or the log cannot be imported (``output`` is named as not written)."""
+    from masrl.files import InputError, check_input
 
     try:
-        check_input(args.trace)
+        check_input(path)
     except InputError as exc:
-        print(cannot_read(args.trace, exc), file=sys.stderr)
+        print(cannot_read(path, exc), file=sys.stderr)
         return USAGE
-    if Path(args.output).is_dir():  # said before any work, not after
-        print(printable(f"{args.output}: error: cannot write: a directory, not a file"),
-              file=sys.stderr)
-        return USAGE
-    source_format, reason = choose_format(args.trace, args.source_format)
-    if source_format != TRACE:
-        from masrl.traces.importers import SourceError, import_file
-        from masrl.traces.importers.common import dumps
-        from masrl.traces.validate import validate_bytes
-
-        try:
-            result = import_file(source_format, args.trace)
-        except OSError as exc:
-            print(cannot_read(getattr(exc, "path", None) or args.trace, exc), file=sys.stderr)
-            return USAGE
-        except SourceError as exc:
-            print(printable(f"{exc}; {args.output} not written"), file=sys.stderr)
-            return INVALID
-        how = f", recognised from {reason}" if reason else ""
-        label = f"{args.trace} (imported as {source_format}{how})"
-        # validated as `masrl validate` reads the file `masrl import` would write
-        report = validate_bytes(dumps(result.trace).encode("utf-8"), source=label)
-    else:
+    source_format, reason = choose_format(path, wanted)
+    if source_format == TRACE:
         from masrl.traces.validate import validate_file
 
         if reason:
-            print(printable(f"{args.trace}: warning: not a trace, and {reason}; the report "
-                            "lists its problems as a trace"), file=sys.stderr)
-        label = args.trace
-        report = validate_file(args.trace, source=label)
-    page = render(report, label, args.trace, None if source_format == TRACE else source_format)
+            print(printable(f"{path}: warning: not a trace, and {reason}; the report lists "
+                            "its problems as a trace"), file=sys.stderr)
+        return validate_file(path, source=path), path, None
+    from masrl.traces.importers import SourceError, import_file
+    from masrl.traces.importers.common import dumps
+    from masrl.traces.validate import validate_bytes
+
+    try:
+        result = import_file(source_format, path)
+    except OSError as exc:
+        print(cannot_read(getattr(exc, "path", None) or path, exc), file=sys.stderr)
+        return USAGE
+    except SourceError as exc:
+        print(printable(f"{exc}; {output} not written"), file=sys.stderr)
+        return INVALID
+    how = f", recognised from {reason}" if reason else ""
+    label = f"{path} (imported as {source_format}{how})"
+    # validated as `masrl validate` reads the file `masrl import` would write
+    return validate_bytes(dumps(result.trace).encode("utf-8"), source=label), label, \
+        source_format
+
+
+def readable(path: str) -> bool:
+    """Whether ``path`` passes the input checks (a regular file of bounded size)."""
+    from masrl.files import InputError, check_input
+
+    try:
+        check_input(path)
+    except InputError:
+        return False
+    return True
+
+
+def unwritable_folder(output: str) -> bool:
+    """Whether ``output`` is a folder (said in one line, before any work)."""
+    if Path(output).is_dir():
+        print(printable(f"{output}: error: cannot write: a directory, not a file"),
+              file=sys.stderr)
+        return True
+    return False
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from masrl.files import OutputError, write_text_atomically
+
+    if readable(args.trace) and unwritable_folder(args.output):  # said before any work
+        return USAGE
+    found = read(args.trace, args.source_format, args.output)
+    if isinstance(found, int):
+        return found
+    report, label, imported_as = found
+    page = render(report, label, args.trace, imported_as)
     try:
         write_text_atomically(args.output, page, inputs=[args.trace])
     except OutputError as exc:
