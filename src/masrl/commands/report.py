@@ -46,24 +46,28 @@ def register(subparsers) -> None:
     command.set_defaults(func=run_report)
 
 
-def holds_events(path: str) -> bool:
-    """Whether the file is one JSON object with an ``events`` member: a trace, valid or not,
-    told apart without loading the importers (a trace file is what most reports read)."""
+def looks_like_trace(path: str) -> bool:
+    """Whether the file is one JSON object with the ``trace_id`` and ``events`` members a trace
+    has (valid or not), told apart without loading the importers: a trace file is what most
+    reports read. Logs that also hold ``events`` (AutoGen's event traces) have no
+    ``trace_id``: the importers then recognise them."""
     import msgspec
 
-    head = msgspec.defstruct("Head", [("events", msgspec.Raw, msgspec.Raw())])
+    head = msgspec.defstruct("Head", [("events", msgspec.Raw, msgspec.Raw()),
+                                      ("trace_id", msgspec.Raw, msgspec.Raw())])
     try:
         with open(path, "rb") as stream:
-            return len(msgspec.json.decode(stream.read(), type=head).events) > 0
+            found = msgspec.json.decode(stream.read(), type=head)
     except (OSError, msgspec.DecodeError):
         return False
+    return len(found.events) > 0 and len(found.trace_id) > 0
 
 
 def choose_format(path: str, wanted: str) -> tuple[str, str | None]:
     """``(format, reason)``: :data:`TRACE` or a log format, and why (``None`` when asked)."""
     if wanted != AUTO:
         return wanted, None
-    if holds_events(path):
+    if looks_like_trace(path):
         return TRACE, None
     from masrl.traces.importers import MODULES, SourceError
     from masrl.traces.importers.detect import detect, sample
@@ -72,12 +76,10 @@ def choose_format(path: str, wanted: str) -> tuple[str, str | None]:
         seen = sample(path)
     except SourceError:  # neither JSON nor JSON Lines: the report shows why it is no trace
         return TRACE, None
-    if "events" in seen.keys:
-        return TRACE, None
     try:
         return detect(path, MODULES)
-    except SourceError:
-        return TRACE, "no log format recognises it either"
+    except SourceError:  # a trace that lacks its id is still reported as a trace
+        return TRACE, None if "events" in seen.keys else "no log format recognises it either"
 
 
 def read(path: str, wanted: str, output: str) -> tuple | int:

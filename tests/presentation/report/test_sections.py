@@ -127,8 +127,10 @@ def test_no_reward_gives_the_commands_that_give_credit_instead_of_a_table():
     said = text(credit)
     assert "The team reward is not recorded: the log records no team reward" in said
     lines = credit.blocks[-1].lines
-    assert lines[-1] == "masrl replay run.json --outcome decisive_step --json"
+    assert lines[-2:] == ["# once the trace records the run's outcome as its team reward:",
+                          "masrl replay run.json --outcome decisive_step --json"]
     assert lines[0].startswith("masrl replay run.json --outcome ")
+    assert "a reward term the trace supports" in credit.blocks[0].text
 
 
 def test_an_imported_log_s_commands_import_it_first():
@@ -138,7 +140,7 @@ def test_an_imported_log_s_commands_import_it_first():
     found = replayed(checked)
     lines = builders.credit_commands(Facts(found), Subject("x", "s.jsonl", "claude-code"))
     assert lines[0] == "masrl import claude-code s.jsonl -o trace.json"
-    assert all("trace.json" in line for line in lines[1:])
+    assert all("trace.json" in line for line in lines[1:] if not line.startswith("#"))
 
 
 def test_a_log_without_a_clock_is_said_to_be_in_steps():

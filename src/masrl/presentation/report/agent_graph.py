@@ -212,7 +212,7 @@ def _lay_out(graph: AgentGraph, first: str | None) -> None:
 
 MAX_DRAWN_AGENTS = 40  # beyond, the graph is not drawn (the tables list every agent and link)
 NODE_WIDTH, LINE_HEIGHT, PAD = 196, 15, 8
-COLUMN_GAP, ROW_GAP, MARGIN = 150, 26, 12
+COLUMN_GAP, ROW_GAP, MARGIN = 176, 26, 12
 NAME_CHARS = 26  # a name longer than this wraps onto further lines (never cut)
 FONT = "font-family=\"system-ui, sans-serif\""
 

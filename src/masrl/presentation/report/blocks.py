@@ -13,9 +13,19 @@ import re
 
 from masrl.presentation import vega
 from masrl.presentation.escaping import html_text
-from masrl.presentation.tables import Table
+from masrl.presentation.tables import STACKED, Table
 
 FOLD_AFTER = 10  # a table longer than this shows its first rows and folds the rest
+STACK_FROM = 4  # a table of this many columns or more becomes cards on a phone
+
+
+def table(header: list[str], kinds: list[str], rows: list[list[str]], caption: str,
+          notes: str | None = None) -> Table:
+    """A report table in the book's style; one of :data:`STACK_FROM` columns or more is marked
+    to become cards on a narrow screen (each cell under its column's name), so that it fits
+    the column instead of sliding sideways; a narrower one wraps its cells."""
+    return Table(header, kinds, rows, caption, notes=notes,
+                 classes=STACKED if len(header) >= STACK_FROM else "")
 
 
 class Paragraph:
@@ -142,7 +152,7 @@ class Drawing:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
         legend = "".join(f"<li>{html_text(item)}</li>" for item in self.legend)
         return (f'<figure class="masrl-chart masrl-drawing" role="img" aria-label="{label}">'
-                f'<div class="masrl-drawing-box">{self.svg}</div>'
+                f'<div class="masrl-static">{self.svg}</div>'
                 f'<figcaption class="masrl-caption"><span class="masrl-title">'
                 f'{html_text(self.title)}</span>'
                 f'<ul class="masrl-legend">{legend}</ul></figcaption></figure>')

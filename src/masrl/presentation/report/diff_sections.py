@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections import Counter
 
 from masrl.presentation.report import words
-from masrl.presentation.report.blocks import Folded, Paragraph, Section
-from masrl.presentation.tables import STACKED, Table, formatted
+from masrl.presentation.report.blocks import Folded, Paragraph, Section, table
+from masrl.presentation.tables import formatted
 from masrl.traces import diff as diffs
 
 SECTIONS = {  # key -> heading, in reading order
@@ -134,11 +134,11 @@ def figures(found: dict, label_a: str, label_b: str) -> list:
         rows.append([measure, shown(row["a"], kind), shown(row["b"], kind), change(row, kind)])
         for side, reason in (row.get("not_recorded") or {}).items():
             notes.append(f"{measure} in {side.upper()}: {reason}")
-    table = Table(["measure", "A", "B", "change from A to B"], ["text", "number", "number",
+    shown_table = table(["measure", "A", "B", "change from A to B"], ["text", "number", "number",
                                                                 "number"], rows,
                   "The two runs' figures", notes=("Not recorded: " + "; ".join(notes) + ".")
-                  if notes else None, classes=STACKED)
-    return [table]
+                  if notes else None)
+    return [shown_table]
 
 
 def agents(found: dict, label_a: str, label_b: str) -> list:
@@ -150,10 +150,10 @@ def agents(found: dict, label_a: str, label_b: str) -> list:
             row += [_absent(left, kind, name in found["agents"]["only_b"]),
                     _absent(right, kind, name in found["agents"]["only_a"])]
         rows.append(row)
-    return [Folded(Table(["agent", "events in A", "events in B", "tool calls in A",
+    return [Folded(table(["agent", "events in A", "events in B", "tool calls in A",
                           "tool calls in B", "tokens in A", "tokens in B"],
                          ["code", "number", "number", "number", "number", "number", "number"],
-                         rows, "Each agent in each run", classes=STACKED))]
+                         rows, "Each agent in each run"))]
 
 
 def _absent(value, kind: str, missing_agent: bool) -> str:
@@ -167,9 +167,8 @@ def tools(found: dict, label_a: str, label_b: str) -> list:
         return [Paragraph("Neither run calls a tool.")]
     rows = [[tool, formatted(a, "count"), formatted(b, "count"),
              change({"change": b - a}, "count")] for tool, (a, b) in found["tools"].items()]
-    return [Folded(Table(["tool", "calls in A", "calls in B", "change"],
-                         ["code", "count", "count", "text"], rows, "Tool calls per tool",
-                         classes=STACKED))]
+    return [Folded(table(["tool", "calls in A", "calls in B", "change"],
+                         ["code", "count", "count", "text"], rows, "Tool calls per tool"))]
 
 
 def critical_paths(found: dict, label_a: str, label_b: str) -> list:
@@ -185,9 +184,8 @@ def critical_paths(found: dict, label_a: str, label_b: str) -> list:
             rows.append([f"{step:,}" if step == last else f"{step:,} to {last:,}", run["agent"],
                          formatted(run["steps"], "count")])
             step = last + 1
-        blocks.append(Folded(Table(["steps", "agent", "events"], ["text", "code", "count"],
-                                   rows, f"The critical path of {side.upper()}",
-                                   classes=STACKED)))
+        blocks.append(Folded(table(["steps", "agent", "events"], ["text", "code", "count"],
+                                   rows, f"The critical path of {side.upper()}")))
     return blocks
 
 
@@ -201,8 +199,8 @@ def credit(found: dict, label_a: str, label_b: str) -> list:
             for name, (a, b) in found["credit"]["per_agent"].items()]
     return [Paragraph(f"Credit per agent: in A, {RULE_WORDS[rules['a']]}; in B, "
                       f"{RULE_WORDS[rules['b']]}."),
-            Folded(Table(["agent", "credit in A", "credit in B"], ["code", "number", "number"],
-                         rows, "Credit per agent in each run", classes=STACKED))]
+            Folded(table(["agent", "credit in A", "credit in B"], ["code", "number", "number"],
+                         rows, "Credit per agent in each run"))]
 
 
 def steps(found: dict, label_a: str, label_b: str) -> list:
@@ -216,16 +214,16 @@ def steps(found: dict, label_a: str, label_b: str) -> list:
         Paragraph("Each agent's steps in A matched with its steps in B, in order (a longest "
                   "common run of the same kinds of step): the same, changed (the step at that "
                   "place differs), or found in one run only."),
-        Folded(Table(["agent", "same", "changed", "only in A", "only in B"],
+        Folded(table(["agent", "same", "changed", "only in A", "only in B"],
                      ["code", "count", "count", "count", "count"], summary,
-                     "Steps matched, agent by agent", classes=STACKED))]
+                     "Steps matched, agent by agent"))]
     differing = [row for row in found["alignment"] if row["status"] != diffs.SAME]
     if differing:
         rows = [[row["agent"], row["status"], _event_text(row["a"]), _event_text(row["b"])]
                 for row in differing]
-        blocks.append(Folded(Table(["agent", "how", "step in A", "step in B"],
+        blocks.append(Folded(table(["agent", "how", "step in A", "step in B"],
                                    ["code", "text", "text", "text"], rows,
-                                   "The steps that differ", classes=STACKED)))
+                                   "The steps that differ")))
     return blocks
 
 

@@ -44,16 +44,48 @@ def has_charts(sections: list[Section]) -> bool:
     return any(isinstance(block, Chart) for section in sections for block in section.blocks)
 
 
+# Before the charts are drawn: in a column narrower than a chart was laid out for (a phone),
+# the panels of a composed chart (the zoomable timeline of a crowded run: an overview above a
+# detail, each of a fixed width) are narrowed to the column, and legends take one or two
+# columns instead of four, so that the chart fits instead of sliding sideways or being cut.
+FIT_PANELS = """(function () {
+  "use strict";
+  var GUTTER = 190;  // the lane names and the axis title, left of the plot
+  var NARROW = 600;  // a column narrower than this gets a legend of one or two columns
+  document.querySelectorAll("figure.masrl-interactive").forEach(function (figure) {
+    var source = figure.querySelector("script.masrl-spec");
+    if (!source) { return; }
+    var spec = JSON.parse(source.textContent);
+    var column = figure.clientWidth;
+    var panels = spec.vconcat || [spec];
+    var widest = Math.max.apply(null, panels.map(function (p) {
+      return typeof p.width === "number" ? p.width : 0; }));
+    if (column >= NARROW && column - GUTTER >= widest) { return; }
+    panels.forEach(function (panel) {
+      if (spec.vconcat && column - GUTTER < widest) {
+        panel.width = Math.max(160, column - GUTTER);
+      }
+      (panel.layer || []).forEach(function (layer) {
+        var colour = (layer.encoding || {}).color;
+        if (colour && colour.legend) { colour.legend.columns = column < 400 ? 1 : 2; }
+      });
+    });
+    source.textContent = JSON.stringify(spec);
+  });
+})();"""
+
+
 def scripts(libraries: str | None = None) -> str:
     """The scripts that draw a page's charts, as ``<script>`` elements: the chart libraries
     (``libraries``, by default :func:`.bundle.javascript_bundle`), run in a function of their
-    own so that their top-level names stay out of the page's, then the drawing script."""
+    own so that their top-level names stay out of the page's, :data:`FIT_PANELS`, then the
+    drawing script."""
     if libraries is None:
         from masrl.presentation.report.bundle import javascript_bundle
 
         libraries = javascript_bundle()
     return (inline_script(f"(function () {{\n{libraries}\n}}).call(window);") + "\n"
-            + inline_script(chart_script()) + "\n")
+            + inline_script(FIT_PANELS) + "\n" + inline_script(chart_script()) + "\n")
 
 
 def render(sections: list[Section], title: str, *, libraries: str | None = None) -> str:

@@ -24,9 +24,10 @@ from masrl.presentation.report.blocks import (
     Folded,
     Paragraph,
     Section,
+    table,
 )
 from masrl.presentation.report.facts import SECONDS, Facts
-from masrl.presentation.tables import STACKED, Table, formatted
+from masrl.presentation.tables import Table, formatted
 from masrl.traces import credit, metrics
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import NonFiniteResult, Replay
@@ -284,10 +285,9 @@ def validation(report: ValidationReport, facts: Facts | None, subject: Subject) 
             "warning does not."))
     if report.problems:
         rows = [[p.severity, p.code, p.where, p.message] for p in report.problems]
-        blocks.append(Folded(Table(["severity", "problem", "where", "what is wrong"],
+        blocks.append(Folded(table(["severity", "problem", "where", "what is wrong"],
                                    ["text", "code", "code", "text"], rows,
-                                   "The problems found, each with where it is",
-                                   classes=STACKED)))
+                                   "The problems found, each with where it is")))
     else:
         blocks.append(Paragraph("No problems found."))
     account = import_account(trace.head) if trace is not None else None
@@ -299,9 +299,8 @@ def validation(report: ValidationReport, facts: Facts | None, subject: Subject) 
             "is counted under its reason below."))
         if account["reasons"]:
             rows = [[reason, formatted(n, "count")] for reason, n in account["reasons"]]
-            blocks.append(Folded(Table(["what was skipped", "how many"], ["text", "count"],
-                                       rows, "What the import left out, by reason",
-                                       classes=STACKED)))
+            blocks.append(Folded(table(["what was skipped", "how many"], ["text", "count"],
+                                       rows, "What the import left out, by reason")))
     return blocks
 
 
@@ -368,8 +367,8 @@ def numbers_table(facts: Facts) -> Table:
              "Dollars estimated from the token counts and a price table, kept apart from a "
              "recorded cost."),
     ]
-    return Table(["measure", "value", "what it means"], ["text", "number", "text"], rows,
-                 "The run's figures, each with what it means", classes=STACKED)
+    return table(["measure", "value", "what it means"], ["text", "number", "text"], rows,
+                 "The run's figures, each with what it means")
 
 
 # ------------------------------------------------------------------------------------ agents
@@ -427,12 +426,12 @@ def agents_table(facts: Facts, graph: agent_graph.AgentGraph | None = None) -> T
                  else "No credit column: the log records no team reward (see Credit).")
     header = ["agent", "spawned by", "events", "tool calls", "tokens", "cost",
               "time inside events"]
-    kinds = ["code", "code", "count", "count", "number", "number", "number"]
+    kinds = ["code", "text", "count", "count", "number", "number", "number"]
     if with_credit:
         header.append("credit")
         kinds.append("number")
-    return Table(header, kinds, rows, "The agents: what each did and used",
-                 notes=" ".join(notes), classes=STACKED)
+    return table(header, kinds, rows, "The agents: what each did and used",
+                 notes=" ".join(notes))
 
 
 def _credit(value: float | None) -> str:
@@ -443,18 +442,18 @@ def links_table(graph: agent_graph.AgentGraph) -> Table:
     with_credit = any(link.credit is not None for link in graph.links)
     rows = []
     for link in graph.links:
-        row = [link.source, link.target, link.kind, formatted(link.count, "count"),
+        row = [link.source, link.target, agent_graph.link_label(link),
+               formatted(link.count, "count"),
                formatted(link.tokens, "tokens")]
         if with_credit:
             row.append(_credit(link.credit) if link.kind != agent_graph.SPAWN else "none")
         rows.append(row + ["yes" if link.critical else "no"])
-    header = ["from", "to", "kind", "edges", "tokens"] + (["credit"] if with_credit else []) \
+    header = ["from", "to", "what", "edges", "tokens"] + (["credit"] if with_credit else []) \
         + ["on the critical path"]
     kinds = ["code", "code", "text", "count", "tokens"] + (["number"] if with_credit else []) \
         + ["text"]
-    return Table(header, kinds, rows,
-                 "Who handed what to whom (tokens: those of the sending events)",
-                 classes=STACKED)
+    return table(header, kinds, rows,
+                 "Who handed what to whom (tokens: those of the sending events)")
 
 
 # ---------------------------------------------------------------------------------- timeline
@@ -525,9 +524,9 @@ def path_table(facts: Facts, runs: list[dict] | None = None) -> Table:
     rows = [[f"{r['first']:,}" if r["first"] == r["last"] else f"{r['first']:,} to {r['last']:,}",
              r["agent"], formatted(r["last"] - r["first"] + 1, "count"), _what(r["types"]),
              _when(facts, r)] for r in runs]
-    return Table(["steps", "agent", "events", "what happened", when],
+    return table(["steps", "agent", "events", "what happened", when],
                  ["text", "code", "count", "text", "text"], rows,
-                 "The critical path, one row per run of steps by one agent", classes=STACKED)
+                 "The critical path, one row per run of steps by one agent")
 
 
 def critical_path(facts: Facts, subject: Subject) -> list:
@@ -556,6 +555,8 @@ def credit_commands(facts: Facts, subject: Subject) -> list[str]:
                  if value is not None and name != "outcome"]
     if supported:
         lines.append(f"masrl replay {trace} --outcome {supported[0]} --json")
+    if facts.get("credit.team_reward") is None:
+        lines.append("# once the trace records the run's outcome as its team reward:")
     lines.append(f"masrl replay {trace} --outcome decisive_step --json")
     return lines
 
@@ -566,10 +567,10 @@ def credit_section(facts: Facts, subject: Subject) -> list:
         lines = credit_commands(facts, subject)
         term = next((line.split("--outcome ")[1].split()[0] for line in lines
                      if "--outcome" in line and "decisive_step" not in line), None)
-        said = (f"A reward term the trace supports ({term.replace('_', ' ')}) can serve as "
+        said = (f"a reward term the trace supports ({term.replace('_', ' ')}) can serve as "
                 "the outcome now; the decisive-step model needs the run's outcome recorded "
                 "first, as its team reward, in the trace.") if term else (
-            "The decisive-step model needs the run's outcome recorded first, as its team "
+            "the decisive-step model needs the run's outcome recorded first, as its team "
             "reward, in the trace.")
         return [Paragraph(f"The team reward is {NOT_RECORDED}: "
                           f"{facts.reason('credit.team_reward')}, so there is nothing to "
@@ -603,9 +604,9 @@ def units_table(facts: Facts) -> Table:
         rows.append([UNIT_WORDS.get(unit, unit), formatted(even["items"], "count"),
                      formatted(even["total"], "number:3"), formatted(kept["total"], "number:3"),
                      formatted(kept["residual"], "number:3")])
-    return Table(["credit unit", "items", "equal split, total", "recorded rewards, total",
+    return table(["credit unit", "items", "equal split, total", "recorded rewards, total",
                   "left unexplained"], ["text", "count", "number", "number", "number"], rows,
-                 "How the team reward divides within each credit unit", classes=STACKED)
+                 "How the team reward divides within each credit unit")
 
 
 def items_table(facts: Facts, unit: str) -> Table:
@@ -631,5 +632,5 @@ def items_table(facts: Facts, unit: str) -> Table:
             row += [_credit((found["leave_one_out"] or {}).get(name)),
                     _credit((found["shapley"] or {}).get(name))]
         rows.append(row)
-    return Table(header, kinds, rows, f"Credit per {UNIT_WORDS.get(unit, unit).rstrip('s')} "
-                 "under every rule the trace supports", classes=STACKED)
+    return table(header, kinds, rows, f"Credit per {UNIT_WORDS.get(unit, unit).rstrip('s')} "
+                 "under every rule the trace supports")

@@ -54,7 +54,7 @@ PATH_COLOUR = OKABE_ITO[7]  # black
 ROW_HEIGHT = 26
 MAX_LISTED_PATH = 12
 TIME_TITLE = "time since the start of the run (s)"
-STEP_TITLE = "step: the order of events (the log records no times)"
+STEP_TITLE = "step (the log records no times)"
 
 
 def facts_of(found: Replay | Facts) -> Facts:
@@ -594,11 +594,10 @@ def timeline(found: Replay | Facts) -> Timeline:
     binned["live_window"] = live_window(events)
     overview = {**_binned_layers(facts, binned, window="window"), "width": BINNED_WIDTH,
                 "height": LANE_PX * len(binned["lanes"]),
-                "title": {"text": "Overview: drag across it to choose the window shown below",
-                          "fontSize": 12}}
+                "title": {"text": "Overview (drag across it to zoom below)", "fontSize": 12}}
     detail = {**_gantt_layers(facts, events, bands, path_rows(facts), window="window"),
               "width": BINNED_WIDTH, "height": ROW_HEIGHT * len(bands),
-              "title": {"text": "The events of the window, one by one (hover for details)",
+              "title": {"text": "The window, event by event (hover for details)",
                         "fontSize": 12}}
     datasets = {**overview.pop("datasets"), **detail.pop("datasets")}
     live = vega.finish({"datasets": datasets, "vconcat": [overview, detail],
