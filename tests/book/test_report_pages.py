@@ -8,9 +8,8 @@ hand-written fixtures of the same five formats.
 On each page and size: nothing slides the page sideways, every table fits its column, every
 chart fits its column and keeps its text inside, no text is cut, no figure's name reads as code
 (a figure of ``masrl replay --json`` by its JSON name), every chart is drawn, nothing is
-fetched, no console error. (On a phone the agent graph keeps its own size and scrolls sideways
-inside its box: scaled to 358 px its text would be 4 px high; the tables under it say the same
-in full.) Full-page screenshots are kept under ``_build/screenshots/report/``.
+fetched, no console error. Full-page screenshots are kept under
+``_build/screenshots/report/``.
 """
 
 from __future__ import annotations

@@ -104,3 +104,22 @@ def test_a_long_name_wraps_instead_of_being_cut():
     lines = [line for line, bold in agent_graph.node_lines(node) if bold]
     assert "".join(lines) == name and len(lines) > 1
     assert all(len(line) <= agent_graph.NAME_CHARS for line in lines)
+
+
+def test_a_phone_gets_the_graph_from_top_to_bottom_two_boxes_a_row():
+    graph = graph_of("hierarchical")
+    description = agent_graph.describe(graph)
+    across = agent_graph.svg(graph, description)
+    down = agent_graph.svg(graph, description, down=True)
+
+    def size(drawn: str) -> tuple[float, float]:
+        width, height = re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', drawn).groups()
+        return float(width), float(height)
+
+    assert size(down)[0] == 2 * agent_graph.MARGIN + 2 * agent_graph.NODE_WIDTH \
+        + agent_graph.SIBLING_GAP  # four analysts wrap into rows of two
+    assert size(down)[0] < size(across)[0] and size(down)[1] > size(across)[1]
+    rows = Counter(float(y) for y in re.findall(r'<rect x="[\d.]+" y="([\d.]+)"', down))
+    assert max(rows.values()) == agent_graph.MAX_ACROSS
+    assert sum(rows.values()) == len(graph.nodes)
+    assert 'id="masrl-arrow-down-0"' in down and 'id="masrl-arrow-across-0"' in across

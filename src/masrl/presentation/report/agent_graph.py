@@ -10,10 +10,11 @@ ordered pair of agents and counts its edges by kind; it adds up the tokens and d
 source events, and the credit they carry at the message unit. A node or link on the critical
 path is drawn in black, thicker.
 
-The layout is layered from left to right: the agent of the run's first event in the first
-column, then every agent one column further than the first agent that reached it (breadth
-first along the links); agents nothing reaches start columns of their own. Within a column,
-agents keep the order in which they were reached.
+The layout is layered: the agent of the run's first event in the first layer, then every agent
+one layer further than the first agent that reached it (breadth first along the links); agents
+nothing reaches start layers of their own. Within a layer, agents keep the order in which they
+were reached. Layers are drawn as columns from left to right (a wide screen), or as rows from
+top to bottom (a phone's: runs are broader than they are deep).
 """
 
 from __future__ import annotations
@@ -212,7 +213,8 @@ def _lay_out(graph: AgentGraph, first: str | None) -> None:
 
 MAX_DRAWN_AGENTS = 40  # beyond, the graph is not drawn (the tables list every agent and link)
 NODE_WIDTH, LINE_HEIGHT, PAD = 196, 15, 8
-COLUMN_GAP, ROW_GAP, MARGIN = 176, 26, 12
+COLUMN_GAP, ROW_GAP, MARGIN = 176, 26, 12  # from left to right
+SIBLING_GAP, LAYER_GAP, MAX_ACROSS = 24, 72, 2  # from top to bottom, two boxes a row
 NAME_CHARS = 26  # a name longer than this wraps onto further lines (never cut)
 FONT = "font-family=\"system-ui, sans-serif\""
 
@@ -254,35 +256,63 @@ def link_label(link: Link) -> str:
                      for kind in LINK_KINDS if (n := link.kinds[kind]))
 
 
-def svg(graph: AgentGraph, description: str) -> str:
-    """The graph as one SVG element (see the module docstring); every text escaped; the
+def _boxes(graph: AgentGraph, down: bool) -> tuple[dict[str, tuple], float, float]:
+    """Each agent's box ``(x, y, width, height)`` and the picture's size: columns from left to
+    right, or (``down``) rows from top to bottom, each centred on the longest."""
+    layers = max(node.column for node in graph.nodes) + 1
+    heights = {node.name: _height(node) for node in graph.nodes}
+    members = {k: sorted((n for n in graph.nodes if n.column == k), key=lambda n: n.row)
+               for k in range(layers)}
+    box = {}
+    if not down:
+        extent = {k: sum(heights[n.name] + ROW_GAP for n in found) - ROW_GAP
+                  for k, found in members.items()}
+        tallest = max(extent.values())
+        for k, found in members.items():
+            y = MARGIN + (tallest - extent[k]) / 2
+            for node in found:
+                box[node.name] = (MARGIN + k * (NODE_WIDTH + COLUMN_GAP), y, NODE_WIDTH,
+                                  heights[node.name])
+                y += heights[node.name] + ROW_GAP
+        return (box, 2 * MARGIN + layers * NODE_WIDTH + (layers - 1) * COLUMN_GAP,
+                2 * MARGIN + tallest)
+    rows = [found[k:k + MAX_ACROSS] for found in members.values()
+            for k in range(0, len(found), MAX_ACROSS)]  # a broad layer wraps
+    extent = [len(row) * (NODE_WIDTH + SIBLING_GAP) - SIBLING_GAP for row in rows]
+    widest = max(extent)
+    y = MARGIN
+    for row, width in zip(rows, extent):
+        x = MARGIN + (widest - width) / 2
+        for node in row:
+            box[node.name] = (x, y, NODE_WIDTH, heights[node.name])
+            x += NODE_WIDTH + SIBLING_GAP
+        y += max(heights[n.name] for n in row) + LAYER_GAP
+    return box, 2 * MARGIN + widest, y - LAYER_GAP + MARGIN
+
+
+def svg(graph: AgentGraph, description: str, *, down: bool = False) -> str:
+    """The graph as one SVG element (see the module docstring), laid out from left to right,
+    or from top to bottom with ``down`` (for a narrow screen); every text escaped; the
     ``description`` is its accessible name."""
     if not graph.nodes:
         return ""
-    columns = max(node.column for node in graph.nodes) + 1
-    heights = {node.name: _height(node) for node in graph.nodes}
-    column_height = Counter()
-    for node in graph.nodes:
-        column_height[node.column] += heights[node.name] + ROW_GAP
-    tallest = max(column_height.values()) - ROW_GAP
-    box = {}
-    for c in range(columns):
-        y = MARGIN + (tallest - (column_height[c] - ROW_GAP)) / 2
-        for node in sorted((n for n in graph.nodes if n.column == c), key=lambda n: n.row):
-            x = MARGIN + c * (NODE_WIDTH + COLUMN_GAP)
-            box[node.name] = (x, y, NODE_WIDTH, heights[node.name])
-            y += heights[node.name] + ROW_GAP
-    width = 2 * MARGIN + columns * NODE_WIDTH + (columns - 1) * COLUMN_GAP
-    height = 2 * MARGIN + tallest
-    bend_right = max((len(link_label(link)) for link in graph.links), default=0)
-    same_column = any(box[link.source][0] == box[link.target][0] for link in graph.links)
-    if same_column:  # arcs between agents of one column bulge out of its right side
-        width += 40 + 6 * bend_right
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="masrl-agent-graph" '
+    box, width, height = _boxes(graph, down)
+    same_layer = any(box[link.source][0 if not down else 1] == box[link.target][0 if not down
+                                                                                 else 1]
+                     for link in graph.links)
+    if same_layer:  # arcs between agents of one layer bulge out of its right side (its bottom)
+        longest = max(len(link_label(link)) for link in graph.links)
+        if down:
+            height += 60
+        else:
+            width += 40 + 6 * longest
+    kind = "down" if down else "across"
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="masrl-agent-graph masrl-{kind}" '
              f'viewBox="0 0 {width:g} {height:g}" width="{width:g}" height="{height:g}" '
-             f'role="img" aria-label="{html_text(description)}">',
+             f'style="max-width: 100%; height: auto" role="img" '
+             f'aria-label="{html_text(description)}">',
              "<defs>" + "".join(
-                 f'<marker id="masrl-arrow-{k}" viewBox="0 0 10 10" refX="9" refY="5" '
+                 f'<marker id="masrl-arrow-{kind}-{k}" viewBox="0 0 10 10" refX="9" refY="5" '
                  f'markerUnits="userSpaceOnUse" markerWidth="9" markerHeight="9" '
                  f'orient="auto-start-reverse">'
                  f'<path d="M0,0 L10,5 L0,10 z" fill="{colour}"/></marker>'
@@ -291,16 +321,17 @@ def svg(graph: AgentGraph, description: str) -> str:
     pairs = {(link.source, link.target) for link in graph.links}
     labels = []
     for link in graph.links:
-        offset = _offset(box[link.source], box[link.target],
-                         (link.target, link.source) in pairs)
-        path, (lx, ly) = _route(box[link.source], box[link.target], offset)
+        both_ways = (link.target, link.source) in pairs
+        offset = _offset(box[link.source], box[link.target], both_ways)
+        route = _route_down if down else _route
+        path, (lx, ly, anchor) = route(box[link.source], box[link.target], offset)
         colour = CRITICAL_COLOUR if link.critical else LINK_COLOURS[link.kind]
         marker = len(LINK_COLOURS) if link.critical else LINK_KINDS.index(link.kind)
         dash = ' stroke-dasharray="5 3"' if link.kind == SPAWN else ""
         stroke = 2.6 if link.critical else 1.4
         parts.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{stroke}"'
-                     f'{dash} marker-end="url(#masrl-arrow-{marker})"/>')
-        labels.append(f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="middle" font-size="11" '
+                     f'{dash} marker-end="url(#masrl-arrow-{kind}-{marker})"/>')
+        labels.append(f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="11" '
                       f'{FONT} fill="{colour}" stroke="white" stroke-width="3" '
                       f'paint-order="stroke">{html_text(link_label(link))}</text>')
     for node in graph.nodes:
@@ -321,17 +352,19 @@ def svg(graph: AgentGraph, description: str) -> str:
 
 def _offset(source: tuple, target: tuple, both_ways: bool) -> float:
     """How far a link is moved off the line between its boxes' middles: when the two agents
-    have links both ways, the one that runs right (or down) keeps above, the other below."""
+    have links both ways, the one that runs right (or down) keeps to one side, the other to
+    the other."""
     if not both_ways:
         return 0.0
     forward = (source[0], source[1]) < (target[0], target[1])
     return -7.0 if forward else 7.0
 
 
-def _route(source: tuple, target: tuple, offset: float) -> tuple[str, tuple[float, float]]:
-    """An SVG path from one box to another and where its label goes: a curve from the right
-    side to the left side when the target's column is further right, from the left to the
-    right when it is further left, and an arc out of the right side within one column."""
+def _route(source: tuple, target: tuple, offset: float) -> tuple[str, tuple]:
+    """An SVG path from one box to another, left to right, and where its label goes (x, y,
+    anchor): a curve from the right side to the left side when the target's column is further
+    right, from the left to the right when it is further left, and an arc out of the right
+    side within one column."""
     sx, sy, sw, sh = source
     tx, ty, tw, th = target
     s_mid, t_mid = sy + sh / 2 + offset, ty + th / 2 + offset
@@ -340,18 +373,46 @@ def _route(source: tuple, target: tuple, offset: float) -> tuple[str, tuple[floa
         c = (x2 - x1) / 2
         path = f"M{x1:.1f},{s_mid:.1f} C{x1 + c:.1f},{s_mid:.1f} {x2 - c:.1f},{t_mid:.1f} " \
                f"{x2:.1f},{t_mid:.1f}"
-        return path, ((x1 + x2) / 2, (s_mid + t_mid) / 2 - 4)
+        return path, ((x1 + x2) / 2, (s_mid + t_mid) / 2 - 4, "middle")
     if tx < sx:
         x1, x2 = sx, tx + tw
         c = (x1 - x2) / 2
         path = f"M{x1:.1f},{s_mid:.1f} C{x1 - c:.1f},{s_mid:.1f} {x2 + c:.1f},{t_mid:.1f} " \
                f"{x2:.1f},{t_mid:.1f}"
-        return path, ((x1 + x2) / 2, (s_mid + t_mid) / 2 + 12)
+        return path, ((x1 + x2) / 2, (s_mid + t_mid) / 2 + 12, "middle")
     x = sx + sw
     bulge = 36 + abs(t_mid - s_mid) * 0.25 + abs(offset)
     path = f"M{x:.1f},{s_mid:.1f} C{x + bulge:.1f},{s_mid:.1f} {x + bulge:.1f},{t_mid:.1f} " \
            f"{x:.1f},{t_mid:.1f}"
-    return path, (x + bulge * 0.75 + 4, (s_mid + t_mid) / 2 + 4)
+    return path, (x + bulge * 0.75 + 4, (s_mid + t_mid) / 2 + 4, "start")
+
+
+def _route_down(source: tuple, target: tuple, offset: float) -> tuple[str, tuple]:
+    """:func:`_route` from top to bottom: from the bottom side to the top side when the
+    target's row is lower, from the top to the bottom when it is higher, and an arc out of the
+    bottom within one row; labels beside the line (left of a link that runs down when there is
+    one back, right otherwise)."""
+    sx, sy, sw, sh = source
+    tx, ty, tw, th = target
+    s_mid, t_mid = sx + sw / 2 + offset, tx + tw / 2 + offset
+    side = (-6.0, "end") if offset < 0 else (6.0, "start")
+    if ty > sy:  # the label in the gap just above the target (a layer may wrap into rows)
+        y1, y2 = sy + sh, ty
+        c = min((y2 - y1) / 2, LAYER_GAP)
+        path = f"M{s_mid:.1f},{y1:.1f} C{s_mid:.1f},{y1 + c:.1f} {t_mid:.1f},{y2 - c:.1f} " \
+               f"{t_mid:.1f},{y2:.1f}"
+        return path, (t_mid + side[0], y2 - LAYER_GAP * 0.3, side[1])
+    if ty < sy:  # the label in the gap just below the target
+        y1, y2 = sy, ty + th
+        c = min((y1 - y2) / 2, LAYER_GAP)
+        path = f"M{s_mid:.1f},{y1:.1f} C{s_mid:.1f},{y1 - c:.1f} {t_mid:.1f},{y2 + c:.1f} " \
+               f"{t_mid:.1f},{y2:.1f}"
+        return path, (t_mid + side[0], y2 + LAYER_GAP * 0.4, side[1])
+    y = sy + sh
+    bulge = 30 + abs(t_mid - s_mid) * 0.12 + abs(offset)
+    path = f"M{s_mid:.1f},{y:.1f} C{s_mid:.1f},{y + bulge:.1f} {t_mid:.1f},{y + bulge:.1f} " \
+           f"{t_mid:.1f},{y:.1f}"
+    return path, ((s_mid + t_mid) / 2, y + bulge * 0.75 + 12, "middle")
 
 
 def describe(graph: AgentGraph) -> str:

@@ -143,22 +143,35 @@ class Chart:
 class Drawing:
     """A picture built as SVG by presentation code (every text in it escaped), with its title,
     its text alternative (the figure's accessible name; the tables beside it say the same in
-    full), and a legend in words under it."""
+    full), and a legend in words under it. With a ``narrow`` SVG too, a screen narrower than
+    :data:`NARROW_PX` shows that one instead (the page's style, carried by the figure)."""
 
-    def __init__(self, svg: str, title: str, description: str, legend: list[str]):
+    def __init__(self, svg: str, title: str, description: str, legend: list[str],
+                 narrow: str | None = None):
         self.svg, self.title, self.description, self.legend = svg, title, description, legend
+        self.narrow = narrow
 
     def _repr_html_(self) -> str:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
         legend = "".join(f"<li>{html_text(item)}</li>" for item in self.legend)
+        drawn = f'<div class="masrl-static masrl-wide">{self.svg}</div>'
+        if self.narrow:
+            drawn = (f"<style>{NARROW_STYLE}</style>" + drawn
+                     + f'<div class="masrl-static masrl-narrow">{self.narrow}</div>')
         return (f'<figure class="masrl-chart masrl-drawing" role="img" aria-label="{label}">'
-                f'<div class="masrl-static">{self.svg}</div>'
+                f"{drawn}"
                 f'<figcaption class="masrl-caption"><span class="masrl-title">'
                 f'{html_text(self.title)}</span>'
                 f'<ul class="masrl-legend">{legend}</ul></figcaption></figure>')
 
     def __repr__(self) -> str:
         return f"Drawing: {self.title}. {self.description} " + " ".join(self.legend)
+
+
+NARROW_PX = 720
+NARROW_STYLE = (f"@media (max-width: {NARROW_PX}px) {{ figure.masrl-drawing .masrl-wide "
+                f"{{ display: none; }} }} @media (min-width: {NARROW_PX + 1}px) {{ "
+                "figure.masrl-drawing .masrl-narrow { display: none; } }")
 
 
 class Section:

@@ -10,7 +10,6 @@ skipped). Figures the log cannot support are *not recorded*, with the reason
 
 from __future__ import annotations
 
-import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -386,7 +385,8 @@ def agents(facts: Facts, subject: Subject) -> list:
                               "results to whom, as the trace's dependency edges record it.")]
     if len(graph.nodes) <= agent_graph.MAX_DRAWN_AGENTS:
         blocks.append(Drawing(agent_graph.svg(graph, description), "Agents and their links",
-                              description, legend))
+                              description, legend,
+                              narrow=agent_graph.svg(graph, description, down=True)))
     else:
         blocks.append(Paragraph(f"With {len(graph.nodes):,} agents, the graph would not be "
                                 "legible: the tables below list every agent and every link."))
@@ -510,10 +510,8 @@ def _when(facts: Facts, run: dict) -> str:
         first, last = int(run["start"]) + 1, int(run["end"]) + 1
         return f"step {first:,}" if first == last else f"steps {first:,} to {last:,}"
     origin = float(facts.run.trace.events.start.min())
-    begin, stop = run["start"] - origin, run["end"] - origin
-    if math.isclose(begin, stop):
-        return f"at {words.duration(begin)}"
-    return f"{words.duration(begin)} to {words.duration(stop)}"
+    begin, stop = words.duration(run["start"] - origin), words.duration(run["end"] - origin)
+    return f"at {begin}" if begin == stop else f"{begin} to {stop}"
 
 
 def path_table(facts: Facts, runs: list[dict] | None = None) -> Table:
