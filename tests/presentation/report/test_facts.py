@@ -89,3 +89,18 @@ def test_per_agent_recording():
     found = Facts(example("harness"))
     recorded = found.recorded_by("tokens")
     assert recorded["main"] and not recorded["Bash"]
+
+
+def test_one_agent_has_no_speedup_to_speak_of():
+    trace = {"trace_id": "solo", "task_id": "t", "topology": "unknown", "rewards": {},
+             "costs": {"tokens": 0, "wall_clock_s": 2},
+             "events": [{"id": "a", "t": 0, "type": "message", "agent": "solo", "duration": 1},
+                        {"id": "b", "t": 1, "type": "tool_call", "agent": "solo", "tool": "x",
+                         "duration": 1},
+                        {"id": "c", "t": 2, "type": "tool_result", "agent": "x", "tool": "x"}],
+             "edges": [{"src": "a", "dst": "b", "type": "causal"},
+                       {"src": "b", "dst": "c", "type": "tool_dependency"}]}
+    found = Facts(replayed(trace))
+    assert found.data["speedup"] is not None  # the replay gives one today...
+    assert found.get("speedup") is None  # ...that does not apply
+    assert found.reason("speedup") == facts_module.ONE_AGENT

@@ -386,3 +386,26 @@ def test_a_crowded_log_without_a_clock_is_binned_in_steps(large):
     spec = trace_charts.binned_gantt(found)
     assert f"events in buckets of {binned['seconds']:g} steps" in spec["title"]["subtitle"][0]
     assert spec["layer"][0]["encoding"]["x"]["title"] == trace_charts.STEP_TITLE
+
+
+def test_a_few_touching_ticks_of_a_short_run_stay_event_by_event():
+    """Eight events of which four touch (a tool call and its result a millisecond apart):
+    crowded by share, too few to smear; drawn event by event."""
+    events = [("m1", 0.0046, 0.315, "message"), ("c1", 0.3169, 0.3199, "tool_call"),
+              ("r1", 0.3199, None, "tool_result"), ("m2", 0.3211, 0.5559, "message"),
+              ("c2", 0.5574, 0.5583, "tool_call"), ("r2", 0.5583, None, "tool_result"),
+              ("m3", 0.5595, 1.1528, "message"), ("m4", 1.1547, 1.7929, "message")]
+    trace = {"trace_id": "short", "task_id": "t", "topology": "unknown", "rewards": {},
+             "costs": {"tokens": 0, "wall_clock_s": 1.8}, "events": [], "edges": []}
+    for k, (event_id, start, end, kind) in enumerate(events):
+        event = {"id": event_id, "t": start, "type": kind, "agent": "agent"}
+        if kind.startswith("tool"):
+            event["tool"] = "search"
+        if end is not None:
+            event["t_end"] = end
+        trace["events"].append(event)
+        if k:
+            trace["edges"].append({"src": events[k - 1][0], "dst": event_id, "type": "causal"})
+    found = replayed(trace)
+    assert trace_charts.crowded_share(found) > trace_charts.MAX_CROWDED_SHARE
+    assert not trace_charts.is_binned(found)

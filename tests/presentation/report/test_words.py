@@ -18,3 +18,8 @@ def test_counts_durations_money_and_shares():
         "less than 1%", "41%", "more than 99%", "100%"]
     assert words.listed(["a", "b", "c", "d", "e", "f"]) == "a, b, c, d and 2 more"
     assert words.listed(["a", "b"]) == "a and b"
+
+
+def test_plurals():
+    assert [words.count(2, n) for n in ("history entry", "line", "day", "box", "span")] == [
+        "2 history entries", "2 lines", "2 days", "2 boxes", "2 spans"]

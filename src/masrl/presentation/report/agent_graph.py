@@ -61,8 +61,8 @@ class Link:
     source: str
     target: str
     kinds: Counter = field(default_factory=Counter)  # kind -> edges (a spawn counts once)
-    tokens: float = 0.0
-    cost_usd: float = 0.0
+    tokens: float | None = None  # None: none of its source events records tokens
+    cost_usd: float | None = None
     credit: float | None = None
     critical: bool = False
     events: set[int] = field(default_factory=set, repr=False)  # source events
@@ -153,9 +153,13 @@ def build(facts: Facts) -> AgentGraph:
         link.kinds[kind] += 1
     message_rule, message_shares = credit_rule(facts, "message")
     ids = events.ids
-    for link in links.values():
-        link.tokens = float(sum(tokens[i] for i in link.events))
-        link.cost_usd = float(sum(costs[i] for i in link.events))
+    has_tokens = ~np.isnan(trace.recorded("tokens"))
+    has_cost = ~np.isnan(trace.recorded("cost_usd"))
+    for link in links.values():  # None: none of its events records the figure
+        link.tokens = (float(sum(tokens[i] for i in link.events))
+                       if any(has_tokens[i] for i in link.events) else None)
+        link.cost_usd = (float(sum(costs[i] for i in link.events))
+                         if any(has_cost[i] for i in link.events) else None)
         if message_shares is not None and link.events:
             link.credit = sum(message_shares.get(ids[i], 0.0) for i in link.events)
     for i, j in zip(path, path[1:]):
@@ -290,6 +294,18 @@ def _boxes(graph: AgentGraph, down: bool) -> tuple[dict[str, tuple], float, floa
     return box, 2 * MARGIN + widest, y - LAYER_GAP + MARGIN
 
 
+LABEL_CHARS = 18  # a link's label longer than this breaks after its commas
+
+
+def label_lines(label: str) -> list[str]:
+    """A link's label on as many lines as its commas allow, each at most about
+    :data:`LABEL_CHARS` characters."""
+    if len(label) <= LABEL_CHARS or ", " not in label:
+        return [label]
+    parts = label.split(", ")
+    return [f"{part}," for part in parts[:-1]] + [parts[-1]]
+
+
 def svg(graph: AgentGraph, description: str, *, down: bool = False) -> str:
     """The graph as one SVG element (see the module docstring), laid out from left to right,
     or from top to bottom with ``down`` (for a narrow screen); every text escaped; the
@@ -319,21 +335,32 @@ def svg(graph: AgentGraph, description: str, *, down: bool = False) -> str:
                  for k, colour in enumerate([*LINK_COLOURS.values(), CRITICAL_COLOUR]))
              + "</defs>"]
     pairs = {(link.source, link.target) for link in graph.links}
+    column = {node.name: node.column for node in graph.nodes}
+    crowd = Counter(node.column for node in graph.nodes)  # boxes per column
     labels = []
     for link in graph.links:
         both_ways = (link.target, link.source) in pairs
         offset = _offset(box[link.source], box[link.target], both_ways)
-        route = _route_down if down else _route
-        path, (lx, ly, anchor) = route(box[link.source], box[link.target], offset)
+        if down:
+            path, (lx, ly, anchor) = _route_down(box[link.source], box[link.target], offset)
+        else:  # a label nearer the column of more boxes: where a fan of links has parted
+            ends = crowd[column[link.target]] - crowd[column[link.source]]
+            t = 0.5 if ends == 0 else 0.72 if ends > 0 else 0.28
+            path, (lx, ly, anchor) = _route(box[link.source], box[link.target], offset, t)
         colour = CRITICAL_COLOUR if link.critical else LINK_COLOURS[link.kind]
         marker = len(LINK_COLOURS) if link.critical else LINK_KINDS.index(link.kind)
         dash = ' stroke-dasharray="5 3"' if link.kind == SPAWN else ""
         stroke = 2.6 if link.critical else 1.4
         parts.append(f'<path d="{path}" fill="none" stroke="{colour}" stroke-width="{stroke}"'
                      f'{dash} marker-end="url(#masrl-arrow-{kind}-{marker})"/>')
+        lines = label_lines(link_label(link))
+        if not down and ly < (box[link.source][1] + box[link.target][1]) / 2 + 40:
+            ly -= 12 * (len(lines) - 1)  # a label above its line grows upwards
+        spans = "".join(f'<tspan x="{lx:.1f}" dy="{0 if k == 0 else 12}">{html_text(line)}'
+                        f"</tspan>" for k, line in enumerate(lines))
         labels.append(f'<text x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}" font-size="11" '
                       f'{FONT} fill="{colour}" stroke="white" stroke-width="3" '
-                      f'paint-order="stroke">{html_text(link_label(link))}</text>')
+                      f'paint-order="stroke">{spans}</text>')
     for node in graph.nodes:
         x, y, w, h = box[node.name]
         edge = CRITICAL_COLOUR if node.critical else "#888888"
@@ -360,26 +387,31 @@ def _offset(source: tuple, target: tuple, both_ways: bool) -> float:
     return -7.0 if forward else 7.0
 
 
-def _route(source: tuple, target: tuple, offset: float) -> tuple[str, tuple]:
+def _along(points: tuple, t: float) -> tuple[float, float]:
+    """The point at ``t`` (0 to 1) along a cubic Bézier curve of four points."""
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = points
+    a, b, c, d = (1 - t) ** 3, 3 * (1 - t) ** 2 * t, 3 * (1 - t) * t ** 2, t ** 3
+    return a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3
+
+
+def _route(source: tuple, target: tuple, offset: float, t: float = 0.5
+           ) -> tuple[str, tuple]:
     """An SVG path from one box to another, left to right, and where its label goes (x, y,
-    anchor): a curve from the right side to the left side when the target's column is further
-    right, from the left to the right when it is further left, and an arc out of the right
-    side within one column."""
+    anchor; ``t`` of the way along, so that the labels of links fanning out of one agent sit
+    where the links have parted): a curve from the right side to the left side when the
+    target's column is further right, from the left to the right when it is further left, and
+    an arc out of the right side within one column."""
     sx, sy, sw, sh = source
     tx, ty, tw, th = target
     s_mid, t_mid = sy + sh / 2 + offset, ty + th / 2 + offset
-    if tx > sx:
-        x1, x2 = sx + sw, tx
+    if tx != sx:
+        x1, x2 = (sx + sw, tx) if tx > sx else (sx, tx + tw)
         c = (x2 - x1) / 2
-        path = f"M{x1:.1f},{s_mid:.1f} C{x1 + c:.1f},{s_mid:.1f} {x2 - c:.1f},{t_mid:.1f} " \
-               f"{x2:.1f},{t_mid:.1f}"
-        return path, ((x1 + x2) / 2, (s_mid + t_mid) / 2 - 4, "middle")
-    if tx < sx:
-        x1, x2 = sx, tx + tw
-        c = (x1 - x2) / 2
-        path = f"M{x1:.1f},{s_mid:.1f} C{x1 - c:.1f},{s_mid:.1f} {x2 + c:.1f},{t_mid:.1f} " \
-               f"{x2:.1f},{t_mid:.1f}"
-        return path, ((x1 + x2) / 2, (s_mid + t_mid) / 2 + 12, "middle")
+        points = ((x1, s_mid), (x1 + c, s_mid), (x2 - c, t_mid), (x2, t_mid))
+        path = "M{:.1f},{:.1f} C{:.1f},{:.1f} {:.1f},{:.1f} {:.1f},{:.1f}".format(
+            *(v for point in points for v in point))
+        x, y = _along(points, t)
+        return path, (x, y - 4 if tx > sx else y + 12, "middle")
     x = sx + sw
     bulge = 36 + abs(t_mid - s_mid) * 0.25 + abs(offset)
     path = f"M{x:.1f},{s_mid:.1f} C{x + bulge:.1f},{s_mid:.1f} {x + bulge:.1f},{t_mid:.1f} " \

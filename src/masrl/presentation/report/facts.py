@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from masrl.traces import credit
 from masrl.traces.replay import Replay
 
 SECONDS, STEPS = "seconds", "steps"
@@ -25,6 +26,7 @@ NO_TOKENS = "no event records tokens"
 NO_COST = "no event records a cost in dollars"
 NO_PRICES = "this version of masrl has no price table to estimate a cost from tokens"
 NO_REWARD = "the log records no team reward"
+ONE_AGENT = "one agent: nothing runs in parallel"
 DURATION_KEYS = ("wall_clock", "busy_time", "speedup")
 
 
@@ -36,10 +38,18 @@ def detected_clock(replay: Replay) -> str:
     return STEPS if times.size and bool((times == times[0]).all()) else SECONDS
 
 
+def acting_agents(replay: Replay) -> list[str]:
+    """The names that act in at least one event other than a tool result (tools left out)."""
+    events = replay.run.trace.events
+    acts = credit.acting(replay.run).tolist()
+    return [name for name, act in zip(events.agent_names, acts) if act]
+
+
 def derived_unknowns(replay: Replay, clock: str) -> dict[str, str]:
     """The figures the trace cannot support, keyed as in ``masrl replay --json`` (dotted), each
-    with its reason: durations without a clock or without end times, tokens and dollars no
-    event records, a team reward the trace does not have, an estimate without a price table."""
+    with its reason: durations without a clock or without end times, a speedup of one agent
+    (which does not apply), tokens and dollars no event records, a team reward the trace does
+    not have, an estimate without a price table."""
     trace = replay.run.trace
     events = trace.events
     found: dict[str, str] = {}
@@ -47,6 +57,8 @@ def derived_unknowns(replay: Replay, clock: str) -> dict[str, str]:
         found.update(dict.fromkeys(DURATION_KEYS, NO_TIMES))
     elif not bool((events.end > events.start).any()):
         found.update(dict.fromkeys(("busy_time", "speedup"), NO_DURATIONS))
+    if "speedup" not in found and len(acting_agents(replay)) == 1:
+        found["speedup"] = ONE_AGENT
     if bool(np.isnan(trace.recorded("tokens")).all()):
         found["tokens.total"] = NO_TOKENS
     if bool(np.isnan(trace.recorded("cost_usd")).all()):

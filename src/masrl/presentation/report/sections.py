@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from masrl.presentation.report import agent_graph, words
 from masrl.presentation.report import timeline as timelines
 from masrl.presentation.report.agents import SPAWNED, TOOL, agent_kinds, agent_order
@@ -291,11 +293,12 @@ def validation(report: ValidationReport, facts: Facts | None, subject: Subject) 
         blocks.append(Paragraph("No problems found."))
     account = import_account(trace.head) if trace is not None else None
     if account is not None:
+        skipped = (f"skipped {account['skipped']:,}; every skipped record is counted under "
+                   "its reason below" if account["reasons"] else "skipped none")
         blocks.append(Paragraph(
             f"The {account['format'] or 'log'} importer read "
             f"{words.count(account['read'], account['unit'])} of the log, kept "
-            f"{account['mapped']:,} and skipped {account['skipped']:,}; every skipped record "
-            "is counted under its reason below."))
+            f"{account['mapped']:,} and {skipped}."))
         if account["reasons"]:
             rows = [[reason, formatted(n, "count")] for reason, n in account["reasons"]]
             blocks.append(Folded(table(["what was skipped", "how many"], ["text", "count"],
@@ -444,13 +447,14 @@ def links_table(graph: agent_graph.AgentGraph) -> Table:
     for link in graph.links:
         row = [link.source, link.target, agent_graph.link_label(link),
                formatted(link.count, "count"),
-               formatted(link.tokens, "tokens")]
+               formatted(link.tokens, "tokens") if link.tokens is not None
+               else NOT_RECORDED if link.events else "none"]
         if with_credit:
             row.append(_credit(link.credit) if link.kind != agent_graph.SPAWN else "none")
         rows.append(row + ["yes" if link.critical else "no"])
     header = ["from", "to", "what", "edges", "tokens"] + (["credit"] if with_credit else []) \
         + ["on the critical path"]
-    kinds = ["code", "code", "text", "count", "tokens"] + (["number"] if with_credit else []) \
+    kinds = ["code", "code", "text", "count", "number"] + (["number"] if with_credit else []) \
         + ["text"]
     return table(header, kinds, rows,
                  "Who handed what to whom (tokens: those of the sending events)")
@@ -531,10 +535,11 @@ def critical_path(facts: Facts, subject: Subject) -> list:
     runs = path_runs(facts)
     total = facts.data["critical_steps"]
     switches = len(runs) - 1
+    hands = ("one agent holds it throughout" if not switches else
+             f"the chain changes hands {words.count(switches, 'time')}")
     intro = (f"The longest chain of events in which each waited for the one before: "
              f"{words.count(total, 'step')}, folded into {words.count(len(runs), 'run')} of "
-             f"consecutive steps by one agent (the chain changes hands "
-             f"{words.count(switches, 'time')}).")
+             f"consecutive steps by one agent ({hands}).")
     return [Paragraph(intro), Folded(path_table(facts, runs))]
 
 
@@ -575,10 +580,17 @@ def credit_section(facts: Facts, subject: Subject) -> list:
                           "divide among the agents, and no table of shares is shown. Credit "
                           "comes from an outcome: " + said),
                 Commands(lines)]
-    blocks: list = [Paragraph(
-        f"The log records a team reward of {words.number(reward, 3)}. Below, how it divides "
-        "within each credit unit under an equal split, and how the rewards recorded on single "
-        "events add up (what they leave unexplained is the residual).")]
+    said = f"The log records a team reward of {words.number(reward, 3)}. "
+    if rewards_recorded(facts):
+        said += ("Below, how it divides within each credit unit under an equal split, and how "
+                 "the rewards recorded on single events add up (what they leave unexplained is "
+                 "the residual).")
+    else:
+        said += ("No event records a reward of its own, so below it divides under an equal "
+                 "split only.")
+    if reward == 0:
+        said += " A team reward of 0 gives every item 0 under any split of it."
+    blocks: list = [Paragraph(said)]
     blocks.append(units_table(facts))
     blocks.append(Folded(items_table(facts, "agent")))
     found = facts.replay.credit.get("counterfactual")
@@ -594,16 +606,28 @@ def credit_section(facts: Facts, subject: Subject) -> list:
     return blocks
 
 
+def rewards_recorded(facts: Facts) -> bool:
+    """Whether any event records a reward of its own (a process or step reward)."""
+    return bool((~np.isnan(facts.run.trace.recorded("reward"))).any())
+
+
 def units_table(facts: Facts) -> Table:
+    """Per credit unit: its items, the team reward under an equal split and, when events
+    record rewards of their own, what they add up to and leave unexplained."""
     found = facts.replay.credit
+    recorded = rewards_recorded(facts)
     rows = []
     for unit in found["units"]:
         even, kept = found["equal"][unit], found["recorded"][unit]
-        rows.append([UNIT_WORDS.get(unit, unit), formatted(even["items"], "count"),
-                     formatted(even["total"], "number:3"), formatted(kept["total"], "number:3"),
-                     formatted(kept["residual"], "number:3")])
-    return table(["credit unit", "items", "equal split, total", "recorded rewards, total",
-                  "left unexplained"], ["text", "count", "number", "number", "number"], rows,
+        row = [UNIT_WORDS.get(unit, unit), formatted(even["items"], "count"),
+               formatted(even["total"], "number:3") if even["items"] else "no items"]
+        if recorded:
+            row += [formatted(kept["total"], "number:3"), formatted(kept["residual"], "number:3")]
+        rows.append(row)
+    header = ["credit unit", "items", "equal split, total"]
+    if recorded:
+        header += ["recorded rewards, total", "left unexplained"]
+    return table(header, ["text", "count", "number", "number", "number"][:len(header)], rows,
                  "How the team reward divides within each credit unit")
 
 
@@ -616,14 +640,18 @@ def items_table(facts: Facts, unit: str) -> Table:
     found = facts.replay.credit.get("counterfactual")
     counterfactual = bool(found) and found["unit"] == unit
     names = list(dict.fromkeys([*recorded, *(found["players"] if counterfactual else [])]))
-    header = [unit.replace("_", " "), "equal split", "recorded rewards"]
-    kinds = ["code", "number", "number"]
+    with_recorded = rewards_recorded(facts)
+    header = [unit.replace("_", " "), "equal split"] + (["recorded rewards"] if with_recorded
+                                                        else [])
+    kinds = ["code", "number", "number"][:len(header)]
     if counterfactual:
         header += ["leave-one-out", "Shapley value"]
         kinds += ["number", "number"]
     rows = []
     for name in names:
-        row = [name, _credit(equal.get(name)), _credit(recorded.get(name))]
+        row = [name, _credit(equal.get(name))]
+        if with_recorded:
+            row.append(_credit(recorded.get(name)))
         if counterfactual and name not in found["players"]:
             row += ["not a player"] * 2
         elif counterfactual:

@@ -264,6 +264,7 @@ DETAILED_WIDTH = 540  # px of the time axis of an event-by-event timeline
 CROWDED_PX = 4  # two events of a lane closer than this on the time axis draw as one smear
 MAX_CROWDED_SHARE = 0.4  # binned when more of the events than this are crowded...
 MAX_DETAILED_EVENTS = 400  # ...or when there are more events than this
+MIN_CROWDED_EVENTS = 10  # crowded means at least this many events drawn as one smear
 BINNED_WIDTH = vega.COLUMN_WIDTH  # px of the time axis of a binned timeline: the column
 MIN_CELL_PX = 6  # a bucket is never narrower than this
 LANE_PX = 34  # height of one lane of a binned timeline
@@ -297,10 +298,13 @@ def crowded_share(found: Replay | Facts, width: int = DETAILED_WIDTH) -> float:
 
 def is_binned(found: Replay | Facts) -> bool:
     """Whether the timeline is drawn binned: more than :data:`MAX_DETAILED_EVENTS` events, or
-    more than :data:`MAX_CROWDED_SHARE` of them crowded (:func:`crowded_share`)."""
+    more than :data:`MAX_CROWDED_SHARE` of them crowded (:func:`crowded_share`) and at least
+    :data:`MIN_CROWDED_EVENTS` (a few ticks of a short run that touch stay legible)."""
     facts = facts_of(found)
-    return (facts.data["events"] > MAX_DETAILED_EVENTS
-            or crowded_share(facts) > MAX_CROWDED_SHARE)
+    events = facts.data["events"]
+    share = crowded_share(facts)
+    return events > MAX_DETAILED_EVENTS or (share > MAX_CROWDED_SHARE
+                                            and share * events >= MIN_CROWDED_EVENTS)
 
 
 def bucket_seconds(span: float, width: int = BINNED_WIDTH) -> float:

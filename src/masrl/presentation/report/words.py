@@ -13,7 +13,14 @@ NOT_RECORDED = "not recorded"
 def count(n: int | float, noun: str, plural: str | None = None, *, zero: str = "0") -> str:
     """``1 event``, ``1,234 events``; ``zero`` says none (``no events`` with ``zero="no"``)."""
     n = int(round(n))
-    return f"{f'{n:,}' if n else zero} {noun if n == 1 else plural or noun + 's'}"
+    return f"{f'{n:,}' if n else zero} {noun if n == 1 else plural or plural_of(noun)}"
+
+
+def plural_of(noun: str) -> str:
+    """``entry`` -> ``entries``, ``line`` -> ``lines`` (the last word of the noun)."""
+    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
+        return noun[:-1] + "ies"
+    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
 
 
 def duration(seconds: float) -> str:
