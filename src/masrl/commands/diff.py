@@ -95,7 +95,7 @@ def write_page(found: dict, labels: list[str], args: argparse.Namespace) -> int:
     runs = found["runs"]
     title = f"Two runs compared: {runs['a']['trace_id']} and {runs['b']['trace_id']}"
     try:
-        write_text_atomically(args.output, page.render(sections, title),
+        write_text_atomically(args.output, page.render(sections, title, command="masrl diff"),
                               inputs=[args.a, args.b])
     except OutputError as exc:
         print(printable(f"{args.output}: error: cannot write: {exc.reason}"), file=sys.stderr)

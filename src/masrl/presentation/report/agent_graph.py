@@ -422,8 +422,8 @@ def _route(source: tuple, target: tuple, offset: float, t: float = 0.5
 def _route_down(source: tuple, target: tuple, offset: float) -> tuple[str, tuple]:
     """:func:`_route` from top to bottom: from the bottom side to the top side when the
     target's row is lower, from the top to the bottom when it is higher, and an arc out of the
-    bottom within one row; labels beside the line (left of a link that runs down when there is
-    one back, right otherwise)."""
+    bottom within one row; labels beside the line, in the gap above the lower box (left of a
+    link that runs down when there is one back, right of the one back)."""
     sx, sy, sw, sh = source
     tx, ty, tw, th = target
     s_mid, t_mid = sx + sw / 2 + offset, tx + tw / 2 + offset
@@ -434,12 +434,12 @@ def _route_down(source: tuple, target: tuple, offset: float) -> tuple[str, tuple
         path = f"M{s_mid:.1f},{y1:.1f} C{s_mid:.1f},{y1 + c:.1f} {t_mid:.1f},{y2 - c:.1f} " \
                f"{t_mid:.1f},{y2:.1f}"
         return path, (t_mid + side[0], y2 - LAYER_GAP * 0.3, side[1])
-    if ty < sy:  # the label in the gap just below the target
+    if ty < sy:  # the label in the gap just above the source, beside the link that came down
         y1, y2 = sy, ty + th
         c = min((y1 - y2) / 2, LAYER_GAP)
         path = f"M{s_mid:.1f},{y1:.1f} C{s_mid:.1f},{y1 - c:.1f} {t_mid:.1f},{y2 + c:.1f} " \
                f"{t_mid:.1f},{y2:.1f}"
-        return path, (t_mid + side[0], y2 + LAYER_GAP * 0.4, side[1])
+        return path, (s_mid + side[0], y1 - LAYER_GAP * 0.3, side[1])
     y = sy + sh
     bulge = 30 + abs(t_mid - s_mid) * 0.12 + abs(offset)
     path = f"M{s_mid:.1f},{y:.1f} C{s_mid:.1f},{y + bulge:.1f} {t_mid:.1f},{y + bulge:.1f} " \

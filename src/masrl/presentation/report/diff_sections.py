@@ -82,8 +82,10 @@ def headline(found: dict, label_a: str, label_b: str) -> list:
     for key in ("events", "tool_calls", "wall_clock", "tokens.total", "cost_usd.total",
                 "credit.team_reward"):
         row, (measure, kind) = found["figures"][key], FIGURE_WORDS[key]
-        said.append(f"{measure.lower()} {shown(row['a'], kind)} in A and "
-                    f"{shown(row['b'], kind)} in B")
+        left, right = shown(row["a"], kind), shown(row["b"], kind)
+        said.append(f"{measure.lower()} {left} in both" if left == right != NOT_RECORDED
+                    else f"{measure.lower()} not recorded in either" if left == right
+                    else f"{measure.lower()} {left} in A and {right} in B")
     sentence = words.words(said)
     blocks.append(Paragraph(sentence[:1].upper() + sentence[1:] + "."))
     people = found["agents"]
@@ -132,8 +134,11 @@ def figures(found: dict, label_a: str, label_b: str) -> list:
     for key, row in found["figures"].items():
         measure, kind = FIGURE_WORDS[key]
         rows.append([measure, shown(row["a"], kind), shown(row["b"], kind), change(row, kind)])
-        for side, reason in (row.get("not_recorded") or {}).items():
-            notes.append(f"{measure} in {side.upper()}: {reason}")
+        why = row.get("not_recorded") or {}
+        if len(why) == 2 and why["a"] == why["b"]:
+            notes.append(f"{measure} in both: {why['a']}")
+        else:
+            notes += [f"{measure} in {side.upper()}: {reason}" for side, reason in why.items()]
     shown_table = table(["measure", "A", "B", "change from A to B"], ["text", "number", "number",
                                                                 "number"], rows,
                   "The two runs' figures", notes=("Not recorded: " + "; ".join(notes) + ".")
@@ -173,10 +178,12 @@ def tools(found: dict, label_a: str, label_b: str) -> list:
 
 def critical_paths(found: dict, label_a: str, label_b: str) -> list:
     paths = found["critical_path"]
+    same = paths["same_first_steps"]
+    agree = (f"The two paths take the same first {words.count(same, 'step')}." if same
+             else "The two paths differ from their first step.")
     blocks = [Paragraph(
-        f"Each run's critical path (its longest chain of events in which each waited for the "
-        f"one before), folded into runs of consecutive steps by one agent. The two paths take "
-        f"the same first {words.count(paths['same_first_steps'], 'step')}.")]
+        "Each run's critical path (its longest chain of events in which each waited for the "
+        f"one before), folded into runs of consecutive steps by one agent. {agree}")]
     for side in ("a", "b"):
         rows, step = [], 1
         for run in paths[side]:
@@ -195,7 +202,9 @@ def credit(found: dict, label_a: str, label_b: str) -> list:
         return [Paragraph("Neither run records a team reward, so neither has credit to "
                           "compare. masrl replay with an outcome model (--outcome) gives "
                           "each run credit from an outcome; see masrl report on either run.")]
-    rows = [[name, shown(a, "number:3"), shown(b, "number:3")]
+    people = found["agents"]
+    rows = [[name, _absent(a, "number:3", name in people["only_b"]),
+             _absent(b, "number:3", name in people["only_a"])]
             for name, (a, b) in found["credit"]["per_agent"].items()]
     return [Paragraph(f"Credit per agent: in A, {RULE_WORDS[rules['a']]}; in B, "
                       f"{RULE_WORDS[rules['b']]}."),

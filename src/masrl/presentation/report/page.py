@@ -88,15 +88,17 @@ def scripts(libraries: str | None = None) -> str:
             + inline_script(FIT_PANELS) + "\n" + inline_script(chart_script()) + "\n")
 
 
-def render(sections: list[Section], title: str, *, libraries: str | None = None) -> str:
+def render(sections: list[Section], title: str, *, libraries: str | None = None,
+           command: str = "masrl report") -> str:
     """The page: ``title`` (plain text) as its heading and in the browser's tab, the sections in
-    order, a footer naming what wrote it. ``libraries`` is the chart libraries' script (by
+    order, a footer naming what wrote it (``command``). ``libraries`` is the chart libraries' script (by
     default :func:`.bundle.javascript_bundle`, read only when a section holds a chart)."""
     body = "\n".join(section.page_html() for section in sections)
     drawing = scripts(libraries) if has_charts(sections) else ""
-    footer = (f"Written by masrl {html_text(__version__)} (<code>masrl report</code>) from the "
-              "trace alone; the charts are drawn in this page by the copy of Vega it carries, "
-              "and nothing is fetched.")
+    drawn = ("the charts are drawn in this page by the copy of Vega it carries, and "
+             if drawing else "")
+    footer = (f"Written by masrl {html_text(__version__)} (<code>{html_text(command)}</code>) "
+              f"from the traces alone; {drawn}nothing is fetched.")
     return ("<!DOCTYPE html>\n"
             '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
             '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
