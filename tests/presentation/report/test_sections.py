@@ -228,3 +228,30 @@ def test_long_tables_fold_their_rows_into_details():
     assert "<details" in markup and "Show the other 20 rows" in markup
     short = Folded(Table(["n", "x"], ["count", "text"], rows[:12], "Twelve"))
     assert "<details" not in short._repr_html_()
+
+
+def test_an_estimated_cost_names_its_price_table_and_the_models_it_does_not_know():
+    """The replay engine's side of the contract: ``cost_usd_estimated`` (kept apart from a
+    recorded cost) with its price table; the headline and the figures say both."""
+    from masrl.traces import Replay
+
+    base = example("centralized")
+
+    class Engine(Replay):
+        def to_dict(self) -> dict:
+            found = super().to_dict()
+            found["cost_usd_estimated"] = {
+                "total": 0.42, "price_table": {"source": "genai-prices", "version": "0.0.9"},
+                "unknown_models": ["house-model-7"]}
+            found["not_recorded"] = {}
+            return found
+
+    replay = Engine(base.run, base.metrics, base.credit)
+    checked = validate_file(EXAMPLES / "centralized.json")
+    sections = {s.key: s for s in build(checked, replay, Subject("c.json", "c.json"))}
+    said = sections["headline"].blocks[-1].text
+    assert ("estimated at $0.42 from the token counts (price table: genai-prices 0.0.9), "
+            "leaving out house-model-7, unknown to that table") in said
+    assert "a recorded cost of $0.14" in said  # never added to the estimate
+    shown = {row[0]: row[1] for row in sections["numbers"].blocks[0].rows}
+    assert shown["Estimated cost"] == "$0.42" and shown["Recorded cost"] == "$0.14"
