@@ -50,10 +50,11 @@ def test_first_spawn_counts_and_spawned_agents_without_events_are_listed(small):
 def test_to_dict_has_the_documented_keys():
     result = replay(load_trace(FIXTURES / "small.json")).to_dict()
     assert list(result) == [
-        "trace_id", "task_id", "topology", "schema_version", "events", "edges", "event_types",
-        "decisions", "edge_types", "edge_modes", "tool_calls", "messages", "critical_steps",
-        "critical_path", "parallelism", "spawn_depth", "spawn_tree", "max_concurrency",
-        "wall_clock", "busy_time", "speedup", "tokens", "cost_usd", "credit"]
+        "trace_id", "task_id", "topology", "schema_version", "clock", "events", "edges",
+        "event_types", "decisions", "edge_types", "edge_modes", "tool_calls", "messages",
+        "critical_steps", "critical_path", "parallelism", "spawn_depth", "spawn_tree",
+        "max_concurrency", "wall_clock", "busy_time", "speedup", "tokens", "cost_usd",
+        "cost_usd_estimated", "credit", "not_recorded"]
     json.dumps(result, allow_nan=False)
 
 
