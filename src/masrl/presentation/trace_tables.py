@@ -28,9 +28,8 @@ METRIC_KINDS = {  # metrics_frame rows -> how the value reads
 def metrics_table(replay: Replay, caption: str = "The run's metrics") -> tables.Table:
     """One row per metric under its ``masrl replay --json`` name, each formatted by its kind."""
     frame = views.metrics_frame(replay)
-    rows = [[name, tables.formatted(value, METRIC_KINDS.get(name, "count"
-                                                            if float(value).is_integer()
-                                                            else "number"))]
+    rows = [[name, tables.formatted(value, METRIC_KINDS[name] if name in METRIC_KINDS
+                                    else "count" if float(value).is_integer() else "number")]
             for name, value in zip(frame.index, frame["value"])]
     return tables.Table(["metric", "value"], ["code", "number"], rows, caption)
 
@@ -38,9 +37,11 @@ def metrics_table(replay: Replay, caption: str = "The run's metrics") -> tables.
 def critical_path_table(replay: Replay, caption: str = "The critical path, event by event",
                         limit: int | None = None) -> tables.Table:
     """The critical path's steps in order; with ``limit``, its first ``limit`` steps."""
-    return tables.table(views.critical_path_frame(replay).head(limit), caption,
-                        {"step": "count", "event": "code", "type": "code",
-                         "start (s)": "seconds", "end (s)": "seconds"}, index=True)
+    frame = views.critical_path_frame(replay).head(limit)
+    kinds = {"step": "count", "event": "code", "type": "code", "start (s)": "seconds",
+             "end (s)": "seconds", "start (step)": "count"}  # seconds, or steps without a clock
+    return tables.table(frame, caption, {k: v for k, v in kinds.items()
+                                         if k in frame.columns or k == "step"}, index=True)
 
 
 def agents_table(replay: Replay, caption: str = "The agents: life, busy time and tokens"

@@ -26,6 +26,7 @@ from masrl.traces.run import Run
 from masrl.traces.validate import TraceProblem, ValidationReport
 
 NOT_APPLICABLE = "–"
+NOT_RECORDED = "not recorded"  # a figure the trace cannot support (masrl.traces.recorded)
 
 
 # ---------------------------------------------------------------------------------- validation
@@ -153,6 +154,8 @@ def agents_frame(replay: Replay) -> pd.DataFrame:
     run, found = replay.run, replay.metrics
     kinds = agent_kinds(run)
     tokens = found["tokens"]
+    busy = found["busy_time"]
+    own, subtree = tokens["per_agent"], tokens["per_subtree"]
     rows = []
     for name in agent_order(run):
         agent = run.agents[name]
@@ -162,9 +165,10 @@ def agents_frame(replay: Replay) -> pd.DataFrame:
             "alive from (s)": _or_nan(agent.spawned_at),
             "alive to (s)": (math.nan if agent.spawned_at is None
                              else run.trace_end if agent.ended_at is None else agent.ended_at),
-            "busy time (s)": found["busy_time"].get(name, 0.0),
-            "tokens": tokens["per_agent"].get(name, 0.0),
-            "subtree tokens": tokens["per_subtree"].get(name, tokens["per_agent"].get(name, 0.0)),
+            "busy time (s)": NOT_RECORDED if busy is None else busy.get(name, 0.0),
+            "tokens": NOT_RECORDED if own is None else own.get(name, 0.0),
+            "subtree tokens": NOT_RECORDED if own is None
+            else subtree.get(name, own.get(name, 0.0)),
         })
     return pd.DataFrame(rows).set_index("agent")
 
@@ -185,15 +189,16 @@ METRIC_ROWS = [
 def metrics_frame(replay: Replay) -> pd.DataFrame:
     """The scalar metrics under their ``masrl replay --json`` names, one row each."""
     found = replay.metrics
+    busy = found["busy_time"]
     derived = {
-        "busy_time, all agents (s)": sum(found["busy_time"].values()),
+        "busy_time, all agents (s)": None if busy is None else sum(busy.values()),
         "tokens.total": found["tokens"]["total"],
         "tokens.recorded": found["tokens"]["recorded"],
         "cost_usd.total": found["cost_usd"]["total"],
         "cost_usd.recorded": found["cost_usd"]["recorded"],
     }
     values = [found[key] if key else derived[label] for label, key in METRIC_ROWS]
-    return pd.DataFrame({"value": [_or_nan(v) for v in values]},
+    return pd.DataFrame({"value": [_or_not_recorded(v) for v in values]},
                         index=pd.Index([label for label, _ in METRIC_ROWS], name="metric"))
 
 
@@ -208,16 +213,20 @@ def counts_frame(replay: Replay) -> pd.DataFrame:
 
 
 def critical_path_frame(replay: Replay) -> pd.DataFrame:
-    """The events of the critical path in order: id, type, agent, start and end."""
+    """The events of the critical path in order: id, type, agent, start and end (in seconds;
+    in steps, ``start (step)``, when the trace has no clock: :mod:`masrl.traces.recorded`)."""
     run = replay.run
     events = run.trace.events
     path = metrics.critical_path(run)
+    times = {"start (s)": [float(events.start[i]) for i in path],
+             "end (s)": [float(events.end[i]) for i in path]}
+    if run.recorded.clock == "steps":  # start and end are the event's step
+        times = {"start (step)": [int(events.start[i]) for i in path]}
     return pd.DataFrame({
         "event": [events.ids[i] for i in path],
         "type": [EVENT_TYPES[events.types[i]] for i in path],
         "agent": [events.agent(i) for i in path],
-        "start (s)": [float(events.start[i]) for i in path],
-        "end (s)": [float(events.end[i]) for i in path],
+        **times,
     }, index=pd.RangeIndex(1, len(path) + 1, name="step"))
 
 
@@ -230,14 +239,14 @@ def credit_units_frame(replay: Replay) -> pd.DataFrame:
     rows = []
     for unit in found["units"]:
         even, kept = found["equal"][unit], found["recorded"][unit]
-        per_item = math.nan
-        if found["team_reward"] is not None and even["items"]:
+        per_item = NOT_RECORDED if even["total"] is None else math.nan
+        if even["total"] is not None and even["items"]:
             weight = (replay.metrics["tokens"]["total"] if unit == "token" else even["items"])
             per_item = found["team_reward"] / weight if weight else math.nan
         rows.append({"unit": unit, "items": even["items"], "equal share each": per_item,
-                     "equal total": _or_nan(even["total"]),
-                     "recorded total": _or_nan(kept["total"]),
-                     "recorded residual": _or_nan(kept["residual"])})
+                     "equal total": _or_not_recorded(even["total"]),
+                     "recorded total": _or_not_recorded(kept["total"]),
+                     "recorded residual": _or_not_recorded(kept["residual"])})
     return pd.DataFrame(rows).set_index("unit")
 
 
@@ -304,9 +313,10 @@ def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
     rows = []
     for name, replay in replays.items():
         found = replay.metrics
-        row = {"trace": name, **{key.replace("_", " "): _or_nan(found[key]) for key in COMPARED}}
-        row["tokens"] = found["tokens"]["total"]
-        row["team reward"] = _or_nan(replay.credit["team_reward"])
+        row = {"trace": name,
+               **{key.replace("_", " "): _or_not_recorded(found[key]) for key in COMPARED}}
+        row["tokens"] = _or_not_recorded(found["tokens"]["total"])
+        row["team reward"] = _or_not_recorded(replay.credit["team_reward"])
         rows.append(row)
     return pd.DataFrame(rows).set_index("trace")
 
@@ -326,7 +336,7 @@ def headline_figures(replay: Replay) -> dict[str, int | float | str | None]:
     values = {
         **{key: found[key] for key in ("events", "critical_steps", "parallelism", "spawn_depth",
                                        "max_concurrency", "wall_clock", "speedup")},
-        "tokens": int(found["tokens"]["total"]),
+        "tokens": None if found["tokens"]["total"] is None else int(found["tokens"]["total"]),
         "team_reward": replay.credit["team_reward"],
         "spawned": sum(kind == "spawned" for kind in kinds.values()),
         "tools": sum(kind == "tool" for kind in kinds.values()),
@@ -408,3 +418,9 @@ def skipped(reason: str = "the trace is invalid (see the validation above)") -> 
 
 def _or_nan(value) -> float:
     return math.nan if value is None else value
+
+
+def _or_not_recorded(value):
+    """A replay's figure, or :data:`NOT_RECORDED` where the replay says the trace cannot
+    support it (``None``)."""
+    return NOT_RECORDED if value is None else value

@@ -23,14 +23,15 @@ segment (``projects/.../models/gemini-2.5-flash``); a Bedrock cross-region id
 listed in ``unknown_models`` and its calls are not priced.
 
 The estimate (``cost_usd_estimated`` in ``masrl replay --json``): ``total`` (US dollars over the
-priced calls; ``None`` when none could be priced), ``partial`` (some model calls were not
+priced calls; ``None`` when none could be priced); ``partial`` (some model calls were not
 priced: ``unpriced`` counts them by reason, ``unknown_models`` names the models the table does
-not know), ``model_calls`` (events that record tokens) and ``priced_calls``, ``per_model`` (per model name as the trace writes it: its calls,
-tokens in, out, cache read and cache write, dollars, and the price used: provider, the table's
-model id, dollars per million tokens of each kind, whether the price is tiered), ``per_agent``
-(dollars per agent with a priced call), ``priced_at`` and ``price_table`` (``source`` and
-``version`` of the library; ``version`` ``None`` when it is not installed; ``priced_at``
-``None`` when nothing was priced). :mod:`masrl.traces.recorded` says why a figure is ``None``.
+not know); ``model_calls`` (events that record tokens) and ``priced_calls``; ``per_model`` (per
+model name as the trace writes it: its calls, tokens in, out, cache read and cache write,
+dollars, and the price used: provider, the table's model id, dollars per million tokens of each
+kind, whether the price is tiered); ``per_agent`` (dollars per agent with a priced call);
+``priced_at`` (``None`` when nothing was priced) and ``price_table`` (``source`` and
+``version`` of the library, ``version`` ``None`` when it is not installed).
+:mod:`masrl.traces.recorded` says why a figure is ``None``.
 """
 
 from __future__ import annotations
