@@ -315,3 +315,36 @@ def test_replayed_gives_the_replay_or_the_reason_there_is_none(small):
     assert report.valid and views.replayed(report) is None
     assert [(p.code, p.where) for p in report.problems] == [("non-finite", "tokens.total")]
     assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"
+
+
+def test_views_of_a_trace_without_clock_tokens_or_rewards_say_not_recorded(small):
+    """A log that keeps only the order of its records: the views show "not recorded" where
+    the replay has no figure, and the critical path in steps."""
+    from trace_helpers import replayed
+
+    from masrl.presentation import trace_tables
+
+    for record in small["events"]:
+        for key in ("t_end", "duration", "tokens", "cost_usd", "reward"):
+            record.pop(key, None)
+        record["t"] = 0
+    small.pop("counterfactuals")
+    small["rewards"], small["costs"] = {}, {"tokens": 0, "wall_clock_s": 0}
+    replay = replayed(small)
+    metrics_shown = views.metrics_frame(replay)["value"]
+    for name in ("wall_clock (s)", "busy_time, all agents (s)", "speedup", "tokens.total",
+                 "cost_usd.total", "cost_usd.recorded"):
+        assert metrics_shown[name] == views.NOT_RECORDED, name
+    agents = views.agents_frame(replay)
+    assert set(agents["busy time (s)"]) == set(agents["tokens"]) == {views.NOT_RECORDED}
+    units = views.credit_units_frame(replay)
+    assert set(units["equal total"]) == set(units["recorded total"]) == {views.NOT_RECORDED}
+    path = views.critical_path_frame(replay)
+    assert list(path.columns) == ["event", "type", "agent", "start (step)"]
+    assert path["start (step)"].is_monotonic_increasing
+    figures = views.headline_figures(replay)
+    assert (figures["tokens"], figures["wall_clock"], figures["team_reward"]) == (None,) * 3
+    for table in (trace_tables.metrics_table(replay), trace_tables.agents_table(replay),
+                  trace_tables.critical_path_table(replay), trace_tables.credit_units_table(replay)):
+        text = str(table)
+        assert views.NOT_RECORDED in text or "start (step)" in text

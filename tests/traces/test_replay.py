@@ -73,3 +73,22 @@ def test_examples_show_their_topology(name, depth, concurrency, steps):
     m = replay(load_trace(EXAMPLES / f"{name}.json")).metrics
     assert (m["spawn_depth"], m["max_concurrency"], m["critical_steps"]) == (
         depth, concurrency, steps)
+
+
+ADDED_KEYS = {"clock", "cost_usd_estimated", "not_recorded"}  # issue 26; CHANGELOG 0.2.0
+
+
+@pytest.mark.parametrize("name", ["centralized", "planner_executor_critic", "debate", "swarm",
+                                  "hierarchical", "harness"])
+def test_the_examples_replay_as_before_but_for_the_added_keys(name, capsys):
+    """``masrl replay --json`` on each example is what 0.2.0 printed before unknown figures
+    became null (``fixtures/traces/replay_examples``), with three keys more: nothing the
+    examples record was dropped, changed or nulled."""
+    from masrl.commands import main
+
+    assert main(["replay", str(EXAMPLES / f"{name}.json"), "--json"]) == 0
+    now = json.loads(capsys.readouterr().out)
+    before = json.loads((FIXTURES / "replay_examples" / f"{name}.json").read_text())
+    assert set(now) - set(before) == ADDED_KEYS and not set(before) - set(now)
+    assert {key: now[key] for key in before} == before
+    assert now["clock"] == "seconds"
