@@ -188,12 +188,21 @@ def listed_path(path: list[str]) -> str:
     return " -> ".join(path[:MAX_LISTED_PATH]) + more
 
 
+def span(replay: Replay) -> str:
+    """How long the run lasted, in words: seconds, or steps when the trace has no clock (then
+    every event is drawn at its step: :mod:`masrl.traces.run`)."""
+    wall = replay.metrics["wall_clock"]
+    if wall is None:
+        return f"{replay.metrics['events']} steps (the log records their order, not their times)"
+    return f"{wall:.6g} s"
+
+
 def describe(replay: Replay, events: pd.DataFrame, rows: list[str]) -> str:
     """The chart's text alternative: what is drawn, and the critical path (first ids listed)."""
     found = replay.metrics
     listed = listed_path(found["critical_path"])
     return (
-        f"Gantt chart of {len(events)} events over {found['wall_clock']:.6g} s, one row per "
+        f"Gantt chart of {len(events)} events over {span(replay)}, one row per "
         f"agent ({len(rows)} rows: {', '.join(rows)}). Bars run from each event's start to its "
         f"end, coloured by kind; instantaneous events are ticks; grey bands show each agent's "
         f"life. A black line follows the critical path of {found['critical_steps']} events: "
@@ -438,7 +447,7 @@ def describe_binned(replay: Replay, found: dict) -> str:
     figures = replay.metrics
     listed = listed_path(figures["critical_path"])
     return (
-        f"Binned timeline of {figures['events']} events over {figures['wall_clock']:.6g} s, "
+        f"Binned timeline of {figures['events']} events over {span(replay)}, "
         f"one lane per agent ({len(found['lanes'])} lanes: {', '.join(found['lanes'])}). "
         f"The run is cut into {found['buckets']} buckets of {duration_text(found['seconds'])}; "
         f"in each, a lane's column grows with the square root of its events active in the "
