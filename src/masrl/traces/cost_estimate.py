@@ -116,27 +116,32 @@ def estimate(run) -> dict:
 def model_calls(trace) -> tuple[list[tuple[int, str, tuple]], Counter]:
     """``(event position, model, (in, out, cache read, cache write))`` of every model call
     that names its model and states its tokens apart, and the other model calls counted by the
-    reason they cannot be priced."""
+    reason they cannot be priced. A model call is an event that records ``tokens``, or one that
+    names its model with an ``x_usage``."""
     records = trace.event_records
-    if records.structs:  # the fast path decodes the two fields only when some event names a model
-        found = trace.model_calls or []
-        models = [r.x_model for r in found] or [None] * len(records)
-        usages = [r.x_usage for r in found] or [None] * len(records)
+    counted = ~np.isnan(trace.recorded("tokens"))
+    if records.structs and trace.model_calls is None:  # the fast path saw no "x_model"
+        unnamed = int(np.count_nonzero(counted))
+        return [], Counter({NO_MODEL: unnamed} if unnamed else {})
+    if records.structs:
+        models = [r.x_model for r in trace.model_calls]
+        usages = [r.x_usage for r in trace.model_calls]
     else:
         models, usages = records.optional("x_model"), records.optional("x_usage")
-    tokens = trace.recorded("tokens")
-    calls, unpriced = [], Counter()
-    for position in np.flatnonzero(~np.isnan(tokens)).tolist() + [
-            i for i, u in enumerate(usages) if isinstance(u, dict) and np.isnan(tokens[i])]:
-        model, usage = models[position], usages[position]
-        split = _split(usage)
-        if not isinstance(model, str) or not model:
-            unpriced[NO_MODEL] += 1
-        elif split is None:
+    named = np.fromiter((isinstance(m, str) and m != "" for m in models), dtype=bool,
+                        count=len(models))
+    unpriced = Counter()
+    if unnamed := int(np.count_nonzero(counted & ~named)):
+        unpriced[NO_MODEL] = unnamed
+    calls = []
+    for position in np.flatnonzero(named).tolist():
+        if not counted[position] and not isinstance(usages[position], dict):
+            continue
+        split = _split(usages[position])
+        if split is None:
             unpriced[NO_SPLIT] += 1
         else:
-            calls.append((position, model, split))
-    calls.sort()
+            calls.append((position, models[position], split))
     return calls, unpriced
 
 
