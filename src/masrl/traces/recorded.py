@@ -96,8 +96,7 @@ class Facts:
 def facts(trace: Trace) -> Facts:
     """The facts of a validated trace (each a vectorised pass over one column)."""
     events = trace.events
-    durations = bool(np.any(~np.isnan(trace.recorded("t_end")))
-                     or np.any(~np.isnan(trace.recorded("duration"))))
+    durations = events.timed > 0
     same_start = bool(events.start.min() == events.start.max())
     return Facts(
         clock=STEPS if same_start and not durations else SECONDS,
