@@ -8,6 +8,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from trace_helpers import FIXTURES, event, replayed
 
 from masrl.traces import load_trace, recorded, replay, resources
@@ -242,3 +244,52 @@ def test_a_trace_in_steps_keeps_every_edge_forward():
     events, edges = run.trace.events, run.trace.edges
     assert np.all(events.start[edges.dst] > events.start[edges.src])
     json.dumps(replay(run.trace).to_dict(), allow_nan=False)
+
+
+# ---------------------------------------------------------------------------------- any trace
+
+OPTIONAL = st.fixed_dictionaries({}, optional={
+    "tokens": st.integers(0, 500), "cost_usd": st.sampled_from([0, 0.01, 0.2]),
+    "reward": st.sampled_from([-1.0, 0.0, 0.5]), "duration": st.sampled_from([0, 0.5, 2]),
+    "x_model": st.sampled_from(["gpt-4o", "our-own-model", 7]),
+    "x_usage": st.sampled_from([{"input": 10, "output": 2}, {"total": 4}, "many"]),
+})
+
+
+@settings(max_examples=60, deadline=None)
+@given(fields=st.lists(OPTIONAL, min_size=1, max_size=5), timed=st.booleans(),
+       team=st.sampled_from([None, 0.0, 1.0]), usd=st.sampled_from([None, 0.3]))
+def test_any_trace_gets_a_reason_for_each_null_and_only_there(fields, timed, team, usd):
+    document = chat()
+    document["events"] = [
+        event(f"m{k}", k if timed else 0, "message", f"agent{k % 2}", **extra)
+        for k, extra in enumerate(fields)]
+    document["edges"] = [{"src": f"m{k}", "dst": f"m{k + 1}", "type": "message"}
+                         for k in range(len(fields) - 1)]
+    if team is not None:
+        document["rewards"]["team"] = team
+    if usd is not None:
+        document["costs"]["usd"] = usd
+    result = replayed(document).to_dict()
+    reasons = explained(result)
+    has = {key: any(key in f for f in fields) for key in ("tokens", "cost_usd", "reward",
+                                                           "duration")}
+    same_start = not timed or len(fields) == 1
+    assert (result["clock"] == "steps") == (same_start and not has["duration"])
+    assert (result["tokens"]["total"] is None) == (not has["tokens"])
+    assert (result["cost_usd"]["total"] is None) == (not has["cost_usd"])
+    assert (result["busy_time"] is None) == (not has["duration"])
+    assert (result["credit"]["recorded"]["agent"]["total"] is None) == (not has["reward"])
+    assert (result["credit"]["team_reward"] is None) == (team is None)
+    if result["cost_usd_estimated"]["total"] is not None:
+        assert any(f.get("x_model") == "gpt-4o" and isinstance(f.get("x_usage"), dict)
+                   and "input" in f["x_usage"] for f in fields)
+    nulls, stack = [], [((k,), v) for k, v in result.items() if k not in recorded.NOT_FIGURES]
+    while stack:
+        key, value = stack.pop()
+        if value is None:
+            nulls.append(".".join(key))
+        elif isinstance(value, dict):
+            stack.extend((key + (k,), v) for k, v in value.items()
+                         if recorded._figure(key + (k,)))
+    assert sorted(nulls) == list(reasons)
