@@ -26,6 +26,7 @@ from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay
 
 NOT_APPLICABLE = "–"
+NOT_RECORDED = "not recorded"  # a figure the trace cannot support (masrl.traces.recorded)
 
 
 # ---------------------------------------------------------------------------------- agents
@@ -91,16 +92,20 @@ def spawn_tree(replay: Replay) -> Preformatted:
 
 
 def critical_path_frame(replay: Replay) -> pd.DataFrame:
-    """The events of the critical path in order: id, type, agent, start and end."""
+    """The events of the critical path in order: id, type, agent, start and end (in seconds;
+    in steps, ``start (step)``, when the trace has no clock: :mod:`masrl.traces.recorded`)."""
     run = replay.run
     events = run.trace.events
     path = metrics.critical_path(run)
+    times = {"start (s)": [float(events.start[i]) for i in path],
+             "end (s)": [float(events.end[i]) for i in path]}
+    if run.recorded.clock == "steps":  # start and end are the event's step
+        times = {"start (step)": [int(events.start[i]) for i in path]}
     return pd.DataFrame({
         "event": [events.ids[i] for i in path],
         "type": [EVENT_TYPES[events.types[i]] for i in path],
         "agent": [events.agent(i) for i in path],
-        "start (s)": [float(events.start[i]) for i in path],
-        "end (s)": [float(events.end[i]) for i in path],
+        **times,
     }, index=pd.RangeIndex(1, len(path) + 1, name="step"))
 
 
@@ -169,9 +174,10 @@ def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
     rows = []
     for name, replay in replays.items():
         found = replay.metrics
-        row = {"trace": name, **{key.replace("_", " "): _or_nan(found[key]) for key in COMPARED}}
-        row["tokens"] = found["tokens"]["total"]
-        row["team reward"] = _or_nan(replay.credit["team_reward"])
+        row = {"trace": name,
+               **{key.replace("_", " "): _or_not_recorded(found[key]) for key in COMPARED}}
+        row["tokens"] = _or_not_recorded(found["tokens"]["total"])
+        row["team reward"] = _or_not_recorded(replay.credit["team_reward"])
         rows.append(row)
     return pd.DataFrame(rows).set_index("trace")
 
@@ -191,7 +197,7 @@ def headline_figures(replay: Replay) -> dict[str, int | float | str | None]:
     values = {
         **{key: found[key] for key in ("events", "critical_steps", "parallelism", "spawn_depth",
                                        "max_concurrency", "wall_clock", "speedup")},
-        "tokens": int(found["tokens"]["total"]),
+        "tokens": None if found["tokens"]["total"] is None else int(found["tokens"]["total"]),
         "team_reward": replay.credit["team_reward"],
         "spawned": sum(kind == "spawned" for kind in kinds.values()),
         "tools": sum(kind == "tool" for kind in kinds.values()),
@@ -263,3 +269,9 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _or_nan(value) -> float:
     return math.nan if value is None else value
+
+
+def _or_not_recorded(value):
+    """A replay's figure, or :data:`NOT_RECORDED` where the replay says the trace cannot
+    support it (``None``)."""
+    return NOT_RECORDED if value is None else value

@@ -47,7 +47,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import jsonschema_rs
 import msgspec
@@ -143,6 +143,19 @@ class EventRecord(Struct, gc=False, omit_defaults=True):
     duration: _NonNegative = _NAN
 
 
+class ModelCallRecord(Struct):
+    """The two extension fields of an event that the cost estimate reads
+    (:mod:`masrl.traces.cost_estimate`): ``x_model`` and ``x_usage``, as written (any JSON value:
+    validation does not check ``x_`` fields). The fast path decodes them, in a second pass over
+    the events, only when the text names ``"x_model"`` (see :func:`decode_records`)."""
+
+    x_model: Any = None
+    x_usage: Any = None
+
+
+MODEL_MARK = b'"x_model"'
+
+
 class EdgeRecord(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=True):
     """One edge, fields as in ``$defs/edge`` (no other field allowed)."""
 
@@ -188,11 +201,13 @@ class DecodedTrace:
     head: dict
     events: list[EventRecord]
     edges: list[EdgeRecord]
+    model_calls: list[ModelCallRecord] | None = None  # None when no event names a model
 
 
 _TOP = msgspec.json.Decoder(TraceRecord)
 _EVENTS = msgspec.json.Decoder(Annotated[list[EventRecord], Meta(min_length=1)])
 _EDGES = msgspec.json.Decoder(list[EdgeRecord])
+_MODEL_CALLS = msgspec.json.Decoder(list[ModelCallRecord])
 _MEMBER_GAP = re.compile(rb'\s*[{,]\s*"(?:[^"\\\x00-\x1f]|\\.)*"\s*:\s*')
 _CLOSING = re.compile(rb"\s*}\s*")
 
@@ -230,10 +245,19 @@ def decode_records(data: bytes) -> DecodedTrace | None:
             return None
         head = {name: strict_json.loads(bytes(raw)) for name, raw in members.items()
                 if name not in BULK}
+        calls = _MODEL_CALLS.decode(top.events) if _mentions(data, MODEL_MARK) else None
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError,
             strict_json.StrictJSONError):  # not JSON, or a rule of the records broken
         return None
-    return DecodedTrace(head, events, edges) if head_validator().is_valid(head) else None
+    if not head_validator().is_valid(head):
+        return None
+    return DecodedTrace(head, events, edges, calls)
+
+
+def _mentions(data, mark: bytes) -> bool:
+    """Whether ``mark`` occurs in ``data`` (bytes, a memory map or another buffer)."""
+    find = getattr(data, "find", None)
+    return (find(mark) if find is not None else bytes(data).find(mark)) >= 0
 
 
 def _each_key_once(raw: Raw, records: list) -> bool:

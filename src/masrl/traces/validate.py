@@ -104,6 +104,7 @@ class Trace:
     edges: graph.EdgeColumns
     life: Lifecycle
     order: np.ndarray | None = None  # a topological order of the events; None if cyclic
+    model_calls: list | None = None  # fast path: the events' x_model and x_usage, when named
     source: str = "<memory>"
     _document: dict | None = field(default=None, repr=False)
     _data: bytes | None = field(default=None, repr=False)  # the file, when _document is unset
@@ -288,6 +289,7 @@ def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
                    graph.Records(record.edges, structs=True), source)
     if trace.events.overdetermined:
         return None
+    trace.model_calls = record.model_calls
     trace._data = data
     return trace
 

@@ -150,7 +150,7 @@ class ShardBuilder:
             "parallelism": measured["parallelism"], "spawn_depth": measured["spawn_depth"],
             "max_concurrency": measured["max_concurrency"],
             "wall_clock": measured["wall_clock"],
-            "busy_time": float(sum(measured["busy_time"].values())),
+            "busy_time": _sum(measured["busy_time"]),
             "speedup": measured["speedup"],
             "tokens": measured["tokens"]["total"], "cost_usd": measured["cost_usd"]["total"],
             "team_reward": credit.team_reward(run),
@@ -176,7 +176,7 @@ class ShardBuilder:
                                           minlength=len(events.agent_names)).tolist()))
         acts = dict(zip(events.agent_names, acting.tolist()))
         tokens, cost = measured["tokens"]["per_agent"], measured["cost_usd"]["per_agent"]
-        busy = measured["busy_time"]
+        busy = measured["busy_time"]  # each None when the trace does not record it
         for name, life in run.agents.items():
             family = run.subtree(name) if life.children else [name]
             self.agent_rows.append({
@@ -184,10 +184,12 @@ class ShardBuilder:
                 "role": life.role, "parent": life.parent, "depth": life.depth,
                 "children": len(life.children), "spawn_event": life.spawn_event,
                 "spawned_at": life.spawned_at, "ended_at": life.ended_at,
-                "events": own_events.get(name, 0), "busy_time": busy.get(name, 0.0),
-                "tokens": tokens[name], "cost_usd": cost[name],
-                "subtree_tokens": float(sum(tokens[a] for a in family)),
-                "subtree_cost_usd": float(sum(cost[a] for a in family)),
+                "events": own_events.get(name, 0),
+                "busy_time": None if busy is None else busy.get(name, 0.0),
+                "tokens": None if tokens is None else tokens[name],
+                "cost_usd": None if cost is None else cost[name],
+                "subtree_tokens": _sum(tokens, family),
+                "subtree_cost_usd": _sum(cost, family),
             })
 
     # ------------------------------------------------------------------ events
@@ -414,3 +416,11 @@ def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
                     on_output(future.result())
         for future in running:
             on_output(future.result())
+
+
+def _sum(values: dict | None, keys=None) -> float | None:
+    """The sum of a replay's per-agent figures (of ``keys``, else all); ``None`` when the
+    replay says the trace does not record the figure (:mod:`masrl.traces.recorded`)."""
+    if values is None:
+        return None
+    return float(sum(values.values() if keys is None else (values[k] for k in keys)))

@@ -63,6 +63,7 @@ class Message:
     form: str = "openai"  # openai or langchain
     usage: tuple[float, float, dict] | None = None  # input, output, parts
     model_call: bool = False
+    model: str | None = None  # response_metadata's model_name (or model), as written
     responses: list[tuple[str | None, Any]] = field(default_factory=list)  # AutoGen 0.2
 
 
@@ -101,6 +102,9 @@ def decode(path: Path, where: str, value: Any) -> Message:
         metadata = value.get("response_metadata")
         message.model_call = message.usage is not None or (
             isinstance(metadata, dict) and bool(metadata)) or "usage_metadata" in value
+        if isinstance(metadata, dict):
+            named = metadata.get("model_name", metadata.get("model"))
+            message.model = named if isinstance(named, str) and named else None
     if role in ("tool", "function"):
         call_id = value.get("tool_call_id")
         message.tool_call_id = call_id if isinstance(call_id, str) else None
@@ -296,6 +300,8 @@ class Conversation:
             if message.model_call:
                 tokens_in, tokens_out, parts = message.usage or (None, None, {})
                 model = usage_fields(tokens_in, tokens_out, message.id or where, parts)
+                if message.model:
+                    model["x_model"] = message.model
             text = message.content not in ("", None, [])
             if text or not message.tool_calls:
                 turns.turn(**base, id=eid, type="message", agent=agent, content_ref=ref,
