@@ -102,8 +102,7 @@ def read(path: str, wanted: str, output: str) -> tuple | int:
             print(printable(f"{path}: warning: not a trace, and {reason}; the report lists "
                             "its problems as a trace"), file=sys.stderr)
         return validate_file(path, source=path), path, None
-    from masrl.traces.importers import SourceError, import_file
-    from masrl.traces.importers import dumps
+    from masrl.traces.importers import SourceError, dumps, import_file
     from masrl.traces.validate import validate_bytes
 
     try:

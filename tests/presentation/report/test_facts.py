@@ -1,6 +1,6 @@
 """What a replay says and what it cannot: a log without a clock is in steps, and every figure
-the log cannot support is *not recorded* with its reason, never 0; the replay engine's own
-``clock`` and ``not_recorded`` win when it gives them (the contract "unknown is not zero")."""
+the log cannot support is *not recorded* with its reason, never 0: the replay decides both
+(masrl.traces.recorded), the report reads them."""
 
 from __future__ import annotations
 
@@ -10,9 +10,8 @@ import numpy as np
 from replay_examples import EXAMPLES, example
 from trace_helpers import replayed
 
-from masrl.presentation.report import facts as facts_module
 from masrl.presentation.report.facts import SECONDS, STEPS, Facts
-from masrl.traces import Replay
+from masrl.traces import recorded
 
 
 def document(name: str) -> dict:
@@ -26,7 +25,7 @@ def test_a_recorded_run_has_a_clock_and_its_figures():
     assert found.get("tokens.total") == 16370
     assert found.get("cost_usd.total") == found.data["cost_usd"]["total"]
     assert found.get("credit.team_reward") == 0.85
-    assert set(found.not_recorded) == {"cost_usd_estimated.total"}  # no price table yet
+    assert found.not_recorded == found.data["not_recorded"]
 
 
 def test_times_that_only_order_the_events_are_steps():
@@ -39,8 +38,8 @@ def test_times_that_only_order_the_events_are_steps():
     assert found.clock == STEPS
     for key in ("wall_clock", "busy_time", "speedup"):
         assert found.get(key) is None
-        assert found.reason(key) == facts_module.NO_TIMES
-    assert found.reason("busy_time.debater_1") == facts_module.NO_TIMES  # inside busy_time
+        assert found.reason(key) == recorded.ORDER_ONLY
+    assert found.reason("busy_time.debater_1") == recorded.ORDER_ONLY  # inside busy_time
     start, end = found.positions()
     assert sorted(start.tolist()) == list(range(len(trace["events"])))
     assert np.array_equal(start, end)
@@ -55,52 +54,16 @@ def test_unrecorded_durations_tokens_costs_and_reward_are_unknown_not_zero():
     trace["rewards"] = {}
     found = Facts(replayed(trace))
     assert found.clock == SECONDS and found.get("wall_clock") > 0
-    assert found.data["busy_time"]["lead"] == 0.0  # what the replay says today...
-    assert found.get("busy_time") is None  # ...is not what the report shows
-    assert found.reason("busy_time") == facts_module.NO_DURATIONS
+    assert found.get("busy_time") is None
+    assert found.reason("busy_time") == recorded.NO_DURATIONS
     assert found.get("tokens.total") is None and found.reason("tokens.total")
     assert found.get("cost_usd.total") is None
-    assert found.reason("cost_usd.total") == facts_module.NO_COST
-    assert found.reason("credit.team_reward") == facts_module.NO_REWARD
+    assert found.reason("cost_usd.total") == recorded.NO_COSTS
+    assert found.reason("credit.team_reward") == recorded.NO_TEAM_REWARD
     assert found.recorded_by("tokens") == dict.fromkeys(found.run.agents, False)
-
-
-def test_the_engine_s_own_answers_are_used_when_it_gives_them():
-    """Once ``to_dict()`` carries ``clock`` and ``not_recorded`` (the engine's side of the
-    contract), the report reads them instead of working them out."""
-    base = example("swarm")
-
-    class Engine(Replay):
-        def to_dict(self) -> dict:
-            found = super().to_dict()
-            found["clock"] = "steps"
-            found["tokens"] = {**found["tokens"], "total": None}
-            found["not_recorded"] = {"tokens.total": "the engine says so"}
-            return found
-
-    found = Facts(Engine(base.run, base.metrics, base.credit))
-    assert found.clock == STEPS
-    assert found.not_recorded == {"tokens.total": "the engine says so"}
-    assert found.get("tokens.total") is None
-    assert found.get("wall_clock") == base.metrics["wall_clock"]  # not in the engine's list
 
 
 def test_per_agent_recording():
     found = Facts(example("harness"))
-    recorded = found.recorded_by("tokens")
-    assert recorded["main"] and not recorded["Bash"]
-
-
-def test_one_agent_has_no_speedup_to_speak_of():
-    trace = {"trace_id": "solo", "task_id": "t", "topology": "unknown", "rewards": {},
-             "costs": {"tokens": 0, "wall_clock_s": 2},
-             "events": [{"id": "a", "t": 0, "type": "message", "agent": "solo", "duration": 1},
-                        {"id": "b", "t": 1, "type": "tool_call", "agent": "solo", "tool": "x",
-                         "duration": 1},
-                        {"id": "c", "t": 2, "type": "tool_result", "agent": "x", "tool": "x"}],
-             "edges": [{"src": "a", "dst": "b", "type": "causal"},
-                       {"src": "b", "dst": "c", "type": "tool_dependency"}]}
-    found = Facts(replayed(trace))
-    assert found.data["speedup"] is not None  # the replay gives one today...
-    assert found.get("speedup") is None  # ...that does not apply
-    assert found.reason("speedup") == facts_module.ONE_AGENT
+    found_tokens = found.recorded_by("tokens")
+    assert found_tokens["main"] and not found_tokens["Bash"]

@@ -96,7 +96,7 @@ def test_the_figures_table_names_each_figure_in_words_with_its_meaning(hierarchy
     assert shown["Parallelism"] == "2.45" and shown["Duration"] == "18.1 s"
     assert shown["Estimated cost"] == "not recorded"
     estimated = next(row for row in table.rows if row[0] == "Estimated cost")
-    assert "Not recorded: this version of masrl has no price table" in estimated[2]
+    assert "Not recorded: no model call names its model (x_model)" in estimated[2]
 
 
 def test_a_log_without_durations_tokens_or_reward_says_not_recorded_never_zero():
@@ -125,7 +125,7 @@ def test_no_reward_gives_the_commands_that_give_credit_instead_of_a_table():
     credit = {s.key: s for s in report_of(document, "run.json")}["credit"]
     assert not any(isinstance(b, (Table, Folded)) for b in credit.blocks)
     said = text(credit)
-    assert "The team reward is not recorded: the log records no team reward" in said
+    assert "The team reward is not recorded: the trace records no team reward" in said
     lines = credit.blocks[-1].lines
     assert lines[-2:] == ["# once the trace records the run's outcome as its team reward:",
                           "masrl replay run.json --outcome decisive_step --json"]

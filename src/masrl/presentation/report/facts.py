@@ -2,10 +2,10 @@
 either a value or *not recorded* with the reason the log gives none (the contract "unknown is
 not zero").
 
-The replay's own ``to_dict()`` is read first: when it carries ``clock`` and ``not_recorded``
-(the replay engine's side of the contract), those are used as they are. A replay without them
-gets the same two answers from :func:`detected_clock` and :func:`derived_unknowns`, which read
-the trace: one place to switch once every replay carries them.
+The replay decides both (:mod:`masrl.traces.recorded`): ``to_dict()`` carries the ``clock``
+(seconds, or steps for a log that only orders its events) and ``not_recorded``, the reason for
+every figure it leaves null. The report reads them and works out nothing of its own, so the
+page, ``masrl replay --json`` and the corpus tables cannot disagree.
 """
 
 from __future__ import annotations
@@ -16,57 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from masrl.traces import credit
+from masrl.traces.recorded import SECONDS, STEPS  # noqa: F401 (the clocks, for the sections)
 from masrl.traces.replay import Replay
-
-SECONDS, STEPS = "seconds", "steps"
-NO_TIMES = "the log records the order of events, not their times"
-NO_DURATIONS = "no event records an end time or a duration"
-NO_TOKENS = "no event records tokens"
-NO_COST = "no event records a cost in dollars"
-NO_PRICES = "this version of masrl has no price table to estimate a cost from tokens"
-NO_REWARD = "the log records no team reward"
-ONE_AGENT = "one agent: nothing runs in parallel"
-DURATION_KEYS = ("wall_clock", "busy_time", "speedup")
-
-
-def detected_clock(replay: Replay) -> str:
-    """:data:`STEPS` when the events carry no usable clock (every event starts and ends at one
-    and the same time, as in logs that only order their events), else :data:`SECONDS`."""
-    events = replay.run.trace.events
-    times = np.concatenate([events.start, events.end])
-    return STEPS if times.size and bool((times == times[0]).all()) else SECONDS
-
-
-def acting_agents(replay: Replay) -> list[str]:
-    """The names that act in at least one event other than a tool result (tools left out)."""
-    events = replay.run.trace.events
-    acts = credit.acting(replay.run).tolist()
-    return [name for name, act in zip(events.agent_names, acts) if act]
-
-
-def derived_unknowns(replay: Replay, clock: str) -> dict[str, str]:
-    """The figures the trace cannot support, keyed as in ``masrl replay --json`` (dotted), each
-    with its reason: durations without a clock or without end times, a speedup of one agent
-    (which does not apply), tokens and dollars no event records, a team reward the trace does
-    not have, an estimate without a price table."""
-    trace = replay.run.trace
-    events = trace.events
-    found: dict[str, str] = {}
-    if clock == STEPS:
-        found.update(dict.fromkeys(DURATION_KEYS, NO_TIMES))
-    elif not bool((events.end > events.start).any()):
-        found.update(dict.fromkeys(("busy_time", "speedup"), NO_DURATIONS))
-    if "speedup" not in found and len(acting_agents(replay)) == 1:
-        found["speedup"] = ONE_AGENT
-    if bool(np.isnan(trace.recorded("tokens")).all()):
-        found["tokens.total"] = NO_TOKENS
-    if bool(np.isnan(trace.recorded("cost_usd")).all()):
-        found["cost_usd.total"] = NO_COST
-    found["cost_usd_estimated.total"] = NO_PRICES
-    if replay.credit.get("team_reward") is None:
-        found["credit.team_reward"] = NO_REWARD
-    return dict(sorted(found.items()))
 
 
 class Facts:
@@ -77,10 +28,8 @@ class Facts:
     def __init__(self, replay: Replay):
         self.replay = replay
         self.data = replay.to_dict()
-        self.clock = self.data.get("clock") or detected_clock(replay)
-        given = self.data.get("not_recorded")
-        self.not_recorded: dict[str, str] = (dict(given) if isinstance(given, Mapping)
-                                             else derived_unknowns(replay, self.clock))
+        self.clock = self.data["clock"]
+        self.not_recorded: dict[str, str] = dict(self.data["not_recorded"])
 
     @property
     def run(self):
