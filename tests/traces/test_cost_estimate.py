@@ -138,7 +138,7 @@ def test_without_the_price_table_the_estimate_says_to_install_it(monkeypatch):
     found = result["cost_usd_estimated"]
     assert (found["total"], found["price_table"]["version"]) == (None, None)
     assert result["not_recorded"]["cost_usd_estimated.total"] == recorded.INSTALL
-    assert "masrl[prices]" in recorded.INSTALL
+    assert "pip install genai-prices" in recorded.INSTALL
 
 
 def test_an_undated_trace_is_priced_as_of_the_declared_date():

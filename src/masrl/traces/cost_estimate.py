@@ -4,8 +4,9 @@ from the cost the trace records (``cost_usd``), never added to it.
 Where a log names the model of a call and counts its tokens but states no price (a Claude Code
 session, most OpenTelemetry exports), the cost can still be estimated from a maintained price
 table: `genai-prices <https://pypi.org/project/genai-prices/>`_ (Pydantic's), whose data ships
-inside the package and is read offline (nothing is fetched). It is an optional dependency,
-``pip install masrl[prices]``; without it the estimate is ``null`` and says to install it.
+inside the package and is read offline (nothing is fetched). It is part of the core install
+(an estimated cost is what a user of a Claude Code or Codex log asks first); an environment that
+lacks it gets a ``null`` estimate that says to install it.
 
 A *model call* is an event that records tokens (``tokens``, or a token breakdown ``x_usage``:
 :mod:`masrl.traces.importers.accounting` describes the fields importers write). It is *priced*
@@ -46,7 +47,6 @@ from importlib import metadata
 import numpy as np
 
 PRICE_TABLE = "genai-prices"
-EXTRA = "prices"
 UNDATED_AS_OF = datetime(2026, 12, 1, tzinfo=UTC)  # moves with the pinned genai-prices version
 CACHE_READ = ("cache_read", "cached_input")  # x_usage parts that importers write
 CACHE_WRITE = ("cache_creation", "cache_write_input")

@@ -66,8 +66,8 @@ NO_GAME = ("the trace records no counterfactual rollouts and no outcome model wa
 MISSING_COALITION = "the rollouts do not record every coalition this needs"
 EXACT = "exact Shapley values: nothing was sampled"
 NO_MODEL_CALLS = "no event records a model call's tokens"
-INSTALL = (f"the price table is not installed: pip install 'masrl[{cost_estimate.EXTRA}]' to "
-           f"estimate the cost from tokens ({cost_estimate.PRICE_TABLE})")
+INSTALL = (f"the price table is not installed: pip install {cost_estimate.PRICE_TABLE} to "
+           "estimate the cost from tokens")
 NO_PRICEABLE = ("no model call names its model (x_model) with its input and output tokens "
                 "(x_usage.input, x_usage.output)")
 ALL_UNKNOWN = "the price table knows none of the models the log names"
