@@ -307,7 +307,7 @@ def _record(path: Path, number: int, line: str) -> dict:
         raise source_error(path, number, findings[0])
     if not isinstance(record, dict):
         raise SourceError(path, number, f"a record must be a JSON object, not "
-                          f"{type(record).__name__}")
+                          f"{json_type(record)}")
     return record
 
 
@@ -317,17 +317,25 @@ DROP = (None, "")  # optional field values that are left out of an event
 
 
 class TraceBuilder:
-    """Collects events and edges in emission order; ids must be unique."""
+    """Collects events and edges in emission order; ids must be unique.
 
-    def __init__(self) -> None:
+    An importer whose event ids come from the log (ids it restores, step numbers it is given)
+    passes ``duplicate``: it is called with the id, the event that has it and the new event's
+    fields, and returns the :class:`SourceError` to raise (naming both places in the log).
+    Without it a repeated id is an importer bug."""
+
+    def __init__(self, duplicate: Any = None) -> None:
         self.events: list[dict] = []
         self.edges: list[dict] = []
         self.by_id: dict[str, dict] = {}
         self._edge_keys: set[tuple[str, str]] = set()
+        self._duplicate = duplicate
 
     def event(self, id: str, t: float, type: str, agent: str, **fields: Any) -> dict:
         """Add an event; optional fields whose value is ``None`` or ``""`` are left out."""
         if id in self.by_id:
+            if self._duplicate is not None:
+                raise self._duplicate(id, self.by_id[id], fields)
             raise AssertionError(f"importer bug: duplicate event id {id!r}")
         event = {"id": id, "t": t, "type": type, "agent": agent}
         ordered = sorted(fields.items(), key=lambda item: item[0].startswith("x_"))
@@ -425,15 +433,16 @@ def write_trace(document: dict, out: str | os.PathLike,
 
 
 def json_type(value: Any) -> str:
-    """The JSON name of a value's type, with its article: ``an object``, ``a list``..."""
+    """JSON's name of a value's type, with its article: ``an object``, ``an array``, ``a
+    string``, ``a number``; ``true``, ``false`` and ``null`` by themselves."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return "true" if value else "false"
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list):
-        return "a list"
+        return "an array"
     return "an object"

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
@@ -20,7 +19,9 @@ from masrl.traces.importers._kit.common import (
     read_jsonl,
     read_text,
 )
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import Sample
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "codex"
 MAIN = "main"
@@ -32,7 +33,6 @@ CALLS = {"function_call": None, "custom_tool_call": None, "local_shell_call": "l
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 WAIT_TOOLS = ("wait", "wait_agent")
 ENDED = ("completed", "errored")
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -95,13 +95,18 @@ TOKEN_PARTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasonin
 MODEL_OUTPUTS = ("reasoning", *CALLS)  # response items a model response writes (and messages)
 
 
-def _token_parts(usage: dict) -> dict:
-    """The counts of a ``last_token_usage`` (0 for a missing or non-numeric one);
-    ``cache_write_input_tokens`` (0.145 and later) only when the log has it."""
+def _token_parts(usage: dict, file: Path, line: int, repairs: Counter | None,
+                 name: str = "last_token_usage") -> dict:
+    """The counts of a ``last_token_usage``, read by the kit's rule (text read and repaired,
+    anything else refused); a part the log leaves out is none of the total (0), and
+    ``cache_write_input_tokens`` (0.145 and later) is kept only when the log has it. A count
+    without its ``input_tokens`` or ``output_tokens`` states no usage (``None``)."""
     names = TOKEN_PARTS + (("cache_write_input_tokens",) if "cache_write_input_tokens" in usage
                            else ())
-    return {k: usage[k] if isinstance(usage.get(k), (int, float))
-            and not isinstance(usage.get(k), bool) else 0 for k in names}
+    parts = {k: count(usage.get(k), file, line, f"info.{name}.{k}", repairs) for k in names}
+    if parts["input_tokens"] is None or parts["output_tokens"] is None:
+        return {}
+    return {k: 0 if v is None else v for k, v in parts.items()}
 
 
 def _model_output(data: dict) -> bool:
@@ -259,13 +264,9 @@ class _Session:
     # ------------------------------------------------------------------ one rollout
 
     def time(self, rollout: Rollout, line: int, stamp: str) -> int:
-        try:
-            moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-        except ValueError:
-            raise SourceError(rollout.file, line, f"unreadable timestamp {stamp!r}") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return (moment - EPOCH) // timedelta(microseconds=1)
+        """Microseconds since 1970 of a record's ISO 8601 timestamp (UTC when it names no
+        zone)."""
+        return moment_ns(stamp, rollout.file, line, "timestamp", numbers=False) // 1000
 
     def emit(self, rollout: Rollout) -> None:
         name = rollout.file.name
@@ -367,21 +368,30 @@ class _Session:
         if not isinstance(usage, dict):
             self.skip_line("event_msg:token_count without usage")
             return
-        if info == state["last_info"]:
+        line = int(where.rsplit(":", 1)[1])
+        parts = _token_parts(usage, rollout.file, line, self.result.repairs)
+        total = info.get("total_token_usage")
+        read = {**info, "last_token_usage": parts,  # compared as read: "12" repeats 12
+                "total_token_usage": _token_parts(total, rollout.file, line, None,
+                                                  "total_token_usage")
+                if isinstance(total, dict) else total}
+        if read == state["last_info"]:
             self.skip_line("event_msg:token_count repeating the previous count (stated once)")
             return
-        state["last_info"] = info
-        parts = _token_parts(usage)
+        state["last_info"] = read
+        if not parts:
+            self.skip_line("event_msg:token_count without input and output counts")
+            return
         self.account.state_usage(tokens_in=parts["input_tokens"],
                                  tokens_out=parts["output_tokens"])
         self.deferred = True
-        count = (parts, where)
+        stated = (parts, where)
         if rollout.order[0] == "before":
             if state["ahead"] is not None:
                 self.settle(state, state["ahead"])
-            state["ahead"] = count
+            state["ahead"] = stated
         else:
-            self.settle(state, count)
+            self.settle(state, stated)
 
     def settle(self, state: dict, count: tuple[dict, str]) -> None:
         """Put a count on the last event of the response it prices (the events since the

@@ -21,8 +21,8 @@ from masrl.traces.importers._kit.common import (
     several_runs,
     source_error,
 )
+from masrl.traces.importers._kit.numbers import amount, count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.timestamps import is_number
 from masrl.traces.importers.spans import otel
 from masrl.traces.importers.spans import tree as spans
 from masrl.traces.importers.spans.tree import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
@@ -31,6 +31,7 @@ FORMAT = "langfuse"
 KINDS = {"AGENT": AGENT, "GENERATION": MODEL, "TOOL": TOOL, "EVENT": EVENT}
 NO_END = "observation without endTime (ends when it starts)"
 DOWNLOAD, API = "UI download {trace, observations}", "API trace with observations"
+USAGE_AMOUNTS = ("inputCost", "outputCost", "totalCost", "unit")  # usage fields that are no count
 SIDES = (("input", ("input", "prompt", "cache_read", "cache_creation")),
          ("output", ("output", "completion", "reasoning")))
 
@@ -186,7 +187,7 @@ def _observation(path: Path, where: str, raw: Any, trace_id: str, repairs: Count
     span = Span(oid, parent or None, start, end, span_kind, where,
                 name=name or kind.lower(), label=label, fingerprint=spans.fingerprint(raw),
                 error=raw.get("level") == "ERROR")
-    _usage(path, where, span, raw)
+    _usage(path, where, span, raw, repairs)
     if span_kind == AGENT:
         named = next((attributes[k] for k in otel.AGENT_NAME
                       if isinstance(attributes.get(k), str) and attributes[k]), None)
@@ -234,13 +235,21 @@ def _metadata(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _usage(path: Path, where: str, span: Span, raw: dict) -> None:
+def _usage(path: Path, where: str, span: Span, raw: dict, repairs: Counter) -> None:
     details, usage = _object(path, where, raw, "usageDetails"), _object(path, where, raw, "usage")
     costs = _object(path, where, raw, "costDetails")
     flat = {"input": raw.get("inputUsage"), "output": raw.get("outputUsage"),
             "total": raw.get("totalUsage")}
-    for source in (details, usage, flat):
-        numbers = {k: v for k, v in source.items() if is_number(v)}
+    flat_keys = {"input": "inputUsage", "output": "outputUsage", "total": "totalUsage"}
+    for name, source in (("usageDetails", details), ("usage", usage), ("", flat)):
+        numbers = {}
+        for key, value in source.items():
+            field = f"{name}.{key}" if name else flat_keys[key]
+            if name == "usage" and key in USAGE_AMOUNTS:
+                continue  # the usage object's own dollar fields (read with the costs)
+            found = count(value, path, where, field, repairs)
+            if found is not None:
+                numbers[key] = found
         if span.kind != MODEL and not any(numbers.values()):
             continue  # the zeros Langfuse gives every observation that is no generation
         if "input" in numbers or "output" in numbers:
@@ -249,10 +258,13 @@ def _usage(path: Path, where: str, span: Span, raw: dict) -> None:
         if "total" in numbers:
             span.total_tokens = numbers["total"]
             break
-    for value in (costs.get("total"), raw.get("calculatedTotalCost"), raw.get("totalCost"),
-                  usage.get("totalCost")):
-        if is_number(value):
-            span.cost = value
+    for field, value in (("costDetails.total", costs.get("total")),
+                         ("calculatedTotalCost", raw.get("calculatedTotalCost")),
+                         ("totalCost", raw.get("totalCost")),
+                         ("usage.totalCost", usage.get("totalCost"))):
+        found = amount(value, path, where, field, repairs)
+        if found is not None:
+            span.cost = found
             break
 
 

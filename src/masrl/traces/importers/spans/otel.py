@@ -14,10 +14,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from masrl.traces.importers._kit import numbers
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import ImportResult, SourceError, one_run, read_bytes
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.timestamps import hrtime_ns, is_number
+from masrl.traces.importers._kit.timestamps import hrtime_ns
 from masrl.traces.importers.spans import otel_shapes
 from masrl.traces.importers.spans import tree as spans
 from masrl.traces.importers.spans.otel_shapes import RawSpan
@@ -119,7 +120,7 @@ def import_traces(path: str | Path) -> list[ImportResult]:
                 first.account.skip(spans.DUPLICATE)
                 continue
             seen.add((raw.span_id, raw.fingerprint))
-            stated = classify(raw).stated()
+            stated = classify(raw, None, path, first.repairs).stated()
             if stated:
                 first.account.state_usage(**stated)
             first.account.skip(NO_RUN, usage=stated)
@@ -160,10 +161,12 @@ def _import_trace(path: Path, reading: otel_shapes.Reading, tid: str | None,
         result.repairs[otel_shapes.NO_END] += open_ended
     for span in raw:
         if span.end < span.start:
-            raise SourceError(path, span.where, f"span ends ({span.end}) before it starts "
-                              f"({span.start})")
+            start_key, end_key = span.time_keys
+            raise SourceError(path, span.where, f"span ends before it starts: {end_key} "
+                              f"({iso_from_ns(span.end)}) is before {start_key} "
+                              f"({iso_from_ns(span.start)})")
     conventions: Counter = Counter()
-    classified = [classify(s, conventions) for s in raw]
+    classified = [classify(s, conventions, path, result.repairs) for s in raw]
     _vercel_calls(raw, classified)
     linked = spans.link(path, classified, result.repairs, account)
     name = _trace_id(path, tid)
@@ -215,9 +218,11 @@ def _evidence(conventions: Counter, merged: int, raw: list[RawSpan]) -> str:
 
 # ---------------------------------------------------------------------------------- reading
 
-def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
+def classify(raw: RawSpan, conventions: Counter | None, path: Path, repairs: Counter) -> Span:
     """The span model of one OpenTelemetry span (chapter 23 of the book); ``conventions``
-    counts the convention each span's kind was read by."""
+    counts the convention each span's kind was read by; counts and amounts are read by the
+    kit's rule (:mod:`.._kit.numbers`: text repaired in ``repairs``, the rest refused)."""
+    number = _Numbers(path, raw.where, repairs)
     a = raw.attributes
     kind, label, convention = _beeai(raw) or _kind(a, raw)
     if conventions is not None and convention:
@@ -227,10 +232,10 @@ def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
     if kind == AGENT:
         span.name = _first_text(a, AGENT_NAME) or agent_from_name(raw.name)
         span.returns = a.get("masrl.return") is not False
-        span.spawn_cost = (_first_number(a, ("masrl.spawn.tokens",)),
-                           _first_number(a, ("masrl.spawn.cost_usd",)))
-        span.return_cost = (_first_number(a, ("masrl.return.tokens",)),
-                            _first_number(a, ("masrl.return.cost_usd",)))
+        span.spawn_cost = (number.count(a, ("masrl.spawn.tokens",)),
+                           number.amount(a, ("masrl.spawn.cost_usd",)))
+        span.return_cost = (number.count(a, ("masrl.return.tokens",)),
+                            number.amount(a, ("masrl.return.cost_usd",)))
     elif kind == EVENT:
         span.event_type = a["masrl.event.type"]
         span.decision = _text(a.get("masrl.decision"))
@@ -239,7 +244,7 @@ def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
         span.handoff_to = _text(a.get("gen_ai.handoff.to_agent"))
         if span.handoff_to is None and (match := HANDOFF_TOOL.fullmatch(raw.name)):
             span.handoff_to = match["to"].strip()
-    _usage(span, a)
+    _usage(span, a, number)
     if kind in (MODEL, EVENT):
         span.model = _first_text(a, MODEL_NAME)
         span.output = _first(a, OUTPUT)
@@ -327,23 +332,40 @@ def _beeai(raw: RawSpan) -> tuple[str, str, str] | None:
     return OTHER, f"BeeAI emitter event {match['event']} of {match['path']}", BEEAI
 
 
-def _usage(span: Span, a: dict) -> None:
+def _usage(span: Span, a: dict, number: _Numbers) -> None:
     for key, names in (("input", INPUT_TOKENS), ("output", OUTPUT_TOKENS)):
-        value = _first_number(a, names)
+        value = number.count(a, names)
         if value is not None:
             span.usage[key] = value
     if span.usage:
         for part, names in PARTS.items():
-            value = _first_number(a, names)
+            value = number.count(a, names)
             if value:
                 span.parts[part] = value
-    span.total_tokens = _first_number(a, TOTAL_TOKENS)
-    costs = [a[k] for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
-             if is_number(a.get(k))]
+    span.total_tokens = number.count(a, TOTAL_TOKENS)
+    costs = [cost for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
+             if (cost := number.amount(a, (k,))) is not None]
     if costs:
         span.cost = sum(costs)
     else:
-        span.cost = _first_number(a, COST)
+        span.cost = number.amount(a, COST)
+
+
+class _Numbers:
+    """The first attribute of several names that a span states, read by the kit's rule."""
+
+    def __init__(self, path: Path, where: str, repairs: Counter):
+        self.path, self.where, self.repairs = path, where, repairs
+
+    def count(self, a: dict, names: tuple[str, ...]) -> int | None:
+        key = next((k for k in names if a.get(k) is not None), None)
+        return None if key is None else numbers.count(a[key], self.path, self.where,
+                                                      f"attributes.{key}", self.repairs)
+
+    def amount(self, a: dict, names: tuple[str, ...]) -> float | None:
+        key = next((k for k in names if a.get(k) is not None), None)
+        return None if key is None else numbers.amount(a[key], self.path, self.where,
+                                                       f"attributes.{key}", self.repairs)
 
 
 def _first(a: dict, names: tuple[str, ...]) -> Any:
@@ -352,10 +374,6 @@ def _first(a: dict, names: tuple[str, ...]) -> Any:
 
 def _first_text(a: dict, names: tuple[str, ...]) -> str | None:
     return next((a[k] for k in names if isinstance(a.get(k), str) and a[k]), None)
-
-
-def _first_number(a: dict, names: tuple[str, ...]) -> float | None:
-    return next((a[k] for k in names if is_number(a.get(k)) and a[k] >= 0), None)
 
 
 def _text(value) -> str | None:

@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces.importers._kit.accounting import Account
-from masrl.traces.importers._kit.common import SourceError, TraceBuilder, content_ref, json_type
-from masrl.traces.importers._kit.timestamps import NS, iso_ns
+from masrl.traces.importers._kit.common import SourceError, TraceBuilder, content_ref
+from masrl.traces.importers._kit.numbers import shown
+from masrl.traces.importers._kit.timestamps import NS, moment_ns
 
 AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
 KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
@@ -764,17 +765,14 @@ def iso_interval(path: Path, where: str | None, record: dict, keys: tuple[str, s
     ``no_end``; a start that is no time, an end that is neither a time nor null, and an end
     before the start are errors naming the record (``subject``) and the field."""
     start_key, end_key = keys
-    start = iso_ns(record.get(start_key))
-    if start is None:
-        raise SourceError(path, where, f"{subject}: {start_key} must be an ISO-8601 time, found "
-                          f"{json_type(record.get(start_key))} {record.get(start_key)!r}")
+    if record.get(start_key) is None:
+        raise SourceError(path, where, f"{subject}: {start_key} must be an ISO 8601 time, "
+                          f"found {shown(record.get(start_key))}")
+    start = moment_ns(record[start_key], path, where, f"{subject}: {start_key}", numbers=False)
     if record.get(end_key) is None:
         repairs[no_end] += 1
         return start, start
-    end = iso_ns(record.get(end_key))
-    if end is None:
-        raise SourceError(path, where, f"{subject}: {end_key} must be an ISO-8601 time or null, "
-                          f"found {json_type(record[end_key])} {record[end_key]!r}")
+    end = moment_ns(record[end_key], path, where, f"{subject}: {end_key}", numbers=False)
     if end < start:
         raise SourceError(path, where, f"{subject} ends ({record[end_key]}) before it starts "
                           f"({record[start_key]})")

@@ -22,8 +22,10 @@ from masrl.traces.importers._kit.common import (
     source_error,
     sse_payloads,
 )
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.sequential import Turns, usage_fields
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "adk"
 UNIT = "event"
@@ -123,10 +125,11 @@ class _Session:
                                                             "longRunningToolIds"))
                    else "snake"] += 1
         author = event.get("author")
-        usage = _usage(field(event, "usageMetadata"))
+        usage = _usage(field(event, "usageMetadata"), self.path, where, self.result.repairs)
         if usage is not None:
-            self.account.state_usage(tokens_in=usage[0], tokens_out=usage[1])
-        as_skipped = None if usage is None else {"tokens_in": usage[0], "tokens_out": usage[1]}
+            self.account.state_usage(tokens_in=usage[0] or 0, tokens_out=usage[1] or 0)
+        as_skipped = None if usage is None else {"tokens_in": usage[0] or 0,
+                                                 "tokens_out": usage[1] or 0}
         if not isinstance(author, str) or not author:
             self.account.skip("unknown record type: an event without author", usage=as_skipped)
             return
@@ -150,7 +153,8 @@ class _Session:
         if model_call:
             tokens_in, tokens_out, named = usage if usage is not None else (None, None, {})
             eid = event.get("id") if isinstance(event.get("id"), str) and event["id"] else where
-            model = usage_fields(tokens_in, tokens_out, eid, named)
+            model = usage_fields(tokens_in, tokens_out, eid, named,
+                                 _text(field(event, "modelVersion")))
         added, carried = self._parts(k, base, author, parts, actions)
         if not added and carried and not model:
             self.account.map()  # the transfer its actions complete is the call's event
@@ -311,40 +315,45 @@ def _parts(path: Path, where: str, event: dict) -> list[dict]:
     return parts
 
 
-def _usage(metadata: Any) -> tuple[float, float, dict] | None:
+def _usage(metadata: Any, path: Path, where: str, repairs: Counter
+           ) -> tuple[float | None, float | None, dict] | None:
+    """Gemini's counts (the kit's rule): the tool-use prompt goes with the prompt, the thinking
+    with the candidates; ``None`` when neither the prompt nor the candidates are stated."""
     if not isinstance(metadata, dict):
         return None
-    prompt = count(field(metadata, "promptTokenCount"))
-    candidates = count(field(metadata, "candidatesTokenCount"))
-    thoughts = count(field(metadata, "thoughtsTokenCount")) or 0
-    tool_prompt = count(field(metadata, "toolUsePromptTokenCount")) or 0
+
+    def read(name: str):  # named as the log writes it: camelCase or snake_case
+        key = name if name in metadata else _snake(name)
+        holder = "usageMetadata" if key == name else "usage_metadata"
+        return count(metadata.get(key), path, where, f"{holder}.{key}", repairs)
+
+    prompt, candidates = read("promptTokenCount"), read("candidatesTokenCount")
+    thoughts = read("thoughtsTokenCount") or 0
+    tool_prompt = read("toolUsePromptTokenCount") or 0
     if prompt is None and candidates is None:
         return None
-    named = {"cached_input": count(field(metadata, "cachedContentTokenCount")) or 0,
+    named = {"cached_input": read("cachedContentTokenCount") or 0,
              "tool_use_input": tool_prompt, "reasoning_output": thoughts}
-    return (prompt or 0) + tool_prompt, (candidates or 0) + thoughts, named
+    return (None if prompt is None else prompt + tool_prompt,
+            None if candidates is None else candidates + thoughts, named)
 
 
 MICRO = 1_000_000
 
 
-def _micros(value: Any) -> int | None:
-    number = count(value)
-    return None if number is None else round(number * MICRO)
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _times(path: Path, events: list) -> tuple[dict[int, float], str | None]:
     """Seconds from the earliest timestamp, by event index, and that earliest time (ISO 8601
-    UTC); empty and ``None`` when no event has one."""
+    UTC); empty and ``None`` when no event has one. ADK writes seconds since the epoch (a
+    float); an ISO 8601 time is read too (:func:`.timestamps.moment_ns`)."""
     stamps = {}
     for k, (where, event) in enumerate(events):
         if not isinstance(event, dict) or "timestamp" not in event:
             continue
-        micros = _micros(event["timestamp"])
-        if micros is None:
-            raise SourceError(path, f"{where}.timestamp", "must be seconds since the epoch (a "
-                              f"number), found {json_type(event['timestamp'])}")
-        stamps[k] = micros
+        stamps[k] = moment_ns(event["timestamp"], path, where, "timestamp", unit=1) // 1000
     if not stamps:
         return {}, None
     first = min(stamps.values())

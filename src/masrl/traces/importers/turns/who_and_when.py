@@ -20,6 +20,7 @@ from masrl.traces.importers._kit.common import (
     read_json,
 )
 from masrl.traces.importers._kit.sampling import Sample
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "who-and-when"
 ORCHESTRATOR = "Orchestrator"
@@ -47,6 +48,7 @@ TASK_RESULT = "task result: repeats the run's messages"
 RUNNER_NOTE = "runner note: not an AutoGen message of the run"
 REPR_NO_TIME = "message repr without a UTC created_at: the trace has no times"
 MICROSECOND = timedelta(microseconds=1)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def import_file(path: str | Path) -> ImportResult:
@@ -260,16 +262,9 @@ def _times(path: Path, history: list, kept: list[int], reprs: dict, account
                           "or none")
     stamps = {}
     for k, record in enumerate(history):
-        value = record["created_at"]
-        try:
-            stamp = datetime.fromisoformat(value) if isinstance(value, str) else None
-        except ValueError:
-            stamp = None
-        if stamp is None or stamp.utcoffset() is None:
-            raise SourceError(path, f"history[{k}].created_at", "must be an ISO 8601 time with "
-                              "a UTC offset (e.g. 2025-03-01T10:00:00.000000Z), found "
-                              f"{found(value)}")
-        stamps[k] = stamp
+        micros = moment_ns(record["created_at"], path, f"history[{k}]", "created_at",
+                           naive=False, numbers=False) // 1000
+        stamps[k] = EPOCH + timedelta(microseconds=micros)
     return _offsets({k: stamps[k] for k in kept})
 
 

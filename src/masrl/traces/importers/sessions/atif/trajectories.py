@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from atif import Trajectory
@@ -14,8 +13,8 @@ from pydantic import ValidationError
 
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.common import ImportResult, SourceError, read_json, read_text
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+from masrl.traces.importers._kit.numbers import amount, count
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 
 def schema_version(document) -> tuple[int, int] | None:
@@ -39,12 +38,53 @@ def parse(document, file: Path) -> Trajectory:
                           f"not an ATIF trajectory: {message}") from None
 
 
-def micro(stamp: str) -> int:
-    """An ISO 8601 time in microseconds since 1970 (UTC when it names no zone)."""
-    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return (moment - EPOCH) // timedelta(microseconds=1)
+def micro(stamp: str, file: Path | None = None, where: str | None = None) -> int:
+    """An ISO 8601 time in microseconds since 1970 (UTC when it names no zone); the models
+    checked it is one, :func:`read_numbers` that it is a whole time."""
+    return moment_ns(stamp, file or "trajectory", where, "timestamp", numbers=False) // 1000
+
+
+STEP_COUNTS = ("prompt_tokens", "completion_tokens", "cached_tokens")
+FINAL_COUNTS = ("total_prompt_tokens", "total_completion_tokens", "total_cached_tokens",
+                "total_steps")
+
+
+def read_numbers(document: dict, file: Path, repairs: Counter) -> None:
+    """The counts, costs and times of a trajectory (steps and final metrics, embedded
+    sub-agents too) read by the kit's rule before the models see them: text is read and
+    counted in ``repairs``, anything else (a negative count, ``true`` for a count, a date
+    without a time) refused naming the place; the models would take ``"12"`` and ``true`` as
+    numbers silently."""
+    stack = [("", document)]
+    while stack:
+        where, trajectory = stack.pop()
+        if not isinstance(trajectory, dict):
+            continue
+        steps = trajectory.get("steps")
+        for k, step in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(step, dict):
+                continue
+            place = f"{where}steps[{k}]"
+            if isinstance(step.get("timestamp"), str):
+                moment_ns(step["timestamp"], file, place, "timestamp", numbers=False)
+            _read(step.get("metrics"), STEP_COUNTS, "cost_usd", file, f"{place}.metrics",
+                  repairs)
+        _read(trajectory.get("final_metrics"), FINAL_COUNTS, "total_cost_usd", file,
+              f"{where}final_metrics", repairs)
+        subs = trajectory.get("subagent_trajectories")
+        for k, sub in enumerate(subs if isinstance(subs, list) else []):
+            stack.append((f"{where}subagent_trajectories[{k}].", sub))
+
+
+def _read(metrics, counts: tuple[str, ...], cost: str, file: Path, where: str,
+          repairs: Counter) -> None:
+    if not isinstance(metrics, dict):
+        return
+    for key in counts:
+        if key in metrics:
+            metrics[key] = count(metrics[key], file, where, key, repairs)
+    if cost in metrics:
+        metrics[cost] = amount(metrics[cost], file, where, cost, repairs)
 
 
 def refs_of(document) -> list[dict]:
@@ -92,6 +132,7 @@ class Trajectories:
         document = read_json(file)
         if isinstance(document, dict):
             self.resolve_session_refs(document, file)
+            read_numbers(document, file, self.result.repairs)
         return parse(document, file)
 
 

@@ -191,7 +191,11 @@ class _Linker:
                 if record.data.get("type") == "assistant" else None
             record.parent = same_response.get(response, previous) if response else previous
             if isinstance(uuid, str):
-                self.ledger.by_uuid.setdefault(uuid, record)
+                known = self.ledger.by_uuid.setdefault(uuid, record)
+                if known is not record:  # a copy's uuid that another record of the log has
+                    raise SourceError(record.file, record.line, f"data.message.uuid {uuid} "
+                                      f"is also the uuid of {known.where}: the copied record "
+                                      "cannot be chained")
                 previous = uuid
                 if response:
                     same_response[response] = uuid
