@@ -22,7 +22,9 @@ from masrl.files import read_input, write_text_atomically
 from masrl.terminal import LIMIT, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.importers._kit.accounting import Account, figures
-from masrl.traces.schema import BASE_VERSION
+from masrl.traces.importers._kit.content import Budget, Ref, content_summary
+from masrl.traces.importers._kit.content import content_ref as content_ref  # re-exported
+from masrl.traces.schema import BASE_VERSION, oldest_version
 
 
 class SourceError(ValueError):
@@ -66,6 +68,7 @@ class ImportResult:
     recognised: dict | None = None  # which system (and shape) wrote the log, and the evidence
     account: Account | None = None  # records read, mapped and skipped; usage (accounting.py)
     time_origin: str | None = None  # ISO 8601 UTC time of t = 0, when the source has clock times
+    labels: list[dict] = field(default_factory=list)  # the source's labels (content.label)
 
     def __post_init__(self) -> None:
         if self.account is None:
@@ -107,6 +110,9 @@ class ImportResult:
         }
         if self.time_origin is not None:
             provenance["time_origin"] = self.time_origin
+        kept = content_summary(self.trace.get("events", []))
+        if kept is not None:
+            provenance["content"] = kept
         if self.recognised is not None:
             provenance["recognised"] = dict(sorted(self.recognised.items()))
         return dict(sorted(provenance.items()))
@@ -119,8 +125,17 @@ class ImportResult:
         add up to infinity, which JSON cannot write; that is a :class:`SourceError` naming the
         event and its source, not a trace with ``Infinity`` in it."""
         self._check_finite()
+        for event in self.trace.get("events", []):  # hashes set after an event was added
+            for key, value in event.items():
+                if isinstance(value, Ref):
+                    event[key] = str(value)
         self.trace.pop("provenance", None)
+        self.trace.pop("labels", None)
+        if self.labels:
+            self.trace["labels"] = self.labels
         self.trace["provenance"] = self.provenance()
+        if "schema_version" in self.trace:
+            self.trace["schema_version"] = oldest_version(self.trace)
         return self
 
 
@@ -174,12 +189,7 @@ def source_file(path: Path, folder: Path) -> dict:
 
 # ---------------------------------------------------------------------------------- content
 
-def content_ref(value: Any) -> str:
-    """``sha256:<hex>`` of a text (UTF-8) or of the canonical JSON of any other value."""
-    if not isinstance(value, str):
-        value = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
-
+# content_ref (a hash that remembers its content, kept as text on request) lives in .content
 
 # ---------------------------------------------------------------------------------- reading
 # The one way in for every importer: files through masrl.files (a regular file of bounded size;
@@ -330,6 +340,7 @@ class TraceBuilder:
         self.by_id: dict[str, dict] = {}
         self._edge_keys: set[tuple[str, str]] = set()
         self._duplicate = duplicate
+        self._budget = Budget()  # the text the trace may still take (masrl import --keep-content)
 
     def event(self, id: str, t: float, type: str, agent: str, **fields: Any) -> dict:
         """Add an event; optional fields whose value is ``None`` or ``""`` are left out."""
@@ -338,6 +349,12 @@ class TraceBuilder:
                 raise self._duplicate(id, self.by_id[id], fields)
             raise AssertionError(f"importer bug: duplicate event id {id!r}")
         event = {"id": id, "t": t, "type": type, "agent": agent}
+        ref = fields.get("content_ref")
+        if isinstance(ref, Ref):
+            text = self._budget.content(ref)
+            if text is not None:
+                fields["content"] = text
+            fields["content_ref"] = str(ref)  # a plain string in the trace
         ordered = sorted(fields.items(), key=lambda item: item[0].startswith("x_"))
         event.update((k, v) for k, v in ordered if not _dropped(v))  # x_ fields last
         self.events.append(event)

@@ -422,14 +422,33 @@ def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
             and id(s) not in has_agent]
     for span in idle:
         span.kind, span.reason = OTHER, IDLE
-    names: dict[int, str] = {}
-    used: Counter = Counter()
-    for span in sorted((s for s in spans if s.kind == AGENT), key=_order):
-        used[span.name] += 1
-        names[id(span)] = span.name if used[span.name] == 1 else f"{span.name}#{used[span.name]}"
+    names = agent_names(sorted((s for s in spans if s.kind == AGENT), key=_order))
     owner = _owners(top, spans)
     return {s.span_id: names[id(owner[id(s)])] if owner.get(id(s)) is not None else default
             for s in spans}
+
+
+def agent_names(invocations: list[Span]) -> dict[int, str]:
+    """``id(span) ->`` the agent each agent span (in start order) is: its name, and for a name's
+    later invocations ``name#2``, ``name#3``... numbered past every name the log itself uses
+    (an agent the log calls ``planner#2`` stays apart from the second ``planner``)."""
+    taken = {span.name for span in invocations}  # reserved before any renaming
+    names: dict[int, str] = {}
+    seen: set[str] = set()
+    suffix: Counter = Counter()
+    for span in invocations:
+        if span.name not in seen:
+            seen.add(span.name)
+            names[id(span)] = span.name
+            suffix[span.name] = 1
+            continue
+        name = span.name
+        while name in taken:
+            suffix[span.name] += 1
+            name = f"{span.name}#{suffix[span.name]}"
+        taken.add(name)
+        names[id(span)] = name
+    return names
 
 
 def _states_tokens(span: Span) -> bool:
