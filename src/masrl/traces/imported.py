@@ -20,15 +20,19 @@ def thin_import(document: dict) -> str | None:
     """One line that says the trace holds a small share of its log (see the module), naming the
     counts and the most frequent reasons records were skipped; ``None`` when the import is not
     thin or the trace records no account of its log."""
-    provenance = document.get("provenance")
+    events = document.get("events")
+    return thin(document.get("provenance"), len(events) if isinstance(events, list) else None)
+
+
+def thin(provenance, events: int | None) -> str | None:
+    """:func:`thin_import` of a trace with this ``provenance`` and this many events."""
     records = provenance.get("records") if isinstance(provenance, dict) else None
-    if not isinstance(records, dict):
+    if not isinstance(records, dict) or events is None:
         return None
     read, mapped = records.get("read"), records.get("mapped")
-    events = document.get("events")
-    if not (_whole(read) and _whole(mapped) and read > 0 and isinstance(events, list)):
+    if not (_whole(read) and _whole(mapped) and read > 0):
         return None
-    if mapped >= THIN_SHARE * read or len(events) >= THIN_EVENTS:
+    if mapped >= THIN_SHARE * read or events >= THIN_EVENTS:
         return None
     unit = records.get("unit") if isinstance(records.get("unit"), str) else "record"
     skipped = provenance.get("skipped") if isinstance(provenance.get("skipped"), dict) else {}
@@ -38,7 +42,7 @@ def thin_import(document: dict) -> str | None:
     more = len(reasons) - REASONS_SHOWN
     named += f"; {more} more reasons" if more > 0 else ""
     return (f"thin import: {mapped} of {read} {unit}s of the log gave events "
-            f"({len(events)} event{'s' if len(events) != 1 else ''})"
+            f"({events} event{'s' if events != 1 else ''})"
             + (f"; skipped: {named}" if named else "")
             + "; the trace may miss part of the run")
 

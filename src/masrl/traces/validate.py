@@ -65,7 +65,7 @@ import numpy as np
 from masrl.files import InputError, check_input, input_limit
 from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import graph, strict_json
-from masrl.traces.imported import thin_import
+from masrl.traces.imported import thin
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
@@ -732,8 +732,7 @@ def _labels(trace: Trace):
 
 def _thin_import(trace: Trace):
     """An import that holds a small share of its log (:mod:`masrl.traces.imported`)."""
-    message = thin_import({"provenance": trace.head.get("provenance"),
-                           "events": range(trace.events.count)})
+    message = thin(trace.head.get("provenance"), trace.events.count)
     if message is not None:
         yield _found(trace, WARNING, "thin-import", ["provenance", "records"], message)
 

@@ -11,7 +11,7 @@ import binascii
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -66,11 +66,13 @@ class RawSpan:
 @dataclass
 class Reading:
     """What a file holds: its spans in file order, and its other records (values that are no
-    span, ``(where, what)``), and repairs made while reading (``reason -> count``)."""
+    span, ``(where, what)``), repairs made while reading (``reason -> count``), and the span
+    annotations it holds beside the spans (Phoenix's, ``(where, annotation)``)."""
 
     spans: list[RawSpan]
     others: list[tuple[str, str]]
     repairs: dict
+    annotations: list[tuple[str, dict]] = field(default_factory=list)
 
 
 def read(path: Path) -> list[RawSpan]:
@@ -84,6 +86,9 @@ def read_all(path: Path) -> Reading:
     reading = Reading([], [], {})
     found = values(path)
     for where, value in found:
+        if is_annotation(value):
+            reading.annotations.append((where, value))
+            continue
         if len(found) > 1 and not _holds_spans(value):
             reading.others.append((where, _what(value)))
             continue
@@ -135,6 +140,14 @@ def _holds_spans(value: Any) -> bool:
                                         or is_span(value))
 
 
+def is_annotation(value: Any) -> bool:
+    """A span annotation as Phoenix exports it (``{span_id, name, annotator_kind, result:
+    {label, score, explanation}}``): a judgement on a span, not a span."""
+    return (isinstance(value, dict) and "span_id" in value and isinstance(value.get("name"), str)
+            and ("result" in value or "annotator_kind" in value)
+            and not any(key in value for key in ("trace_id", "context", "start_time")))
+
+
 def is_span(value: Any) -> bool:
     """An object in one of the span shapes of this module."""
     if not isinstance(value, dict):
@@ -180,10 +193,15 @@ def _value_spans(path: Path, where: str, value: Any, reading: Reading) -> Iterat
         yield from _bundle(path, at, value, reading)
     elif isinstance(value, dict) and isinstance(value.get("data"), list) and not is_span(value):
         for k, raw in enumerate(value["data"]):
+            if is_annotation(raw):
+                reading.annotations.append((f"{at}data[{k}]", raw))
+                continue
             yield _span(path, f"{at}data[{k}]", raw)
     elif isinstance(value, list):
         for k, raw in enumerate(value):
-            if isinstance(raw, dict) and "resourceSpans" in raw:
+            if is_annotation(raw):
+                reading.annotations.append((f"{at}[{k}]", raw))
+            elif isinstance(raw, dict) and "resourceSpans" in raw:
                 yield from _otlp(path, f"{at}[{k}].", raw["resourceSpans"])
             elif isinstance(raw, dict) and "spans" in raw and not is_span(raw):
                 yield from _bundle(path, f"{at}[{k}].", raw, reading)

@@ -70,6 +70,10 @@ class Span:
     spawn_cost: tuple = (None, None)  # agent spans: (tokens, usd) of the spawn and the return
     return_cost: tuple = (None, None)
     has_result: bool = True  # tool spans: whether the tool gave a result
+    call_end: int | None = None  # tool spans: the call's own end, when not the span's
+    result_start: int | None = None  # tool spans: the result's start, when not the span's end
+    spawn_end: int | None = None  # agent spans: the end of the spawn (it starts the span)
+    return_end: int | None = None  # agent spans: the end of the return (it starts at the end)
     reason: str | None = None  # why a span gives no event, when its role says so (roles)
     children: list[Span] = field(default_factory=list)
     parent: Span | None = None
@@ -244,13 +248,15 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
         if span.kind == AGENT and id(span) in under_agent:
             child = agents[span.span_id]
             spawn = build.event(f"{span.span_id}.spawn", t(span.start), "spawn", agent,
-                                to=child, tokens=span.spawn_cost[0],
+                                to=child, t_end=_later(t, span.spawn_end, span.start),
+                                tokens=span.spawn_cost[0],
                                 cost_usd=_cost(span.spawn_cost[1]),
                                 x_source=f"span {span.span_id}")
             ret = None
             if span.returns:
                 ret = build.event(f"{span.span_id}.return", t(span.end), "return", child,
-                                  to=agent, tokens=span.return_cost[0],
+                                  to=agent, t_end=_later(t, span.return_end, span.end),
+                                  tokens=span.return_cost[0],
                                   cost_usd=_cost(span.return_cost[1]), **source(span))["id"]
             unit = _unit(units, agent, span, spawn["id"], ret or spawn["id"])
             bounds[child] = (spawn["id"], ret, agent)
@@ -267,13 +273,16 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
                                 **source(span))
             unit = _unit(units, agent, span, event["id"], event["id"])
         elif span.kind == TOOL:
+            call_end = span.end if span.call_end is None else span.call_end
             call = build.event(f"{span.span_id}.call", t(span.start), "tool_call", agent,
-                               t_end=t(span.end), tool=span.tool, tokens=span.tokens,
+                               t_end=t(call_end), tool=span.tool, tokens=span.tokens,
                                cost_usd=_cost(span.cost), content_ref=_ref(span.input),
                                x_usage=span.x_usage(), **source(span))
             exit = call["id"]
             if span.has_result:
-                exit = build.event(f"{span.span_id}.result", t(span.end), "tool_result", agent,
+                opened = span.end if span.result_start is None else span.result_start
+                exit = build.event(f"{span.span_id}.result", t(opened), "tool_result", agent,
+                                   t_end=_later(t, span.end, opened),
                                    tool=span.tool, trusted=False,
                                    content_ref=_ref(span.output), **source(span))["id"]
                 build.edge(call["id"], exit, "tool_dependency", "blocking")
@@ -592,6 +601,11 @@ def _enclosing(targets: list[Span], candidates: list[Span]) -> dict[int, Span]:
         if position >= 0:
             found[id(target)] = ranked[position]
     return found
+
+
+def _later(t, end: int | None, start: int) -> float | None:
+    """``t(end)`` when the span states an end after ``start`` (a duration the log keeps)."""
+    return t(end) if end is not None and end > start else None
 
 
 def _unit(units: dict, agent: str, span: Span, entry: str, exit: str) -> Unit:
