@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from masrl.traces.importers._kit.common import ImportResult, SourceError, read_jsonl
+from masrl.traces.importers.sessions.claude_code import tool_ids
 from masrl.traces.importers.sessions.claude_code.records import (
     FORMAT,
     USAGE_FIELDS,
@@ -59,6 +60,8 @@ class Ledger:
                                       f"{lines_of[where, uuid]}: records are chained by their "
                                       "uuids, which must differ within a file")
                 lines_of[where, uuid] = line
+        tool_ids.restore(lines, file, self.repairs)  # calls without ids, named by place
+        for line, data in lines:
             self.read_lines.append((file, line, data))
             records.append(Record(data, file, tag, line, f"{name}:{line}", agent,
                                   parent=data.get("parentUuid") or data.get("logicalParentUuid")))

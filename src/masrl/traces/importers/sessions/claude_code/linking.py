@@ -149,6 +149,12 @@ class _Linker:
             launch = answer[1].data.get("toolUseResult") if answer is not None else None
             launched = isinstance(launch, dict) and launch.get("status") == "async_launched"
             name = f"agent-{agent_id}" if agent_id else f"task-{tool_id}"
+            if name in self.agents:  # one sub-agent for two calls: a spawner could be its own
+                raise SourceError(_record.file, _record.line, (
+                    f"Task call {tool_id} of {parent.name} names {name} itself as the sub-agent "
+                    "it starts: an agent never spawns itself") if name == parent.name else (
+                    f"Task call {tool_id} names sub-agent {agent_id or tool_id}, which another "
+                    "call already spawns: a sub-agent has one spawner"))
             records: list[Record] = []
             where = "none"
             if isinstance(source, str):  # a sub-agent file
