@@ -11,8 +11,8 @@ line of ``masrl report``.
 
 from __future__ import annotations
 
-THIN_SHARE = 0.5  # below this share of the records read giving events...
-THIN_EVENTS = 10  # ...and with fewer events than this, an import is thin
+THIN_PARTS = 3  # at most one in this many of the records read giving events...
+THIN_EVENTS = 10  # ...and fewer events than this: an import is thin
 REASONS_SHOWN = 3  # skip reasons named in the message, the most frequent first
 
 
@@ -32,7 +32,7 @@ def thin(provenance, events: int | None) -> str | None:
     read, mapped = records.get("read"), records.get("mapped")
     if not (_whole(read) and _whole(mapped) and read > 0):
         return None
-    if mapped >= THIN_SHARE * read or events >= THIN_EVENTS:
+    if mapped * THIN_PARTS > read or events >= THIN_EVENTS:
         return None
     unit = records.get("unit") if isinstance(records.get("unit"), str) else "record"
     skipped = provenance.get("skipped") if isinstance(provenance.get("skipped"), dict) else {}

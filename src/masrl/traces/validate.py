@@ -45,7 +45,7 @@ Warnings (the trace stays valid):
 * ``newer-field``: a trace that declares an older ``schema_version`` than a field it uses
   (1.0 with a field of 1.1; 1.0 or 1.1 with ``labels`` or an event's ``content``, of 1.2);
 * ``label-agent``: a label names an agent that has no event in the trace;
-* ``thin-import``: an imported trace whose provenance says that fewer than half of the log's
+* ``thin-import``: an imported trace whose provenance says that at most a third of the log's
   records gave events and that holds fewer than ten events (:mod:`masrl.traces.imported`).
 """
 

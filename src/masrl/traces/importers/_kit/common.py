@@ -393,7 +393,9 @@ class TraceBuilder:
         """Raise each event's start to the latest start among its dependencies; return how many
         events moved. Events are visited in a topological order of the edges
         (:func:`masrl.traces.graph.kahn_order`, emission order among ready events); a cycle is an
-        importer bug."""
+        importer bug. Then a tool call that its result answers later (a ``tool_dependency``
+        edge) and that has no end of its own lasts until that result (``t_end``): the log's
+        start and end of the call, so that busy time can be computed."""
         position = {e["id"]: k for k, e in enumerate(self.events)}
         src = np.array([position[e["src"]] for e in self.edges], dtype=np.int64)
         dst = np.array([position[e["dst"]] for e in self.edges], dtype=np.int64)
@@ -412,6 +414,12 @@ class TraceBuilder:
                 if "t_end" in event and event["t_end"] < event["t"]:
                     event["t_end"] = event["t"]
                 moved += 1
+        for edge in self.edges:
+            call, answer = self.by_id[edge["src"]], self.by_id[edge["dst"]]
+            if (edge["type"] == "tool_dependency" and call["type"] == "tool_call"
+                    and answer["type"] == "tool_result" and answer["t"] > call["t"]
+                    and "t_end" not in call and "duration" not in call):
+                call["t_end"] = answer["t"]
         return moved
 
     def count(self, type: str) -> int:

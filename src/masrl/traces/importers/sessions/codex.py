@@ -91,6 +91,23 @@ def _peek_parent(file: Path) -> str | None:
     return parent_of(payload)
 
 
+OLDER = "older layout: items without the {timestamp, type, payload} envelope"
+OLDER_EVIDENCE = ("a first line {id, timestamp, instructions} and response items one per line "
+                  "(record_type state lines between): no item has a time or a token count")
+
+
+def older_layout(records: list[tuple[int, dict]]) -> bool:
+    """A rollout of the older layout (see :meth:`_Session.enveloped`): a first line with an id
+    and a timestamp and no envelope, and lines that are items or state records."""
+    if not records:
+        return False
+    first = records[0][1]
+    return ("payload" not in first and "type" not in first and isinstance(first.get("id"), str)
+            and "timestamp" in first
+            and all("payload" not in r and ("type" in r or "record_type" in r)
+                    for _, r in records[1:]))
+
+
 TOKEN_PARTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 MODEL_OUTPUTS = ("reasoning", *CALLS)  # response items a model response writes (and messages)
 
@@ -191,6 +208,7 @@ class _Session:
         self.returns: list[tuple[str, str]] = []  # (sub-agent, its return event)
         self.account = self.result.account
         self.account.unit = "line"
+        self.older = 0  # rollouts of the older layout read (no times of their own)
 
     def read(self, file: Path, agent: str, tag: str) -> Rollout:
         blanks: Counter = Counter()
@@ -198,6 +216,8 @@ class _Session:
         self.account.read(len(records) + blanks["blank line"])
         if blanks["blank line"]:
             self.account.skip("blank line", blanks["blank line"])
+        if older_layout(records):
+            records = self.enveloped(records, file)
         for line, data in records:
             if not isinstance(data.get("payload"), dict):
                 raise SourceError(file, line, "payload must be an object")
@@ -209,6 +229,30 @@ class _Session:
         rollout = Rollout(file, records, meta["id"], agent, tag, version, role)
         rollout.order = token_order(records, version)
         return rollout
+
+    def enveloped(self, records: list[tuple[int, dict]], file: Path
+                  ) -> list[tuple[int, dict]]:
+        """A rollout of the older layout (a first line ``{id, timestamp, instructions}``, then
+        response items without the ``{timestamp, type, payload}`` envelope, and ``record_type:
+        state`` lines) in the current one: its items have no time of their own, so every one
+        takes the session's time (the trace keeps their order, not their times); state lines
+        are skipped and counted."""
+        first_line, first = records[0]
+        moment_ns(first.get("timestamp"), file, first_line, "timestamp", numbers=False)
+        meta = {"id": first.get("id"), "timestamp": first["timestamp"]}
+        found = [(first_line, {"timestamp": first["timestamp"], "type": "session_meta",
+                               "payload": meta})]
+        self.older += 1
+        for line, item in records[1:]:
+            if item.get("record_type") == "state":
+                self.account.skip("state record (older layout: the session's state, no step)")
+                continue
+            if not isinstance(item.get("type"), str):
+                raise SourceError(file, line, "an item of an older rollout must have a type "
+                                  f"(found keys {', '.join(sorted(item)[:6]) or '(none)'})")
+            found.append((line, {"timestamp": first["timestamp"], "type": "response_item",
+                                 "payload": item}))
+        return found
 
     def run(self) -> ImportResult:
         main = self.read(self.path, MAIN, MAIN)
@@ -243,12 +287,13 @@ class _Session:
         if not self.build.events:
             raise SourceError(self.path, None, "no conversation record to import")
         start = min(e["t"] for e in self.build.events)
-        self.result.time_origin = iso_from_ns(start * 1000)
+        self.result.time_origin = None if self.older else iso_from_ns(start * 1000)
         self.result.recognised = {
             "system": "Codex CLI", "version": main.version or "unknown",
-            "shape": f"token_count {main.order[0]} the response it prices",
-            "evidence": main.order[1] + (f"; {len(rollouts) - 1} sub-agent rollout(s)"
-                                         if len(rollouts) > 1 else "")}
+            "shape": OLDER if self.older else f"token_count {main.order[0]} the response it "
+                                              "prices",
+            "evidence": (OLDER_EVIDENCE if self.older else main.order[1])
+            + (f"; {len(rollouts) - 1} sub-agent rollout(s)" if len(rollouts) > 1 else "")}
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
         build = self.build
@@ -509,16 +554,13 @@ def sniff(sample: Sample) -> str | None:
     if records and records[0].get("type") == "session_meta" and isinstance(
             records[0].get("payload"), dict) and all("payload" in r for r in records):
         return "JSON Lines rollout records (type, payload), the first a session_meta"
+    if records and "instructions" in records[0] and older_layout(list(enumerate(records))):
+        return "an older Codex rollout: a first line {id, timestamp, instructions}, then items"
     return None
 
 
 def refusal(sample: Sample) -> str:
     """Why a file is not a rollout this importer reads (for ``import auto``)."""
-    records = sample.lines
-    if records and "payload" not in records[0] and "instructions" in records[0] and any(
-            r.get("record_type") == "state" for r in records):
-        return ("an early Codex rollout (a bare {id, timestamp, instructions} line, untimed "
-                "items, record_type state lines): not read, it holds no times and no token "
-                "counts")
     return "looks for JSON Lines rollout records (timestamp, type, payload) whose first is a " \
-        "session_meta"
+        "session_meta, or an older rollout: a first line {id, timestamp, instructions}, then " \
+        "response items"

@@ -78,7 +78,8 @@ def _read(path: Path) -> tuple[str, list[tuple[str | None, str, list, dict | Non
         return EVENTS, [(None, "", [(f"[{k}]", e) for k, e in enumerate(document)], None)]
     if isinstance(document, dict) and "author" in document:  # JSON Lines of one event
         return LINES, [(None, "", [("1", document)], None)]
-    raise SourceError(path, None, "expected an ADK session ({id, appName, events...}), a list "
+    raise SourceError(path, None, "expected an ADK session ({id, appName or context, "
+                      "events...}), a list "
                       f"of events or JSON Lines of events; found {json_type(document)}")
 
 
@@ -274,8 +275,10 @@ def _import_session(path: Path, shape: str, sid: str | None, events: list, sessi
             f"{n} {reason}" for reason, n in sorted(result.skipped.items())) + ")"
             if result.skipped else "the session holds no event")
     keys = "camelCase" if reader.camel["camel"] >= reader.camel["snake"] else "snake_case"
-    app = field(session, "appName") if session else None
-    what = {SESSION: "an ADK Session {id, appName, userId, state, events}",
+    app = _app(session)
+    what = {SESSION: "an ADK Session {id, appName, userId, state, events}" if session and (
+                "appName" in session or "app_name" in session)
+            else "an ADK session as ADK saves it {id, context, events}",
             SESSIONS: "a listing of ADK sessions", EVENTS: "a list of ADK events (a /run "
             "response)", LINES: "JSON Lines of ADK events",
             STREAM: "a server-sent event stream of ADK events (a /run_sse response)"}[shape]
@@ -297,6 +300,18 @@ def _import_session(path: Path, shape: str, sid: str | None, events: list, sessi
                "messages": turns.build.count("message"),
                "tool_calls": turns.build.count("tool_call")})
     return result.with_provenance()
+
+
+def _app(session: dict | None) -> str | None:
+    """The app a session belongs to: its ``appName`` (``app_name``), else the one its
+    ``context`` names (a session as ADK saves it)."""
+    if not session:
+        return None
+    app = field(session, "appName")
+    context = session.get("context")
+    if app is None and isinstance(context, dict):
+        app = field(context, "appName")
+    return app if isinstance(app, str) and app else None
 
 
 def _parts(path: Path, where: str, event: dict) -> list[dict]:
@@ -388,6 +403,9 @@ def sniff(sample: Sample) -> str | None:
         if isinstance(events, list) and ("appName" in document or "app_name" in document) \
                 and all(is_event(e) for e in events[:5]):
             return "an ADK session: appName and events with authors"
+        if isinstance(events, list) and events and isinstance(document.get("id"), str) \
+                and all(is_event(e) for e in events[:5]):
+            return "an ADK session as ADK saves it: an id and events with authors"
     if isinstance(document, list) and document and all(is_event(e) for e in document[:5]):
         return "a list of ADK events with authors and invocation ids"
     if sample.records and all(is_event(r) for r in sample.records[:5]):
@@ -397,5 +415,5 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
-    return ("looks for a Google ADK session ({id, appName, events}) or ADK events ({author, "
-            "invocationId, content: {parts}})")
+    return ("looks for a Google ADK session ({id, appName, events}, or {id, context, events} "
+            "as ADK saves it) or ADK events ({author, invocationId, content: {parts}})")

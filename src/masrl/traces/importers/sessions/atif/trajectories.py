@@ -44,6 +44,8 @@ def micro(stamp: str, file: Path | None = None, where: str | None = None) -> int
     return moment_ns(stamp, file or "trajectory", where, "timestamp", numbers=False) // 1000
 
 
+PREFIXED = ("reference resolved to the file beside it that carries the referring file's prefix "
+            "before 'trajectory'")
 STEP_COUNTS = ("prompt_tokens", "completion_tokens", "cached_tokens")
 FINAL_COUNTS = ("total_prompt_tokens", "total_completion_tokens", "total_cached_tokens",
                 "total_steps")
@@ -119,6 +121,7 @@ class Trajectories:
         self.index: dict[str, Trajectory] = {}  # every embedded trajectory by its id
         self.place_of: dict[str, str] = {}  # embedded trajectory id -> its place in the file
         self.files: dict[str, Trajectory] = {}  # trajectory_path files, read once
+        self.prefixed: set[Path] = set()  # files found with the referrer's prefix (counted)
         self.root = self.load(path)
         self.segments = self.continuations(self.root)
         for trajectory, place in self.segments:
@@ -165,14 +168,33 @@ class Trajectories:
                                 "file beside it"] += 1
 
 
+    def sibling(self, referrer: Path, name: str) -> Path:
+        """The file beside ``referrer`` that a reference ``name`` means: ``name`` itself, else,
+        when the referring file carries a prefix before ``trajectory`` (a harness that keeps
+        several runs in one folder, ``run-7.trajectory.json``), the file with that prefix
+        before ``name`` (``run-7.trajectory.cont-1.json`` for ``trajectory.cont-1.json``;
+        counted)."""
+        file = referrer.parent / name
+        at = referrer.name.find("trajectory")
+        if file.is_file() or at <= 0 or not Path(name).name.startswith("trajectory"):
+            return file
+        prefixed = referrer.parent / Path(name).parent / (referrer.name[:at] + Path(name).name)
+        if prefixed.is_file():
+            if prefixed not in self.prefixed:
+                self.prefixed.add(prefixed)
+                self.result.repairs[PREFIXED] += 1
+            return prefixed
+        return file
+
     def continuations(self, root: Trajectory) -> list[tuple[Trajectory, str]]:
         """The root and the segments its ``continued_trajectory_ref`` chain names (files beside
         it: a run Terminus split on context summarization), each with its place prefix."""
         segments, seen = [(root, "")], {self.path.resolve()}
         current = root
+        referrer = self.path
         while current.continued_trajectory_ref:
             name = current.continued_trajectory_ref
-            file = self.path.parent / name
+            file = self.sibling(referrer, name)
             if not file.is_file():
                 raise SourceError(self.path, "continued_trajectory_ref",
                                   f"{name!r} names no file beside the trajectory (the run goes "
@@ -184,6 +206,7 @@ class Trajectories:
             current = self.load(file)
             self.result.files.append(str(file))
             segments.append((current, f"{name}:"))
+            referrer = file
             self.features["continuation segment"] += 1
         return segments
 
@@ -197,7 +220,7 @@ class Trajectories:
                     if ref.trajectory_path is None or (ref.trajectory_id is not None
                                                        and ref.trajectory_id in self.index):
                         continue
-                    known = str(self.path.parent / ref.trajectory_path) in self.files
+                    known = str(self.sibling(self.path, ref.trajectory_path)) in self.files
                     sub, _name, place = self.resolve(
                         ref, f"{where}steps[{k}].observation.results[{j}]"
                              f".subagent_trajectory_ref[{m}]")
@@ -228,7 +251,7 @@ class Trajectories:
             return (self.index[ref.trajectory_id], ref.trajectory_id,
                     self.place_of[ref.trajectory_id] + ".")
         if ref.trajectory_path is not None:
-            file = self.path.parent / ref.trajectory_path
+            file = self.sibling(self.path, ref.trajectory_path)
             if not file.is_file():
                 raise SourceError(self.path, where, f"trajectory_path {ref.trajectory_path!r} "
                                   "names no file beside the trajectory")
