@@ -296,6 +296,8 @@ class _Session:
             + (f"; {len(rollouts) - 1} sub-agent rollout(s)" if len(rollouts) > 1 else "")}
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
+            if "t_end" in event:  # a tool call that lasts until its result
+                event["t_end"] = (event["t_end"] - start) / 1_000_000
         build = self.build
         self.result.trace = build.document(
             trace_id=f"codex:{main.thread}", task_id=main.thread,

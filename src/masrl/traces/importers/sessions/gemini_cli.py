@@ -270,6 +270,8 @@ class _Session:
         self.result.time_origin = iso_from_ns(start * 1000)
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
+            if "t_end" in event:  # a tool call that lasts until its result
+                event["t_end"] = (event["t_end"] - start) / 1_000_000
         session = str(main.meta["sessionId"])
         evidence = [f"{len(main.messages)} messages in the conversation"]
         if main.copies:

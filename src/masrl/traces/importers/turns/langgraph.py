@@ -328,7 +328,7 @@ def _history(path: Path, records: list, graph: _Graph, result: ImportResult) -> 
 def _checkpoint(path: Path, records: list, graph: _Graph, result: ImportResult) -> None:
     where, value = records[0]
     checkpoint = value.get("checkpoint") if isinstance(value.get("checkpoint"), dict) else value
-    if isinstance(checkpoint.get("ts"), str):
+    if checkpoint.get("ts") is not None:
         stamp = _time(path, where, "ts", checkpoint["ts"])
         result.time_origin = iso_from_ns(stamp * 1000)
     _state_messages(path, where, checkpoint.get("channel_values"), graph)

@@ -1,5 +1,5 @@
 """The places of counts, times, ids and names in the importers' fixtures, and the variants the
-shared property test (``test_importer_numbers.py``) writes there.
+shared property test (``tests/faults/test_importer_numbers.py``) writes there.
 
 A *site* is one value of a fixture file that a log could write differently: a token count, a
 time, an id or an agent name, found by its key (the keys every format uses for them). A
@@ -130,17 +130,27 @@ def _kind(site_key: str, key: str, value: Any) -> str | None:
     return None
 
 
+ABSENT = object()  # a variant that leaves the key out
+
+
 def replaced(file: Parsed, site: Site, value: Any) -> Parsed:
-    """A copy of ``file`` with ``value`` at ``site``."""
+    """A copy of ``file`` with ``value`` at ``site`` (:data:`ABSENT`: the key left out)."""
     if file.form == "text":
         _, start, end = site.where
         text = file.values[0]
-        return Parsed("text", [text[:start] + str(value) + text[end:]])
+        return Parsed("text", [text[:start] + ("" if value is ABSENT else str(value))
+                               + text[end:]])
     values = json.loads(json.dumps(file.values))
     node = values
     for part in site.where[:-1]:
         node = node[part]
-    node[site.where[-1]] = value
+    if value is ABSENT:
+        if isinstance(node, dict):
+            del node[site.where[-1]]
+        else:  # an item of a list: null stands for it
+            node[site.where[-1]] = None
+    else:
+        node[site.where[-1]] = value
     return Parsed(file.form, values)
 
 
@@ -175,8 +185,14 @@ def instant(value: Any) -> datetime | None:
 
 
 def time_variants(value: Any) -> dict[str, Any]:
-    """Ways a log writes the moment of ``value`` (the ``same`` ones), and ways it gets it
-    wrong (a date alone, a year out of range, a duration of text)."""
+    """Ways a log writes the moment of ``value`` (the :data:`SAME_TIME` ones), and ways it gets
+    it wrong (a date alone, a year out of range, text that is no time). A number keeps its
+    unit (the format names it): the same number as digits or as a float, or wrong values."""
+    if not isinstance(value, str):
+        return {"digits of the number": str(value) if isinstance(value, int) else repr(value),
+                "float of the number": float(value),
+                "negative": -1, "boolean": True, "text": "yesterday",
+                "past the year 9999": 10**30, "date only": "2026-01-01"}
     moment = instant(value)
     micros = (moment - EPOCH) // timedelta(microseconds=1)
     found = {"epoch seconds": micros / 1e6, "epoch milliseconds": micros // 1000,
@@ -196,4 +212,4 @@ def time_variants(value: Any) -> dict[str, Any]:
 
 SAME_TIME = ("epoch seconds", "epoch milliseconds", "epoch microseconds", "epoch nanoseconds",
              "float nanoseconds", "digits of nanoseconds", "ISO without offset",
-             "ISO with offset")
+             "ISO with offset", "digits of the number", "float of the number")
