@@ -46,7 +46,7 @@ Warnings (the trace stays valid):
   (1.0 with a field of 1.1; 1.0 or 1.1 with ``labels`` or an event's ``content``, of 1.2);
 * ``label-agent``: a label names an agent that has no event in the trace;
 * ``thin-import``: an imported trace whose provenance says that at most a third of the log's
-  records gave events and that holds fewer than ten events (:mod:`masrl.traces.imported`).
+  records gave events and that holds fewer than ten events (:mod:`masrl.traces.provenance`).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ import numpy as np
 from masrl.files import InputError, check_input, input_limit
 from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import graph, strict_json
-from masrl.traces.imported import thin
+from masrl.traces.provenance import thin
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
@@ -731,7 +731,7 @@ def _labels(trace: Trace):
 
 
 def _thin_import(trace: Trace):
-    """An import that holds a small share of its log (:mod:`masrl.traces.imported`)."""
+    """An import that holds a small share of its log (:mod:`masrl.traces.provenance`)."""
     message = thin(trace.head.get("provenance"), trace.events.count)
     if message is not None:
         yield _found(trace, WARNING, "thin-import", ["provenance", "records"], message)

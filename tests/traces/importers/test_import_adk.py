@@ -93,8 +93,9 @@ def test_a_listing_of_sessions_gives_one_trace_each():
      "must be an object {role, parts}, found a string"),
     (lambda d: d["events"][1]["content"].__setitem__("parts", {"text": "x"}),
      "events[1].content.parts", "must be a list of parts (objects), found an object"),
-    (lambda d: d["events"][2].__setitem__("timestamp", "noon"), "events[2].timestamp",
-     "must be seconds since the epoch (a number), found a string"),
+    (lambda d: d["events"][2].__setitem__("timestamp", "noon"), "events[2]",
+     'timestamp must be an ISO 8601 time or an epoch number of 0 or more (or its digits), '
+     'found the string "noon"'),
     (lambda d: d.__setitem__("events", {}), "events", "must be a list of events, found an "
      "object"),
 ])

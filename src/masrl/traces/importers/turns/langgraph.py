@@ -168,7 +168,7 @@ class _Graph:
 
 def _time(path: Path, where: str, field: str, value: Any) -> int:
     """Microseconds since 1970 of an ISO 8601 time with a UTC offset."""
-    return moment_ns(value, path, where, field, naive=False, numbers=False) // 1000
+    return moment_ns(value, path, where or None, field, naive=False, numbers=False) // 1000
 
 
 def import_file(path: str | Path) -> ImportResult:
