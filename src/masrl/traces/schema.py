@@ -143,7 +143,7 @@ class ContentRecord(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=
 
     text: Annotated[str, Meta(max_length=CONTENT_BYTES)]
     truncated: bool = None
-    bytes: Annotated[int, Meta(ge=0)] = None
+    bytes: _NonNegative = _NAN
 
 
 class EventRecord(Struct, gc=False, omit_defaults=True):
