@@ -65,8 +65,8 @@ import numpy as np
 from masrl.files import InputError, check_input, input_limit
 from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import graph, strict_json
-from masrl.traces.provenance import thin
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
+from masrl.traces.provenance import thin
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
 ERROR, WARNING = "error", "warning"
