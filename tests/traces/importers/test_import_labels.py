@@ -5,10 +5,12 @@ validation checks what they name."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from importer_helpers import FIXTURES
 
+from masrl import paths
 from masrl.traces.importers import SourceError, import_file, import_traces
 from masrl.traces.validate import validate_document
 
@@ -140,3 +142,36 @@ def test_an_annotation_without_a_score_or_a_label_is_refused(tmp_path):
 def test_a_trace_without_labels_stays_version_1_0():
     trace = import_file("otel", FIXTURES / "otel" / "otlp.json").trace
     assert trace["schema_version"] == "1.0" and "labels" not in trace
+
+
+# ---------------------------------------------------------------------------------- real logs
+
+REAL = paths.public_logs_dir()
+GOLD = ("mistake_agent", "mistake_step", "mistake_reason", "ground_truth", "is_correct",
+        "is_corrected")
+
+
+def real_files(pattern: str) -> list[Path]:
+    return sorted(REAL.glob(pattern)) if REAL.is_dir() else []
+
+
+@pytest.mark.skipif(not REAL.is_dir(), reason=f"public logs not available at {REAL} (a fresh "
+                    "clone has no ../shared/traces): nothing to cross-check")
+def test_every_gold_field_and_score_of_the_real_logs_is_a_label():
+    """Counted in the raw files: each Who&When log's gold fields that hold a value, each
+    Langfuse export's scores; the import gives one label each, of the same names."""
+    checked = 0
+    for path in real_files("**/who-and-when/**/*.json"):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        gold = [k for k in GOLD if raw.get(k) not in (None, "")]
+        labels = import_file("who-and-when", path).trace.get("labels", [])
+        assert [label["name"] for label in labels] == gold, path
+        checked += 1
+    for path in real_files("real-logs/langfuse-export/**/*.json"):
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        trace = raw.get("trace", raw)
+        scores = [s["name"] for s in trace.get("scores") or [] if isinstance(s, dict)]
+        labels = import_file("langfuse", path).trace.get("labels", [])
+        assert [label["name"] for label in labels] == scores, path
+        checked += 1
+    assert checked > 100

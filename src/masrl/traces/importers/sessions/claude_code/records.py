@@ -213,11 +213,12 @@ BLOCK_STRINGS = ("id", "tool_use_id", "name", "type")
 
 
 def json_kind(value) -> str:
-    """The JSON name of a parsed value's type (object, array, string, number, boolean, null)."""
+    """The JSON name of a parsed value's type (object, array, string, number), or the value
+    itself for true, false and null."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "boolean"
+        return "true" if value else "false"
     return {dict: "object", list: "array", str: "string"}.get(type(value), "number")
 
 
