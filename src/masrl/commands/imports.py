@@ -14,7 +14,8 @@ export of many traces, an ADOT bundle of several sessions: the formats whose dec
 ``/``, whatever the number of runs; or, for several runs, an existing directory or a new path
 without ``.json``; created when missing) writes one file per trace,
 named by its trace id made safe for a file name (``otel:4bf9...`` -> ``otel_4bf9....json``; a
-name two traces would share gets ``-2``, ``-3``);
+name two traces would share gets ``-2``, ``-3``, past every name the ids give, all reserved
+before any file is written: :func:`file_names`);
 ``-o OUT.jsonl`` (or ``.ndjson``) writes JSON Lines, one trace per line, in the source's order;
 ``-o OUT.json`` is for a source of one run, written as before (several runs there are a usage
 error that says so). Every trace is validated before anything is written; each file is written atomically.
@@ -59,6 +60,10 @@ def register(subparsers) -> None:
                          "directory) or OUT.jsonl (one trace per line)")
     command.add_argument("--json", action="store_true",
                          help="print the import summary as JSON on stdout")
+    command.add_argument("--keep-content", action="store_true",
+                         help="keep the text of messages and tool calls in the trace (at most "
+                         "4 KiB per event, cut and marked beyond, and 1 MiB per trace); by "
+                         "default a trace holds only hashes of it")
     command.set_defaults(func=run_import)
 
 
@@ -71,7 +76,7 @@ def run_import(args: argparse.Namespace) -> int:
     from masrl.traces.validate import validate_document
 
     try:
-        results = import_traces(args.format, args.source)
+        results = import_traces(args.format, args.source, keep_content=args.keep_content)
     except OSError as exc:  # missing, a directory, a FIFO or a device, too large (InputError)
         print(cannot_read(getattr(exc, "path", None) or args.source, exc), file=sys.stderr)
         return USAGE
@@ -139,13 +144,31 @@ def _targets(output: str, mode: str, results: list) -> list[str]:
         return [output]
     if mode == "lines":
         return [f"{output}:{k}" for k in range(1, len(results) + 1)]
-    used: dict[str, int] = {}
+    return [str(Path(output) / f"{name}.json")
+            for name in file_names([r.trace["trace_id"] for r in results])]
+
+
+def file_names(trace_ids: list[str]) -> list[str]:
+    """One file name (without ``.json``) per trace id, none shared: each id made safe
+    (:func:`safe_name`); a name already given gets ``-2``, ``-3``... past every name the ids
+    themselves give, all reserved before any is chosen (ids ``x, x, x-2`` give ``x``, ``x-3``,
+    ``x-2``), and compared without case (a folder on macOS or Windows holds one of ``X`` and
+    ``x``)."""
+    stems = [safe_name(trace_id) for trace_id in trace_ids]
+    taken = {stem.casefold() for stem in stems}
+    given: set[str] = set()
     names = []
-    for result in results:
-        stem = safe_name(result.trace["trace_id"])
-        used[stem] = used.get(stem, 0) + 1
-        names.append(stem if used[stem] == 1 else f"{stem}-{used[stem]}")
-    return [str(Path(output) / f"{name}.json") for name in names]
+    for stem in stems:
+        if stem.casefold() not in given:
+            given.add(stem.casefold())
+            names.append(stem)
+            continue
+        k = 2
+        while f"{stem}-{k}".casefold() in taken:
+            k += 1
+        taken.add(f"{stem}-{k}".casefold())
+        names.append(f"{stem}-{k}")
+    return names
 
 
 def safe_name(trace_id: str) -> str:

@@ -109,7 +109,9 @@ def test_deep_nesting_in_a_line_is_a_source_error_naming_it(tmp_path, fmt):
     assert caught.value.where == 2
 
 
-def test_token_counts_whose_sum_overflows_are_a_located_error(tmp_path):
+def test_token_counts_past_what_a_double_holds_are_a_located_error(tmp_path):
+    """Counts are read by the kit's rule: past 2^53 a count is refused where it is written, so a
+    sum of counts cannot reach infinity (``with_provenance`` still checks every number)."""
     folder = tmp_path / "codex"
     shutil.copytree(FIXTURES / "codex", folder)
     main = next(folder.glob("*aaaa.jsonl"))
@@ -121,8 +123,10 @@ def test_token_counts_whose_sum_overflows_are_a_located_error(tmp_path):
     main.write_text(text, encoding="utf-8")
     with pytest.raises(SourceError) as caught:
         import_file("codex", main)
-    assert str(caught.value) == (f"{main}: costs.tokens is inf: the log's numbers add up to "
-                                 "more than a double holds")
+    assert str(caught.value) == (
+        f"{main}:10: info.last_token_usage.input_tokens must be a count up to 2^53 "
+        "(9,007,199,254,740,992), the largest a double holds exactly, found the number "
+        "1.5e+308")
 
 
 # ---------------------------------------------------------------------------------- sequencing

@@ -1,4 +1,5 @@
-"""Importers: real multi-agent logs in, orchestration traces (schema 1.0) out.
+"""Importers: real multi-agent logs in, orchestration traces out (schema 1.0, or 1.2 when they
+carry the source's labels or, on request, the events' text).
 
 :func:`import_file` and :func:`import_traces` take a format name of
 :data:`registry.REGISTRY <masrl.traces.importers.registry.REGISTRY>` (or ``auto``) and a path;
@@ -11,6 +12,7 @@ importer module is imported when its format is used.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +38,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def _text(keep: bool):
+    """The importers keep events' text while this is in force (:mod:`._kit.content`)."""
+    if not keep:
+        return nullcontext()
+    from masrl.traces.importers._kit.content import keeping
+
+    return keeping()
+
+
 def _chosen(format: str, path: str | Path) -> tuple[str, str | None]:
     """The format to read ``path`` in, and why when it was recognised (``auto``)."""
     if format == AUTO:
@@ -45,25 +56,30 @@ def _chosen(format: str, path: str | Path) -> tuple[str, str | None]:
     return format, None
 
 
-def import_traces(format: str, path: str | Path) -> list[ImportResult]:
-    """Every run the log at ``path`` holds, one trace each, never merged; ``format`` as for
-    :func:`import_file`."""
+def import_traces(format: str, path: str | Path, *, keep_content: bool = False
+                  ) -> list[ImportResult]:
+    """Every run the log at ``path`` holds, one trace each, never merged; ``format`` and
+    ``keep_content`` as for :func:`import_file`."""
     if format != AUTO:
         load(format)  # an unknown name is said before the file is read
     format, detected = _chosen(format, path)
-    results = load(format).import_traces(Path(path))
+    with _text(keep_content):
+        results = load(format).import_traces(Path(path))
     for result in results:
         result.detected = detected
     return results
 
 
-def import_file(format: str, path: str | Path) -> ImportResult:
+def import_file(format: str, path: str | Path, *, keep_content: bool = False) -> ImportResult:
     """Import the log at ``path`` in ``format`` (a name of :data:`FORMATS`, or ``auto``: the
-    format recognised from the content, recorded in the result's ``detected``)."""
+    format recognised from the content, recorded in the result's ``detected``). With
+    ``keep_content`` the events keep their text, bounded (schema 1.2, ``content``); by default
+    a trace holds only hashes of it."""
     if format != AUTO:
         load(format)
     format, detected = _chosen(format, path)
-    result = load(format).import_file(Path(path))
+    with _text(keep_content):
+        result = load(format).import_file(Path(path))
     if detected is not None:
         result.detected = detected
     return result

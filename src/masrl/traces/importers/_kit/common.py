@@ -22,7 +22,9 @@ from masrl.files import read_input, write_text_atomically
 from masrl.terminal import LIMIT, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.importers._kit.accounting import Account, figures
-from masrl.traces.schema import BASE_VERSION
+from masrl.traces.importers._kit.content import Budget, Ref, content_summary
+from masrl.traces.importers._kit.content import content_ref as content_ref  # re-exported
+from masrl.traces.schema import BASE_VERSION, oldest_version
 
 
 class SourceError(ValueError):
@@ -66,6 +68,7 @@ class ImportResult:
     recognised: dict | None = None  # which system (and shape) wrote the log, and the evidence
     account: Account | None = None  # records read, mapped and skipped; usage (accounting.py)
     time_origin: str | None = None  # ISO 8601 UTC time of t = 0, when the source has clock times
+    labels: list[dict] = field(default_factory=list)  # the source's labels (content.label)
 
     def __post_init__(self) -> None:
         if self.account is None:
@@ -107,6 +110,9 @@ class ImportResult:
         }
         if self.time_origin is not None:
             provenance["time_origin"] = self.time_origin
+        kept = content_summary(self.trace.get("events", []))
+        if kept is not None:
+            provenance["content"] = kept
         if self.recognised is not None:
             provenance["recognised"] = dict(sorted(self.recognised.items()))
         return dict(sorted(provenance.items()))
@@ -119,8 +125,17 @@ class ImportResult:
         add up to infinity, which JSON cannot write; that is a :class:`SourceError` naming the
         event and its source, not a trace with ``Infinity`` in it."""
         self._check_finite()
+        for event in self.trace.get("events", []):  # hashes set after an event was added
+            for key, value in event.items():
+                if isinstance(value, Ref):
+                    event[key] = str(value)
         self.trace.pop("provenance", None)
+        self.trace.pop("labels", None)
+        if self.labels:
+            self.trace["labels"] = self.labels
         self.trace["provenance"] = self.provenance()
+        if "schema_version" in self.trace:
+            self.trace["schema_version"] = oldest_version(self.trace)
         return self
 
 
@@ -174,12 +189,7 @@ def source_file(path: Path, folder: Path) -> dict:
 
 # ---------------------------------------------------------------------------------- content
 
-def content_ref(value: Any) -> str:
-    """``sha256:<hex>`` of a text (UTF-8) or of the canonical JSON of any other value."""
-    if not isinstance(value, str):
-        value = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return "sha256:" + hashlib.sha256(value.encode("utf-8")).hexdigest()
-
+# content_ref (a hash that remembers its content, kept as text on request) lives in .content
 
 # ---------------------------------------------------------------------------------- reading
 # The one way in for every importer: files through masrl.files (a regular file of bounded size;
@@ -307,7 +317,7 @@ def _record(path: Path, number: int, line: str) -> dict:
         raise source_error(path, number, findings[0])
     if not isinstance(record, dict):
         raise SourceError(path, number, f"a record must be a JSON object, not "
-                          f"{type(record).__name__}")
+                          f"{json_type(record)}")
     return record
 
 
@@ -317,19 +327,34 @@ DROP = (None, "")  # optional field values that are left out of an event
 
 
 class TraceBuilder:
-    """Collects events and edges in emission order; ids must be unique."""
+    """Collects events and edges in emission order; ids must be unique.
 
-    def __init__(self) -> None:
+    An importer whose event ids come from the log (ids it restores, step numbers it is given)
+    passes ``duplicate``: it is called with the id, the event that has it and the new event's
+    fields, and returns the :class:`SourceError` to raise (naming both places in the log).
+    Without it a repeated id is an importer bug."""
+
+    def __init__(self, duplicate: Any = None) -> None:
         self.events: list[dict] = []
         self.edges: list[dict] = []
         self.by_id: dict[str, dict] = {}
         self._edge_keys: set[tuple[str, str]] = set()
+        self._duplicate = duplicate
+        self._budget = Budget()  # the text the trace may still take (masrl import --keep-content)
 
     def event(self, id: str, t: float, type: str, agent: str, **fields: Any) -> dict:
         """Add an event; optional fields whose value is ``None`` or ``""`` are left out."""
         if id in self.by_id:
+            if self._duplicate is not None:
+                raise self._duplicate(id, self.by_id[id], fields)
             raise AssertionError(f"importer bug: duplicate event id {id!r}")
         event = {"id": id, "t": t, "type": type, "agent": agent}
+        ref = fields.get("content_ref")
+        if isinstance(ref, Ref):
+            text = self._budget.content(ref)
+            if text is not None:
+                fields["content"] = text
+            fields["content_ref"] = str(ref)  # a plain string in the trace
         ordered = sorted(fields.items(), key=lambda item: item[0].startswith("x_"))
         event.update((k, v) for k, v in ordered if not _dropped(v))  # x_ fields last
         self.events.append(event)
@@ -368,7 +393,9 @@ class TraceBuilder:
         """Raise each event's start to the latest start among its dependencies; return how many
         events moved. Events are visited in a topological order of the edges
         (:func:`masrl.traces.graph.kahn_order`, emission order among ready events); a cycle is an
-        importer bug."""
+        importer bug. Then a tool call that its result answers later (a ``tool_dependency``
+        edge) and that has no end of its own lasts until that result (``t_end``): the log's
+        start and end of the call, so that busy time can be computed."""
         position = {e["id"]: k for k, e in enumerate(self.events)}
         src = np.array([position[e["src"]] for e in self.edges], dtype=np.int64)
         dst = np.array([position[e["dst"]] for e in self.edges], dtype=np.int64)
@@ -387,6 +414,12 @@ class TraceBuilder:
                 if "t_end" in event and event["t_end"] < event["t"]:
                     event["t_end"] = event["t"]
                 moved += 1
+        for edge in self.edges:
+            call, answer = self.by_id[edge["src"]], self.by_id[edge["dst"]]
+            if (edge["type"] == "tool_dependency" and call["type"] == "tool_call"
+                    and answer["type"] == "tool_result" and answer["t"] > call["t"]
+                    and "t_end" not in call and "duration" not in call):
+                call["t_end"] = answer["t"]
         return moved
 
     def count(self, type: str) -> int:
@@ -425,15 +458,16 @@ def write_trace(document: dict, out: str | os.PathLike,
 
 
 def json_type(value: Any) -> str:
-    """The JSON name of a value's type, with its article: ``an object``, ``a list``..."""
+    """JSON's name of a value's type, with its article: ``an object``, ``an array``, ``a
+    string``, ``a number``; ``true``, ``false`` and ``null`` by themselves."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return "true" if value else "false"
     if isinstance(value, (int, float)):
         return "a number"
     if isinstance(value, str):
         return "a string"
     if isinstance(value, list):
-        return "a list"
+        return "an array"
     return "an object"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from masrl.terminal import abbreviated
 from masrl.traces.importers import registry
-from masrl.traces.importers._kit.common import SourceError, Unrecognised
+from masrl.traces.importers._kit.common import SourceError, Unrecognised, json_type
 from masrl.traces.importers._kit.sampling import PYTHON_REPR, Sample, sample
 
 
@@ -43,7 +43,7 @@ def _shape(seen: Sample) -> str:
         return f"JSON Lines records with keys {_names(keys)}"
     if isinstance(seen.document, dict):
         return f"a JSON object with keys {_names(sorted(seen.document)[:8]) or '(none)'}"
-    return f"a JSON {type(seen.document).__name__}"
+    return f"a JSON document that is {json_type(seen.document)}"
 
 
 def _names(keys: list[str]) -> str:

@@ -105,21 +105,17 @@ def edge_kind(previous: dict, event: dict, by_id: dict) -> tuple[str, str | None
 
 
 def usage_fields(tokens_in: int | float | None, tokens_out: int | float | None,
-                 call: str, parts: dict | None = None) -> dict:
-    """The fields of the event that carries a model call: ``x_model_call`` = ``call`` and, when
-    the source states tokens, ``tokens`` and ``x_usage`` (``input``, ``output`` and the named
-    ``parts``, which are never added on top)."""
-    fields: dict = {"x_model_call": call}
+                 call: str, parts: dict | None = None, model: str | None = None) -> dict:
+    """The fields of the event that carries a model call: ``x_model_call`` = ``call``, the
+    model's name in ``x_model`` when the log gives it, and, when the source states tokens,
+    ``tokens`` and ``x_usage`` (``input``, ``output`` and the named ``parts``, which are never
+    added on top). A side the log does not state is left out of ``x_usage``, never 0."""
+    fields: dict = {"x_model": model} if model else {}
+    fields["x_model_call"] = call
     if tokens_in is None and tokens_out is None:
         return fields
-    usage = {"input": tokens_in or 0, "output": tokens_out or 0}
+    usage = {side: n for side, n in (("input", tokens_in), ("output", tokens_out))
+             if n is not None}
     usage.update({k: v for k, v in (parts or {}).items() if v})
-    fields.update(tokens=usage["input"] + usage["output"], x_usage=usage)
+    fields.update(tokens=(tokens_in or 0) + (tokens_out or 0), x_usage=usage)
     return fields
-
-
-def count(value) -> int | float | None:
-    """A token count from a log: a non-negative number (not a boolean), else ``None``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        return None
-    return value

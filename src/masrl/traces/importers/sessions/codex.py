@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import Counter, deque
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
@@ -20,7 +19,9 @@ from masrl.traces.importers._kit.common import (
     read_jsonl,
     read_text,
 )
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import Sample
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "codex"
 MAIN = "main"
@@ -32,7 +33,6 @@ CALLS = {"function_call": None, "custom_tool_call": None, "local_shell_call": "l
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 WAIT_TOOLS = ("wait", "wait_agent")
 ENDED = ("completed", "errored")
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass
@@ -91,17 +91,39 @@ def _peek_parent(file: Path) -> str | None:
     return parent_of(payload)
 
 
+OLDER = "older layout: items without the {timestamp, type, payload} envelope"
+OLDER_EVIDENCE = ("a first line {id, timestamp, instructions} and response items one per line "
+                  "(record_type state lines between): no item has a time or a token count")
+
+
+def older_layout(records: list[tuple[int, dict]]) -> bool:
+    """A rollout of the older layout (see :meth:`_Session.enveloped`): a first line with an id
+    and a timestamp and no envelope, and lines that are items or state records."""
+    if not records:
+        return False
+    first = records[0][1]
+    return ("payload" not in first and "type" not in first and isinstance(first.get("id"), str)
+            and "timestamp" in first
+            and all("payload" not in r and ("type" in r or "record_type" in r)
+                    for _, r in records[1:]))
+
+
 TOKEN_PARTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 MODEL_OUTPUTS = ("reasoning", *CALLS)  # response items a model response writes (and messages)
 
 
-def _token_parts(usage: dict) -> dict:
-    """The counts of a ``last_token_usage`` (0 for a missing or non-numeric one);
-    ``cache_write_input_tokens`` (0.145 and later) only when the log has it."""
+def _token_parts(usage: dict, file: Path, line: int, repairs: Counter | None,
+                 name: str = "last_token_usage") -> dict:
+    """The counts of a ``last_token_usage``, read by the kit's rule (text read and repaired,
+    anything else refused); a part the log leaves out is none of the total (0), and
+    ``cache_write_input_tokens`` (0.145 and later) is kept only when the log has it. A count
+    without its ``input_tokens`` or ``output_tokens`` states no usage (``None``)."""
     names = TOKEN_PARTS + (("cache_write_input_tokens",) if "cache_write_input_tokens" in usage
                            else ())
-    return {k: usage[k] if isinstance(usage.get(k), (int, float))
-            and not isinstance(usage.get(k), bool) else 0 for k in names}
+    parts = {k: count(usage.get(k), file, line, f"info.{name}.{k}", repairs) for k in names}
+    if parts["input_tokens"] is None or parts["output_tokens"] is None:
+        return {}
+    return {k: 0 if v is None else v for k, v in parts.items()}
 
 
 def _model_output(data: dict) -> bool:
@@ -186,6 +208,7 @@ class _Session:
         self.returns: list[tuple[str, str]] = []  # (sub-agent, its return event)
         self.account = self.result.account
         self.account.unit = "line"
+        self.older = 0  # rollouts of the older layout read (no times of their own)
 
     def read(self, file: Path, agent: str, tag: str) -> Rollout:
         blanks: Counter = Counter()
@@ -193,6 +216,8 @@ class _Session:
         self.account.read(len(records) + blanks["blank line"])
         if blanks["blank line"]:
             self.account.skip("blank line", blanks["blank line"])
+        if older_layout(records):
+            records = self.enveloped(records, file)
         for line, data in records:
             if not isinstance(data.get("payload"), dict):
                 raise SourceError(file, line, "payload must be an object")
@@ -204,6 +229,30 @@ class _Session:
         rollout = Rollout(file, records, meta["id"], agent, tag, version, role)
         rollout.order = token_order(records, version)
         return rollout
+
+    def enveloped(self, records: list[tuple[int, dict]], file: Path
+                  ) -> list[tuple[int, dict]]:
+        """A rollout of the older layout (a first line ``{id, timestamp, instructions}``, then
+        response items without the ``{timestamp, type, payload}`` envelope, and ``record_type:
+        state`` lines) in the current one: its items have no time of their own, so every one
+        takes the session's time (the trace keeps their order, not their times); state lines
+        are skipped and counted."""
+        first_line, first = records[0]
+        moment_ns(first.get("timestamp"), file, first_line, "timestamp", numbers=False)
+        meta = {"id": first.get("id"), "timestamp": first["timestamp"]}
+        found = [(first_line, {"timestamp": first["timestamp"], "type": "session_meta",
+                               "payload": meta})]
+        self.older += 1
+        for line, item in records[1:]:
+            if item.get("record_type") == "state":
+                self.account.skip("state record (older layout: the session's state, no step)")
+                continue
+            if not isinstance(item.get("type"), str):
+                raise SourceError(file, line, "an item of an older rollout must have a type "
+                                  f"(found keys {', '.join(sorted(item)[:6]) or '(none)'})")
+            found.append((line, {"timestamp": first["timestamp"], "type": "response_item",
+                                 "payload": item}))
+        return found
 
     def run(self) -> ImportResult:
         main = self.read(self.path, MAIN, MAIN)
@@ -238,14 +287,17 @@ class _Session:
         if not self.build.events:
             raise SourceError(self.path, None, "no conversation record to import")
         start = min(e["t"] for e in self.build.events)
-        self.result.time_origin = iso_from_ns(start * 1000)
+        self.result.time_origin = None if self.older else iso_from_ns(start * 1000)
         self.result.recognised = {
             "system": "Codex CLI", "version": main.version or "unknown",
-            "shape": f"token_count {main.order[0]} the response it prices",
-            "evidence": main.order[1] + (f"; {len(rollouts) - 1} sub-agent rollout(s)"
-                                         if len(rollouts) > 1 else "")}
+            "shape": OLDER if self.older else f"token_count {main.order[0]} the response it "
+                                              "prices",
+            "evidence": (OLDER_EVIDENCE if self.older else main.order[1])
+            + (f"; {len(rollouts) - 1} sub-agent rollout(s)" if len(rollouts) > 1 else "")}
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
+            if "t_end" in event:  # a tool call that lasts until its result
+                event["t_end"] = (event["t_end"] - start) / 1_000_000
         build = self.build
         self.result.trace = build.document(
             trace_id=f"codex:{main.thread}", task_id=main.thread,
@@ -259,13 +311,9 @@ class _Session:
     # ------------------------------------------------------------------ one rollout
 
     def time(self, rollout: Rollout, line: int, stamp: str) -> int:
-        try:
-            moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-        except ValueError:
-            raise SourceError(rollout.file, line, f"unreadable timestamp {stamp!r}") from None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=UTC)
-        return (moment - EPOCH) // timedelta(microseconds=1)
+        """Microseconds since 1970 of a record's ISO 8601 timestamp (UTC when it names no
+        zone)."""
+        return moment_ns(stamp, rollout.file, line, "timestamp", numbers=False) // 1000
 
     def emit(self, rollout: Rollout) -> None:
         name = rollout.file.name
@@ -367,21 +415,30 @@ class _Session:
         if not isinstance(usage, dict):
             self.skip_line("event_msg:token_count without usage")
             return
-        if info == state["last_info"]:
+        line = int(where.rsplit(":", 1)[1])
+        parts = _token_parts(usage, rollout.file, line, self.result.repairs)
+        total = info.get("total_token_usage")
+        read = {**info, "last_token_usage": parts,  # compared as read: "12" repeats 12
+                "total_token_usage": _token_parts(total, rollout.file, line, None,
+                                                  "total_token_usage")
+                if isinstance(total, dict) else total}
+        if read == state["last_info"]:
             self.skip_line("event_msg:token_count repeating the previous count (stated once)")
             return
-        state["last_info"] = info
-        parts = _token_parts(usage)
+        state["last_info"] = read
+        if not parts:
+            self.skip_line("event_msg:token_count without input and output counts")
+            return
         self.account.state_usage(tokens_in=parts["input_tokens"],
                                  tokens_out=parts["output_tokens"])
         self.deferred = True
-        count = (parts, where)
+        stated = (parts, where)
         if rollout.order[0] == "before":
             if state["ahead"] is not None:
                 self.settle(state, state["ahead"])
-            state["ahead"] = count
+            state["ahead"] = stated
         else:
-            self.settle(state, count)
+            self.settle(state, stated)
 
     def settle(self, state: dict, count: tuple[dict, str]) -> None:
         """Put a count on the last event of the response it prices (the events since the
@@ -499,16 +556,13 @@ def sniff(sample: Sample) -> str | None:
     if records and records[0].get("type") == "session_meta" and isinstance(
             records[0].get("payload"), dict) and all("payload" in r for r in records):
         return "JSON Lines rollout records (type, payload), the first a session_meta"
+    if records and "instructions" in records[0] and older_layout(list(enumerate(records))):
+        return "an older Codex rollout: a first line {id, timestamp, instructions}, then items"
     return None
 
 
 def refusal(sample: Sample) -> str:
     """Why a file is not a rollout this importer reads (for ``import auto``)."""
-    records = sample.lines
-    if records and "payload" not in records[0] and "instructions" in records[0] and any(
-            r.get("record_type") == "state" for r in records):
-        return ("an early Codex rollout (a bare {id, timestamp, instructions} line, untimed "
-                "items, record_type state lines): not read, it holds no times and no token "
-                "counts")
     return "looks for JSON Lines rollout records (timestamp, type, payload) whose first is a " \
-        "session_meta"
+        "session_meta, or an older rollout: a first line {id, timestamp, instructions}, then " \
+        "response items"

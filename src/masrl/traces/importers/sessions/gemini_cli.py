@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
@@ -17,15 +16,17 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     TraceBuilder,
     content_ref,
+    json_type,
     read_jsonl,
     read_text,
 )
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import Sample
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "gemini-cli"
 MAIN = "main"
 HUMAN = "user"
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 NOTES = ("info", "error", "warning")
 FINAL = ("success", "error", "cancelled")
 
@@ -35,6 +36,7 @@ class Message:
     data: dict
     where: str  # FILE:LINE or messages[k] (x_source)
     place: object = None  # the line, or messages[k] (errors)
+    file: Path | None = None  # the session file it is read from
     counted: bool = True  # whether its own record is still to be accounted (see emit)
 
 
@@ -65,25 +67,27 @@ def import_traces(path: str | Path) -> list[ImportResult]:
     return [import_file(path)]
 
 
-def _micro(stamp, file: Path, where) -> int:
-    if not isinstance(stamp, str):
+def _micro(stamp, file: Path, where, field: str = "timestamp") -> int:
+    """Microseconds since 1970 of an ISO 8601 time (UTC when it names no zone)."""
+    if stamp is None:
         raise SourceError(file, where, "message has no timestamp")
-    try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
-        raise SourceError(file, where, f"unreadable timestamp {stamp!r}") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return (moment - EPOCH) // timedelta(microseconds=1)
+    return moment_ns(stamp, file, where, field, numbers=False) // 1000
 
 
-def _tokens(tokens) -> dict | None:
-    """The counts of a message's ``tokens`` (0 for a missing one), or ``None``."""
-    if not isinstance(tokens, dict):
+TOKEN_KEYS = ("input", "output", "cached", "thoughts", "tool")
+
+
+def _tokens(tokens, file: Path, where, repairs: Counter) -> dict | None:
+    """The counts of a message's ``tokens`` by the kit's rule (a part the log leaves out is
+    none: 0), or ``None`` when it states no input and no output."""
+    if tokens is None:
         return None
-    return {k: tokens[k] if isinstance(tokens.get(k), (int, float))
-            and not isinstance(tokens.get(k), bool) else 0
-            for k in ("input", "output", "cached", "thoughts", "tool")}
+    if not isinstance(tokens, dict):
+        raise SourceError(file, where, f"tokens must be an object, found {json_type(tokens)}")
+    found = {k: count(tokens.get(k), file, where, f"tokens.{k}", repairs) for k in TOKEN_KEYS}
+    if found["input"] is None and found["output"] is None:
+        return None
+    return {k: 0 if v is None else v for k, v in found.items()}
 
 
 def _stated(tokens: dict | None) -> tuple[float, float]:
@@ -136,7 +140,7 @@ class _Session:
             self.account.read()
             if not isinstance(data, dict) or not isinstance(data.get("id"), str):
                 raise SourceError(file, f"messages[{k}]", "a message must be an object with an id")
-            kept.append(Message(data, f"messages[{k}]", f"messages[{k}]"))
+            kept.append(Message(data, f"messages[{k}]", f"messages[{k}]", file))
         meta = {k: v for k, v in document.items() if k != "messages"}
         return Conversation(file, meta, kept, "JSON session file (earlier recording)")
 
@@ -210,13 +214,15 @@ class _Session:
             usage = None
             if reason.startswith("message removed") or reason.startswith("message replaced"):
                 data = dict(lines)[line]
-                tokens_in, tokens_out = _stated(_tokens(data.get("tokens")))
+                tokens_in, tokens_out = _stated(_tokens(data.get("tokens"), file, line,
+                                                        self.result.repairs))
                 if tokens_in or tokens_out:
                     self.account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out)
                     usage = {"tokens_in": tokens_in, "tokens_out": tokens_out}
             self.account.skip(reason, usage=usage)
         conversation.messages = [Message(latest[i][1], f"{name}:{latest[i][0]}", latest[i][0],
-                                         counted=latest[i][0] != replaced_at) for i in order]
+                                         file, counted=latest[i][0] != replaced_at)
+                                 for i in order]
         return conversation
 
     def sub_sessions(self, main: Conversation) -> list[Conversation]:
@@ -244,7 +250,7 @@ class _Session:
                                     "at its start)"] += 1
                 sub.spawner = MAIN
                 event = self.build.event(
-                    id=f"{sub.tag}:spawn", t=_micro(sub.meta.get("startTime"), sub.file,
+                    id=f"{sub.tag}:spawn", t=_micro(sub.meta.get("startTime"), sub.file, None,
                                                     "startTime"),
                     type="spawn", agent=MAIN, to=sub.agent, x_source=f"{sub.file.name}:1")
                 sub.spawn = event["id"]
@@ -264,6 +270,8 @@ class _Session:
         self.result.time_origin = iso_from_ns(start * 1000)
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
+            if "t_end" in event:  # a tool call that lasts until its result
+                event["t_end"] = (event["t_end"] - start) / 1_000_000
         session = str(main.meta["sessionId"])
         evidence = [f"{len(main.messages)} messages in the conversation"]
         if main.copies:
@@ -296,14 +304,14 @@ class _Session:
                           and c["id"] not in self.spawned), None)
             if match is None:
                 start = sub.meta.get("startTime")
-                begun = _micro(start, sub.file, "startTime") if isinstance(start, str) else None
+                begun = None if start is None else _micro(start, sub.file, None, "startTime")
                 for message, call in calls:
                     if call["id"] in self.spawned or begun is None:
                         continue
                     made = _micro(message.data.get("timestamp"), main.file, message.place)
                     done = call.get("timestamp")
-                    done = _micro(done, main.file, message.place) if isinstance(done, str) \
-                        else made
+                    done = made if done is None else _micro(done, main.file, message.place,
+                                                            "toolCalls[].timestamp")
                     if made <= begun <= done:
                         match = call
                         break
@@ -343,7 +351,8 @@ class _Session:
     def unmap(self, message: Message, reason: str) -> None:
         """A message of the conversation that gives no event, skipped with its tokens (a
         message of a replaced conversation is a part of its mapped line)."""
-        tokens_in, tokens_out = _stated(_tokens(message.data.get("tokens")))
+        tokens_in, tokens_out = _stated(_tokens(message.data.get("tokens"), message.file,
+                                                message.place, self.result.repairs))
         if tokens_in or tokens_out:
             self.account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out)
         usage = {"tokens_in": tokens_in, "tokens_out": tokens_out} \
@@ -360,8 +369,8 @@ class _Session:
             raise SourceError(conversation.file, message.place, "toolCalls must be a list")
         calls = [c for c in calls or [] if isinstance(c, dict)]
         says = bool(_text(data.get("content")).strip())
-        count = len(calls) + (1 if says or not calls else 0)
-        ids = iter([base] if count == 1 else [f"{base}.{j}" for j in range(count)])
+        events = len(calls) + (1 if says or not calls else 0)
+        ids = iter([base] if events == 1 else [f"{base}.{j}" for j in range(events)])
         actions = []
         if says or not calls:
             actions.append(self.build.event(
@@ -391,7 +400,8 @@ class _Session:
         thoughts = data.get("thoughts")
         if isinstance(thoughts, list) and thoughts:
             self.account.skip_part("thoughts of a gemini message", n=len(thoughts))
-        tokens = _tokens(data.get("tokens"))
+        tokens = _tokens(data.get("tokens"), conversation.file, message.place,
+                         self.result.repairs)
         last = actions[-1]
         last["x_model_call"] = data["id"]
         if isinstance(data.get("model"), str):
@@ -409,8 +419,8 @@ class _Session:
             if call.get("result") is None and status not in FINAL:
                 continue
             stamp = call.get("timestamp")
-            when = max(t, _micro(stamp, conversation.file, message.place)) \
-                if isinstance(stamp, str) else t
+            when = t if stamp is None else max(t, _micro(stamp, conversation.file, message.place,
+                                                         "toolCalls[].timestamp"))
             ident = f"{base}.r{j}"
             if sub is not None:
                 result = self.build.event(id=ident, t=when, type="return", agent=sub.agent,

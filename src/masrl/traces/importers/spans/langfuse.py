@@ -21,8 +21,9 @@ from masrl.traces.importers._kit.common import (
     several_runs,
     source_error,
 )
+from masrl.traces.importers._kit.content import ANNOTATION, label
+from masrl.traces.importers._kit.numbers import amount, count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.timestamps import is_number
 from masrl.traces.importers.spans import otel
 from masrl.traces.importers.spans import tree as spans
 from masrl.traces.importers.spans.tree import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
@@ -31,6 +32,7 @@ FORMAT = "langfuse"
 KINDS = {"AGENT": AGENT, "GENERATION": MODEL, "TOOL": TOOL, "EVENT": EVENT}
 NO_END = "observation without endTime (ends when it starts)"
 DOWNLOAD, API = "UI download {trace, observations}", "API trace with observations"
+USAGE_AMOUNTS = ("inputCost", "outputCost", "totalCost", "unit")  # usage fields that are no count
 SIDES = (("input", ("input", "prompt", "cache_read", "cache_creation")),
          ("output", ("output", "completion", "reasoning")))
 
@@ -136,7 +138,70 @@ def _import(path: Path, where: str, trace: dict, observations: list, shape: str
     result.trace = mapped.build.document(
         trace_id=f"langfuse:{trace_id}", task_id=f"langfuse:{trace_id}", system="Langfuse",
         topology="unknown", rewards={}, costs=mapped.costs)
+    result.labels = scores(path, where, trace, shape, mapped.build.events, result)
     return result.with_provenance()
+
+
+SCORE_SOURCES = ("API", "EVAL", "ANNOTATION")  # who made a score, as Langfuse names it
+
+
+def scores(path: Path, where: str, trace: dict, shape: str, events: list[dict],
+           result: ImportResult) -> list[dict]:
+    """The trace's Langfuse scores as labels (kind annotation, schema 1.2): each score's name,
+    its value (a number, a category or true/false, by its ``dataType``), who made it
+    (``source``), its comment, and the event of the observation it scores."""
+    found = trace.get("scores")
+    if found is None:
+        return []
+    place = f"{where}{'trace.' if shape == DOWNLOAD else ''}scores"
+    if not isinstance(found, list):
+        raise SourceError(path, place, f"scores must be an array, found {json_type(found)}")
+    first_event: dict[str, str] = {}
+    for event in events:
+        first_event.setdefault(event.get("x_source", ""), event["id"])
+    labels = []
+    for k, score in enumerate(found):
+        at = f"{place}[{k}]"
+        if isinstance(score, str):  # the list endpoint gives score ids only
+            result.account.skip_part("score given by its id only (the score itself is not in "
+                                     "the file)")
+            continue
+        if not isinstance(score, dict) or not isinstance(score.get("name"), str) \
+                or not score["name"]:
+            raise SourceError(path, at, "a score must be an object with a name, found "
+                              + json_type(score))
+        value = _score_value(path, at, score)
+        observation = score.get("observationId")
+        event = first_event.get(f"span {observation}") if isinstance(observation, str) else None
+        source = score.get("source")
+        comment = score.get("comment")
+        ident = score.get("id")
+        labels.append(label(
+            score["name"], value, ANNOTATION,
+            f"langfuse {source}" if source in SCORE_SOURCES else "langfuse",
+            event=event, comment=comment if isinstance(comment, str) else None,
+            id=ident if isinstance(ident, str) else None,
+            where=at + (f" (observation {observation}, which gives no event)"
+                        if isinstance(observation, str) and event is None else "")))
+    return labels
+
+
+def _score_value(path: Path, where: str, score: dict):
+    """A score's value by its ``dataType``: NUMERIC a number, CATEGORICAL its ``stringValue``,
+    BOOLEAN true or false (Langfuse stores 1 or 0)."""
+    kind, value, text = score.get("dataType"), score.get("value"), score.get("stringValue")
+    if kind == "CATEGORICAL" and isinstance(text, str):
+        return text
+    if kind == "BOOLEAN" and value in (0, 1) and not isinstance(value, bool):
+        return value == 1
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return value
+    if isinstance(value, (str, bool)):
+        return value
+    if value is None and isinstance(text, str):
+        return text
+    raise SourceError(path, where, f"score {score['name']!r}: value must be a number, a string "
+                      f"or true/false, found {json_type(value)}")
 
 
 def _evidence(evidence: Counter, scopes: list[str]) -> str:
@@ -183,14 +248,17 @@ def _observation(path: Path, where: str, raw: Any, trace_id: str, repairs: Count
                                                                            HANDOFF):
         span_kind = by_source[0]
         evidence[f"{kind} read as {span_kind} by {by_source[2]}"] += 1
+    elif by_source is not None and by_source[2] == otel.CREWAI:
+        span_kind, label = OTHER, by_source[1]
     span = Span(oid, parent or None, start, end, span_kind, where,
                 name=name or kind.lower(), label=label, fingerprint=spans.fingerprint(raw),
                 error=raw.get("level") == "ERROR")
-    _usage(path, where, span, raw)
+    _usage(path, where, span, raw, repairs)
     if span_kind == AGENT:
         named = next((attributes[k] for k in otel.AGENT_NAME
                       if isinstance(attributes.get(k), str) and attributes[k]), None)
-        span.name = named or (otel.agent_from_name(name) if name else kind.lower())
+        span.name = named or otel.crewai_role(attributes) or (
+            otel.agent_from_name(name) if name else kind.lower())
     elif span_kind == MODEL:
         span.model = raw.get("model") if isinstance(raw.get("model"), str) else None
         span.output = raw.get("output")
@@ -234,13 +302,21 @@ def _metadata(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def _usage(path: Path, where: str, span: Span, raw: dict) -> None:
+def _usage(path: Path, where: str, span: Span, raw: dict, repairs: Counter) -> None:
     details, usage = _object(path, where, raw, "usageDetails"), _object(path, where, raw, "usage")
     costs = _object(path, where, raw, "costDetails")
     flat = {"input": raw.get("inputUsage"), "output": raw.get("outputUsage"),
             "total": raw.get("totalUsage")}
-    for source in (details, usage, flat):
-        numbers = {k: v for k, v in source.items() if is_number(v)}
+    flat_keys = {"input": "inputUsage", "output": "outputUsage", "total": "totalUsage"}
+    for name, source in (("usageDetails", details), ("usage", usage), ("", flat)):
+        numbers = {}
+        for key, value in source.items():
+            field = f"{name}.{key}" if name else flat_keys[key]
+            if name == "usage" and key in USAGE_AMOUNTS:
+                continue  # the usage object's own dollar fields (read with the costs)
+            found = count(value, path, where, field, repairs)
+            if found is not None:
+                numbers[key] = found
         if span.kind != MODEL and not any(numbers.values()):
             continue  # the zeros Langfuse gives every observation that is no generation
         if "input" in numbers or "output" in numbers:
@@ -249,10 +325,15 @@ def _usage(path: Path, where: str, span: Span, raw: dict) -> None:
         if "total" in numbers:
             span.total_tokens = numbers["total"]
             break
-    for value in (costs.get("total"), raw.get("calculatedTotalCost"), raw.get("totalCost"),
-                  usage.get("totalCost")):
-        if is_number(value):
-            span.cost = value
+    for field, value in (("costDetails.total", costs.get("total")),
+                         ("calculatedTotalCost", raw.get("calculatedTotalCost")),
+                         ("totalCost", raw.get("totalCost")),
+                         ("usage.totalCost", usage.get("totalCost"))):
+        found = amount(value, path, where, field, repairs)
+        if found is not None:
+            if span.kind != MODEL and not found:
+                break  # the zero Langfuse gives every observation that is no generation
+            span.cost = found
             break
 
 

@@ -11,8 +11,8 @@ from typing import Any
 
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import ImportResult, SourceError, json_type, one_run
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.timestamps import is_number
 from masrl.traces.importers.spans import tree as spans
 from masrl.traces.importers.spans.otel_shapes import values
 from masrl.traces.importers.spans.tree import AGENT, EVENT, HANDOFF, MODEL, OTHER, TOOL, Span
@@ -139,18 +139,25 @@ def _span(path: Path, where: str | None, raw: dict, repairs) -> Span:
                 fingerprint=spans.fingerprint(raw), error=raw.get("error") is not None)
     if span.kind == MODEL:
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+
+        def read(name: str, value: Any) -> int | None:
+            return count(value, path, where, f"span_data.usage.{name}", repairs)
+
         for key, names in (("input", ("input_tokens", "prompt_tokens")),
                            ("output", ("output_tokens", "completion_tokens"))):
-            value = next((usage[n] for n in names if is_number(usage.get(n))), None)
+            name = next((n for n in names if usage.get(n) is not None), None)
+            value = None if name is None else read(name, usage[name])
             if value is not None:
                 span.usage[key] = value
         for part, (details, name) in PARTS.items():
             found = usage.get(details)
-            if span.usage and isinstance(found, dict) and is_number(found.get(name)) \
-                    and found[name]:
-                span.parts[part] = found[name]
-        if not span.usage and is_number(usage.get("total_tokens")):
-            span.total_tokens = usage["total_tokens"]
+            value = read(f"{details}.{name}", found.get(name)) if isinstance(found, dict) \
+                else None
+            if span.usage and value:
+                span.parts[part] = value
+        total = read("total_tokens", usage.get("total_tokens"))
+        if not span.usage and total is not None:
+            span.total_tokens = total
         span.model = _text(data.get("model"))
         span.output = data.get("output")
     elif span.kind == TOOL:

@@ -14,10 +14,19 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from masrl.traces import strict_json
+from masrl.traces.importers._kit import numbers
 from masrl.traces.importers._kit.accounting import iso_from_ns
-from masrl.traces.importers._kit.common import ImportResult, SourceError, one_run, read_bytes
+from masrl.traces.importers._kit.common import (
+    ImportResult,
+    SourceError,
+    json_type,
+    one_run,
+    read_bytes,
+)
+from masrl.traces.importers._kit.content import ANNOTATION, label
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.timestamps import hrtime_ns, is_number
+from masrl.traces.importers._kit.timestamps import NS, hrtime_ns, moment_ns
 from masrl.traces.importers.spans import otel_shapes
 from masrl.traces.importers.spans import tree as spans
 from masrl.traces.importers.spans.otel_shapes import RawSpan
@@ -41,6 +50,11 @@ MASRL, HANDOFF_ATTRIBUTE, GEN_AI_OPERATION, OPENINFERENCE_ATTRIBUTE, OPENINFEREN
         "OpenInference span kind attribute", "OpenInference span kind field (Phoenix)",
         "aws.genai.span_kind", "Vercel AI SDK operation", "OpenLLMetry span kind")
 GEN_AI_NAME, BEEAI = "gen_ai agent or tool name alone", "BeeAI emitter event"
+CREWAI = "CrewAI telemetry scope"
+CREWAI_TELEMETRY = ("CrewAI telemetry span (that a crew or a task was created: no step of the "
+                    "run)")
+CREWAI_SCOPE = "crewai.telemetry"
+CREWAI_ROLE = re.compile(r"\brole='((?:[^'\\]|\\.)*)'")  # in str() of a CrewAI Agent
 AG2_TYPE = "ag2.span.type"
 AG2 = {"agent": AGENT, "llm": MODEL, "tool": TOOL}  # AG2's own span types
 BEEAI_SCOPE = "openinference.instrumentation.beeai"
@@ -119,11 +133,69 @@ def import_traces(path: str | Path) -> list[ImportResult]:
                 first.account.skip(spans.DUPLICATE)
                 continue
             seen.add((raw.span_id, raw.fingerprint))
-            stated = classify(raw).stated()
+            stated = classify(raw, None, path, first.repairs).stated()
             if stated:
                 first.account.state_usage(**stated)
             first.account.skip(NO_RUN, usage=stated)
+    _annotations(path, reading.annotations, results)
     return [result.with_provenance() for result in results]
+
+
+ANNOTATION_NO_SPAN = "span annotation of a span that is not in the file"
+
+
+def _annotations(path: Path, annotations: list[tuple[str, dict]],
+                 results: list[ImportResult]) -> None:
+    """Phoenix's span annotations as labels (kind annotation, schema 1.2) of the trace that
+    holds the span they judge, on that span's first event: the annotation's name, its score
+    (else its label; a label beside a score is its category), its explanation as the comment,
+    and who made it (``annotator_kind``)."""
+    first_event: dict[str, tuple[ImportResult, str]] = {}
+    for result in results:
+        for event in result.trace["events"]:
+            first_event.setdefault(event.get("x_source", ""), (result, event["id"]))
+    for where, item in annotations:
+        span_id = _annotated_span(path, where, item.get("span_id"))
+        found = first_event.get(f"span {span_id}")
+        if found is None:
+            results[0].account.skip_part(ANNOTATION_NO_SPAN)
+            continue
+        result, event = found
+        outcome = item.get("result")
+        if outcome is None:
+            outcome = {}
+        if not isinstance(outcome, dict):
+            raise SourceError(path, f"{where}.result", "must be an object {label, score, "
+                              f"explanation}}, found {json_type(outcome)}")
+        score = outcome.get("score")
+        category, explanation = outcome.get("label"), outcome.get("explanation")
+        for key, value, wanted in (("score", score, (int, float)), ("label", category, str),
+                                   ("explanation", explanation, str)):
+            if value is not None and (isinstance(value, bool) or not isinstance(value, wanted)):
+                raise SourceError(path, f"{where}.result.{key}", f"must be "
+                                  f"{'a number' if key == 'score' else 'a string'} or null, "
+                                  f"found {json_type(value)}")
+        if score is None and category is None:
+            raise SourceError(path, f"{where}.result", "an annotation needs a score or a label")
+        kind = item.get("annotator_kind")
+        ident = item.get("id", item.get("identifier"))
+        result.labels.append(label(
+            item["name"], score if score is not None else category, ANNOTATION,
+            f"phoenix {kind}" if isinstance(kind, str) and kind else "phoenix", event=event,
+            category=category if score is not None else None, comment=explanation,
+            id=ident if isinstance(ident, str) and ident else None, where=where or None))
+
+
+def _annotated_span(path: Path, where: str, value: Any) -> str:
+    """The span id an annotation names, written as the spans' ids are (hex lowercased and
+    padded to 16 digits; other ids as written)."""
+    if not isinstance(value, str) or not value:
+        raise SourceError(path, where or None, "span_id must be a non-empty string, found "
+                          + json_type(value))
+    text = value[2:] if value.lower().startswith("0x") else value
+    if len(text) <= 16 and otel_shapes.HEX.fullmatch(text):
+        return text.lower().rjust(16, "0")
+    return value
 
 
 def _groups(path: Path) -> tuple[otel_shapes.Reading, list[tuple[str | None, list[RawSpan]]]]:
@@ -160,10 +232,12 @@ def _import_trace(path: Path, reading: otel_shapes.Reading, tid: str | None,
         result.repairs[otel_shapes.NO_END] += open_ended
     for span in raw:
         if span.end < span.start:
-            raise SourceError(path, span.where, f"span ends ({span.end}) before it starts "
-                              f"({span.start})")
+            start_key, end_key = span.time_keys
+            raise SourceError(path, span.where, f"span ends before it starts: {end_key} "
+                              f"({iso_from_ns(span.end)}) is before {start_key} "
+                              f"({iso_from_ns(span.start)})")
     conventions: Counter = Counter()
-    classified = [classify(s, conventions) for s in raw]
+    classified = [classify(s, conventions, path, result.repairs) for s in raw]
     _vercel_calls(raw, classified)
     linked = spans.link(path, classified, result.repairs, account)
     name = _trace_id(path, tid)
@@ -215,9 +289,11 @@ def _evidence(conventions: Counter, merged: int, raw: list[RawSpan]) -> str:
 
 # ---------------------------------------------------------------------------------- reading
 
-def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
+def classify(raw: RawSpan, conventions: Counter | None, path: Path, repairs: Counter) -> Span:
     """The span model of one OpenTelemetry span (chapter 23 of the book); ``conventions``
-    counts the convention each span's kind was read by."""
+    counts the convention each span's kind was read by; counts and amounts are read by the
+    kit's rule (:mod:`.._kit.numbers`: text repaired in ``repairs``, the rest refused)."""
+    number = _Numbers(path, raw.where, repairs)
     a = raw.attributes
     kind, label, convention = _beeai(raw) or _kind(a, raw)
     if conventions is not None and convention:
@@ -225,12 +301,14 @@ def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
     span = Span(raw.span_id, raw.parent_id, raw.start, raw.end, kind, raw.where,
                 name=raw.name, label=label, fingerprint=raw.fingerprint, error=raw.error)
     if kind == AGENT:
-        span.name = _first_text(a, AGENT_NAME) or agent_from_name(raw.name)
+        span.name = _first_text(a, AGENT_NAME) or crewai_role(a) or agent_from_name(raw.name)
         span.returns = a.get("masrl.return") is not False
-        span.spawn_cost = (_first_number(a, ("masrl.spawn.tokens",)),
-                           _first_number(a, ("masrl.spawn.cost_usd",)))
-        span.return_cost = (_first_number(a, ("masrl.return.tokens",)),
-                            _first_number(a, ("masrl.return.cost_usd",)))
+        span.spawn_cost = (number.count(a, ("masrl.spawn.tokens",)),
+                           number.amount(a, ("masrl.spawn.cost_usd",)))
+        span.return_cost = (number.count(a, ("masrl.return.tokens",)),
+                            number.amount(a, ("masrl.return.cost_usd",)))
+        span.spawn_end = number.time(a, "masrl.spawn.end_unix_nano")
+        span.return_end = number.time(a, "masrl.return.end_unix_nano")
     elif kind == EVENT:
         span.event_type = a["masrl.event.type"]
         span.decision = _text(a.get("masrl.decision"))
@@ -239,7 +317,7 @@ def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
         span.handoff_to = _text(a.get("gen_ai.handoff.to_agent"))
         if span.handoff_to is None and (match := HANDOFF_TOOL.fullmatch(raw.name)):
             span.handoff_to = match["to"].strip()
-    _usage(span, a)
+    _usage(span, a, number)
     if kind in (MODEL, EVENT):
         span.model = _first_text(a, MODEL_NAME)
         span.output = _first(a, OUTPUT)
@@ -250,11 +328,15 @@ def classify(raw: RawSpan, conventions: Counter | None = None) -> Span:
         span.input = _first(a, TOOL_ARGS)
         span.output = _first(a, OUTPUT)
         span.has_result = a.get("masrl.tool_result") is not False
+        span.call_end = number.time(a, "masrl.tool_call.end_unix_nano")  # masrl's export
+        span.result_start = number.time(a, "masrl.tool_result.start_unix_nano")
     return span
 
 
 def _kind(a: dict, raw: RawSpan) -> tuple[str, str, str]:
     """(kind, label, convention) of a span: the first convention that knows it."""
+    if raw.scope == CREWAI_SCOPE:
+        return OTHER, CREWAI_TELEMETRY, CREWAI
     event = a.get("masrl.event.type")
     if isinstance(event, str) and event in EVENT_TYPES:
         return EVENT, "", MASRL
@@ -327,23 +409,46 @@ def _beeai(raw: RawSpan) -> tuple[str, str, str] | None:
     return OTHER, f"BeeAI emitter event {match['event']} of {match['path']}", BEEAI
 
 
-def _usage(span: Span, a: dict) -> None:
+def _usage(span: Span, a: dict, number: _Numbers) -> None:
     for key, names in (("input", INPUT_TOKENS), ("output", OUTPUT_TOKENS)):
-        value = _first_number(a, names)
+        value = number.count(a, names)
         if value is not None:
             span.usage[key] = value
     if span.usage:
         for part, names in PARTS.items():
-            value = _first_number(a, names)
+            value = number.count(a, names)
             if value:
                 span.parts[part] = value
-    span.total_tokens = _first_number(a, TOTAL_TOKENS)
-    costs = [a[k] for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
-             if is_number(a.get(k))]
+    span.total_tokens = number.count(a, TOTAL_TOKENS)
+    costs = [cost for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
+             if (cost := number.amount(a, (k,))) is not None]
     if costs:
         span.cost = sum(costs)
     else:
-        span.cost = _first_number(a, COST)
+        span.cost = number.amount(a, COST)
+
+
+class _Numbers:
+    """The first attribute of several names that a span states, read by the kit's rule."""
+
+    def __init__(self, path: Path, where: str, repairs: Counter):
+        self.path, self.where, self.repairs = path, where, repairs
+
+    def count(self, a: dict, names: tuple[str, ...]) -> int | None:
+        key = next((k for k in names if a.get(k) is not None), None)
+        return None if key is None else numbers.count(a[key], self.path, self.where,
+                                                      f"attributes.{key}", self.repairs)
+
+    def time(self, a: dict, name: str) -> int | None:
+        """Nanoseconds since the epoch that an attribute of masrl's export states."""
+        return None if a.get(name) is None else moment_ns(a[name], self.path, self.where,
+                                                          f"attributes.{name}", unit=NS,
+                                                          iso=False)
+
+    def amount(self, a: dict, names: tuple[str, ...]) -> float | None:
+        key = next((k for k in names if a.get(k) is not None), None)
+        return None if key is None else numbers.amount(a[key], self.path, self.where,
+                                                       f"attributes.{key}", self.repairs)
 
 
 def _first(a: dict, names: tuple[str, ...]) -> Any:
@@ -354,12 +459,21 @@ def _first_text(a: dict, names: tuple[str, ...]) -> str | None:
     return next((a[k] for k in names if isinstance(a.get(k), str) and a[k]), None)
 
 
-def _first_number(a: dict, names: tuple[str, ...]) -> float | None:
-    return next((a[k] for k in names if is_number(a.get(k)) and a[k] >= 0), None)
-
-
 def _text(value) -> str | None:
     return value if isinstance(value, str) and value else None
+
+
+def crewai_role(a: dict) -> str | None:
+    """The role of the CrewAI agent an agent span runs (OpenInference's CrewAI instrumentation
+    names its agent spans after a method, ``Task._execute_core``, and writes the agent, as
+    ``str()`` prints it, in ``input.value``: ``{"agent": "id=UUID(...) role='Writer' ..."}``)."""
+    text = a.get("input.value")
+    if not isinstance(text, str) or "role='" not in text:
+        return None
+    document, findings = strict_json.parse(text)
+    agent = document.get("agent") if not findings and isinstance(document, dict) else None
+    match = CREWAI_ROLE.search(agent) if isinstance(agent, str) else None
+    return match[1].replace("\\'", "'").strip() or None if match else None
 
 
 def agent_from_name(name: str) -> str:

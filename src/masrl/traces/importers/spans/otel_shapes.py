@@ -11,7 +11,7 @@ import binascii
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,8 @@ from masrl.traces.importers._kit.common import (
     read_text,
     source_error,
 )
-from masrl.traces.importers._kit.timestamps import NS, hrtime_ns, is_int, iso_ns
+from masrl.traces.importers._kit.numbers import amount
+from masrl.traces.importers._kit.timestamps import NS, is_int, moment_ns
 from masrl.traces.importers.spans.tree import fingerprint
 
 HEX = re.compile(r"[0-9a-fA-F]+")
@@ -32,6 +33,7 @@ SPAN_KEYS = {"context", "traceId", "spanContext", "_spanContext", "trace_id", "c
 OPENINFERENCE_KINDS = {"LLM", "TOOL", "AGENT", "CHAIN", "RETRIEVER", "EMBEDDING", "RERANKER",
                        "GUARDRAIL", "EVALUATOR", "PROMPT", "UNKNOWN"}
 MAX_ID = 256  # characters of an id that is not hex
+MICROSECONDS = 1_000_000  # ticks per second of the JavaScript console exporter's times
 
 # shapes, as :attr:`RawSpan.shape` names them (and ``provenance.recognised`` reports them)
 OTLP, PYTHON, ANY_AGENT, PHOENIX, FLAT, PANDAS, JS, JS_NO_IDS = (
@@ -58,16 +60,19 @@ class RawSpan:
     shape: str = ""  # which of the module's shapes the span came in
     kind_field: str | None = None  # an OpenInference span kind given as a field (Phoenix)
     scope: str | None = None  # the instrumentation scope's name, when the shape gives it
+    time_keys: tuple[str, str] = ("start time", "end time")  # the fields the times come from
 
 
 @dataclass
 class Reading:
     """What a file holds: its spans in file order, and its other records (values that are no
-    span, ``(where, what)``), and repairs made while reading (``reason -> count``)."""
+    span, ``(where, what)``), repairs made while reading (``reason -> count``), and the span
+    annotations it holds beside the spans (Phoenix's, ``(where, annotation)``)."""
 
     spans: list[RawSpan]
     others: list[tuple[str, str]]
     repairs: dict
+    annotations: list[tuple[str, dict]] = field(default_factory=list)
 
 
 def read(path: Path) -> list[RawSpan]:
@@ -81,6 +86,9 @@ def read_all(path: Path) -> Reading:
     reading = Reading([], [], {})
     found = values(path)
     for where, value in found:
+        if is_annotation(value):
+            reading.annotations.append((where, value))
+            continue
         if len(found) > 1 and not _holds_spans(value):
             reading.others.append((where, _what(value)))
             continue
@@ -132,6 +140,14 @@ def _holds_spans(value: Any) -> bool:
                                         or is_span(value))
 
 
+def is_annotation(value: Any) -> bool:
+    """A span annotation as Phoenix exports it (``{span_id, name, annotator_kind, result:
+    {label, score, explanation}}``): a judgement on a span, not a span."""
+    return (isinstance(value, dict) and "span_id" in value and isinstance(value.get("name"), str)
+            and ("result" in value or "annotator_kind" in value)
+            and not any(key in value for key in ("trace_id", "context", "start_time")))
+
+
 def is_span(value: Any) -> bool:
     """An object in one of the span shapes of this module."""
     if not isinstance(value, dict):
@@ -177,10 +193,15 @@ def _value_spans(path: Path, where: str, value: Any, reading: Reading) -> Iterat
         yield from _bundle(path, at, value, reading)
     elif isinstance(value, dict) and isinstance(value.get("data"), list) and not is_span(value):
         for k, raw in enumerate(value["data"]):
+            if is_annotation(raw):
+                reading.annotations.append((f"{at}data[{k}]", raw))
+                continue
             yield _span(path, f"{at}data[{k}]", raw)
     elif isinstance(value, list):
         for k, raw in enumerate(value):
-            if isinstance(raw, dict) and "resourceSpans" in raw:
+            if is_annotation(raw):
+                reading.annotations.append((f"{at}[{k}]", raw))
+            elif isinstance(raw, dict) and "resourceSpans" in raw:
                 yield from _otlp(path, f"{at}[{k}].", raw["resourceSpans"])
             elif isinstance(raw, dict) and "spans" in raw and not is_span(raw):
                 yield from _bundle(path, f"{at}[{k}].", raw, reading)
@@ -249,7 +270,7 @@ def _otlp_span(path: Path, where: str, raw: Any, service: Any, scope: str | None
                    _otlp_attributes(path, f"{where}.attributes", raw.get("attributes")),
                    status.get("code") in (2, "2", "STATUS_CODE_ERROR"),
                    service if isinstance(service, str) else None, fingerprint(raw), OTLP,
-                   scope=scope)
+                   scope=scope, time_keys=("startTimeUnixNano", "endTimeUnixNano"))
 
 
 def _otlp_id(path: Path, where: str, key: str, value: Any, size: int) -> str:
@@ -299,7 +320,7 @@ def _otlp_value(path: Path, where: str, value: Any) -> Any:
         return value["doubleValue"]
     if "intValue" in value:
         number = value["intValue"]
-        return int(number) if isinstance(number, str) and re.fullmatch(r"-?\d+", number) \
+        return int(number) if isinstance(number, str) and re.fullmatch(r"-?[0-9]+", number) \
             else number
     if "bytesValue" in value:
         return value["bytesValue"]
@@ -358,7 +379,8 @@ def _python_span(path: Path, where: str | None, raw: dict) -> RawSpan:
                    _time(path, where, "start_time", raw.get("start_time"), NS),
                    _end(path, where, "end_time", raw, NS), attributes,
                    code == "error", _service(path, where, raw), fingerprint(raw), shape,
-                   kind, _scope_name(raw.get("instrumentation_scope") or raw.get("scope")))
+                   kind, _scope_name(raw.get("instrumentation_scope") or raw.get("scope")),
+                   ("start_time", "end_time"))
 
 
 def _flat_span(path: Path, where: str | None, raw: dict) -> RawSpan:
@@ -389,7 +411,7 @@ def _flat_span(path: Path, where: str | None, raw: dict) -> RawSpan:
                    _time(path, where, times[0], raw.get(times[0]), None),
                    _end(path, where, times[1], raw, None), attributes, error,
                    _service(path, where, raw), fingerprint(raw), PANDAS if pandas else FLAT,
-                   _kind_field(raw), _scope_name(raw.get("scope")))
+                   _kind_field(raw), _scope_name(raw.get("scope")), times)
 
 
 def _any_id(path: Path, where: str | None, key: str, value: Any) -> str:
@@ -467,13 +489,15 @@ def _js_span(path: Path, where: str | None, raw: dict) -> RawSpan:
     if "startTime" in raw or "endTime" in raw:
         start = _time(path, where, "startTime", raw.get("startTime"), None)
         end = _end(path, where, "endTime", raw, None)
-    else:
-        start = _time(path, where, "timestamp", raw.get("timestamp"), 1000)
-        duration = raw.get("duration")
-        if not is_int(duration) and not isinstance(duration, float):
+        keys = ("startTime", "endTime")
+    else:  # the console exporter: both in microseconds (hrTimeToMicroseconds)
+        start = _time(path, where, "timestamp", raw.get("timestamp"), MICROSECONDS)
+        duration = amount(raw.get("duration"), path, where, "duration", what="a duration")
+        if duration is None:
             raise SourceError(path, where, "a span needs startTime and endTime (or timestamp "
-                              f"and duration), found duration {_shown(duration)}")
-        end = start + round(duration * 1000)
+                              "and duration), found no duration")
+        end = start + round(duration * (NS // MICROSECONDS))
+        keys = ("timestamp", "duration")
     attributes = _empty(raw.get("attributes"), {})
     _object(path, _at(where, "attributes"), attributes)
     status = _empty(raw.get("status"), {})
@@ -482,7 +506,7 @@ def _js_span(path: Path, where: str | None, raw: dict) -> RawSpan:
                    start, end, attributes, status.get("code") in (2, "ERROR"),
                    _service(path, where, raw), fingerprint(raw), JS_NO_IDS if no_ids else JS,
                    scope=_scope_name(raw.get("instrumentationLibrary")
-                                     or raw.get("instrumentationScope")))
+                                     or raw.get("instrumentationScope")), time_keys=keys)
 
 
 def _js_id(path: Path, where: str | None, key: str, value: Any, digits: int) -> str:
@@ -508,41 +532,14 @@ def _end(path: Path, where: str | None, key: str, raw: dict, unit: int | None) -
 
 
 def _time(path: Path, where: str | None, key: str, value: Any, unit: int | None) -> int:
-    """Nanoseconds of a time: integer ticks of ``unit`` per second (``None``: epoch number read
-    by its size), an ISO-8601 text or an ``HrTime``."""
-    if isinstance(value, str):
-        found = iso_ns(value)
-        if found is None and re.fullmatch(r"\d+", value):
-            found = int(value) * (NS // unit) if unit else _epoch(int(value))
-    elif isinstance(value, list):
-        found = hrtime_ns(value)
-    elif is_int(value) or isinstance(value, float):
-        found = round(value * (NS // unit)) if unit else _epoch(value)
-        found = found if found >= 0 else None
-    else:
-        found = None
-    if found is None:
-        raise SourceError(path, where, f"{key} must be a time (integer nanoseconds, ISO-8601 "
-                          f"text, [seconds, nanoseconds] or epoch milliseconds), found "
-                          f"{_shown(value)}")
-    return found
-
-
-def _epoch(number: float) -> int:
-    if number < 1e14:
-        return round(number * 1_000_000)  # milliseconds
-    if number < 1e17:
-        return round(number * 1_000)  # microseconds
-    return round(number)
+    """Nanoseconds of a time (:func:`.timestamps.moment_ns`): epoch numbers of ``unit`` ticks
+    per second (``None``: told by their size), ISO-8601 text or an ``HrTime``."""
+    return moment_ns(value, path, where, key, unit=unit)
 
 
 def _nanos(path: Path, where: str, key: str, value: Any) -> int:
-    if isinstance(value, str) and re.fullmatch(r"\d+", value):
-        return int(value)
-    if is_int(value) and value >= 0:
-        return value
-    raise SourceError(path, where, f"{key} must be integer nanoseconds (a number or a decimal "
-                      f"string), found {_shown(value)}")
+    """OTLP's integer nanoseconds (a number or its decimal digits)."""
+    return moment_ns(value, path, where, key, unit=NS, iso=False)
 
 
 # ---------------------------------------------------------------------------------- checks

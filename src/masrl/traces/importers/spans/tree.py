@@ -17,8 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from masrl.traces.importers._kit.accounting import Account
-from masrl.traces.importers._kit.common import SourceError, TraceBuilder, content_ref, json_type
-from masrl.traces.importers._kit.timestamps import NS, iso_ns
+from masrl.traces.importers._kit.common import SourceError, TraceBuilder, content_ref
+from masrl.traces.importers._kit.numbers import shown
+from masrl.traces.importers._kit.timestamps import NS, moment_ns
 
 AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER = "agent", "model", "tool", "handoff", "event", "other"
 KINDS = (AGENT, MODEL, TOOL, HANDOFF, EVENT, OTHER)
@@ -69,6 +70,10 @@ class Span:
     spawn_cost: tuple = (None, None)  # agent spans: (tokens, usd) of the spawn and the return
     return_cost: tuple = (None, None)
     has_result: bool = True  # tool spans: whether the tool gave a result
+    call_end: int | None = None  # tool spans: the call's own end, when not the span's
+    result_start: int | None = None  # tool spans: the result's start, when not the span's end
+    spawn_end: int | None = None  # agent spans: the end of the spawn (it starts the span)
+    return_end: int | None = None  # agent spans: the end of the return (it starts at the end)
     reason: str | None = None  # why a span gives no event, when its role says so (roles)
     children: list[Span] = field(default_factory=list)
     parent: Span | None = None
@@ -243,13 +248,15 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
         if span.kind == AGENT and id(span) in under_agent:
             child = agents[span.span_id]
             spawn = build.event(f"{span.span_id}.spawn", t(span.start), "spawn", agent,
-                                to=child, tokens=span.spawn_cost[0],
+                                to=child, t_end=_later(t, span.spawn_end, span.start),
+                                tokens=span.spawn_cost[0],
                                 cost_usd=_cost(span.spawn_cost[1]),
                                 x_source=f"span {span.span_id}")
             ret = None
             if span.returns:
                 ret = build.event(f"{span.span_id}.return", t(span.end), "return", child,
-                                  to=agent, tokens=span.return_cost[0],
+                                  to=agent, t_end=_later(t, span.return_end, span.end),
+                                  tokens=span.return_cost[0],
                                   cost_usd=_cost(span.return_cost[1]), **source(span))["id"]
             unit = _unit(units, agent, span, spawn["id"], ret or spawn["id"])
             bounds[child] = (spawn["id"], ret, agent)
@@ -266,13 +273,16 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
                                 **source(span))
             unit = _unit(units, agent, span, event["id"], event["id"])
         elif span.kind == TOOL:
+            call_end = span.end if span.call_end is None else span.call_end
             call = build.event(f"{span.span_id}.call", t(span.start), "tool_call", agent,
-                               t_end=t(span.end), tool=span.tool, tokens=span.tokens,
+                               t_end=t(call_end), tool=span.tool, tokens=span.tokens,
                                cost_usd=_cost(span.cost), content_ref=_ref(span.input),
                                x_usage=span.x_usage(), **source(span))
             exit = call["id"]
             if span.has_result:
-                exit = build.event(f"{span.span_id}.result", t(span.end), "tool_result", agent,
+                opened = span.end if span.result_start is None else span.result_start
+                exit = build.event(f"{span.span_id}.result", t(opened), "tool_result", agent,
+                                   t_end=_later(t, span.end, opened),
                                    tool=span.tool, trusted=False,
                                    content_ref=_ref(span.output), **source(span))["id"]
                 build.edge(call["id"], exit, "tool_dependency", "blocking")
@@ -421,14 +431,33 @@ def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
             and id(s) not in has_agent]
     for span in idle:
         span.kind, span.reason = OTHER, IDLE
-    names: dict[int, str] = {}
-    used: Counter = Counter()
-    for span in sorted((s for s in spans if s.kind == AGENT), key=_order):
-        used[span.name] += 1
-        names[id(span)] = span.name if used[span.name] == 1 else f"{span.name}#{used[span.name]}"
+    names = agent_names(sorted((s for s in spans if s.kind == AGENT), key=_order))
     owner = _owners(top, spans)
     return {s.span_id: names[id(owner[id(s)])] if owner.get(id(s)) is not None else default
             for s in spans}
+
+
+def agent_names(invocations: list[Span]) -> dict[int, str]:
+    """``id(span) ->`` the agent each agent span (in start order) is: its name, and for a name's
+    later invocations ``name#2``, ``name#3``... numbered past every name the log itself uses
+    (an agent the log calls ``planner#2`` stays apart from the second ``planner``)."""
+    taken = {span.name for span in invocations}  # reserved before any renaming
+    names: dict[int, str] = {}
+    seen: set[str] = set()
+    suffix: Counter = Counter()
+    for span in invocations:
+        if span.name not in seen:
+            seen.add(span.name)
+            names[id(span)] = span.name
+            suffix[span.name] = 1
+            continue
+        name = span.name
+        while name in taken:
+            suffix[span.name] += 1
+            name = f"{span.name}#{suffix[span.name]}"
+        taken.add(name)
+        names[id(span)] = name
+    return names
 
 
 def _states_tokens(span: Span) -> bool:
@@ -572,6 +601,11 @@ def _enclosing(targets: list[Span], candidates: list[Span]) -> dict[int, Span]:
         if position >= 0:
             found[id(target)] = ranked[position]
     return found
+
+
+def _later(t, end: int | None, start: int) -> float | None:
+    """``t(end)`` when the span states an end after ``start`` (a duration the log keeps)."""
+    return t(end) if end is not None and end > start else None
 
 
 def _unit(units: dict, agent: str, span: Span, entry: str, exit: str) -> Unit:
@@ -764,17 +798,14 @@ def iso_interval(path: Path, where: str | None, record: dict, keys: tuple[str, s
     ``no_end``; a start that is no time, an end that is neither a time nor null, and an end
     before the start are errors naming the record (``subject``) and the field."""
     start_key, end_key = keys
-    start = iso_ns(record.get(start_key))
-    if start is None:
-        raise SourceError(path, where, f"{subject}: {start_key} must be an ISO-8601 time, found "
-                          f"{json_type(record.get(start_key))} {record.get(start_key)!r}")
+    if record.get(start_key) is None:
+        raise SourceError(path, where, f"{subject}: {start_key} must be an ISO 8601 time, "
+                          f"found {shown(record.get(start_key))}")
+    start = moment_ns(record[start_key], path, where, f"{subject}: {start_key}", numbers=False)
     if record.get(end_key) is None:
         repairs[no_end] += 1
         return start, start
-    end = iso_ns(record.get(end_key))
-    if end is None:
-        raise SourceError(path, where, f"{subject}: {end_key} must be an ISO-8601 time or null, "
-                          f"found {json_type(record[end_key])} {record[end_key]!r}")
+    end = moment_ns(record[end_key], path, where, f"{subject}: {end_key}", numbers=False)
     if end < start:
         raise SourceError(path, where, f"{subject} ends ({record[end_key]}) before it starts "
                           f"({record[start_key]})")

@@ -6,11 +6,11 @@ are recognised and recorded. Chapter 23 of the book tells the mapping.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
+from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
@@ -24,6 +24,7 @@ from masrl.traces.importers._kit.common import (
 )
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.sequential import Turns
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "a2a"
 UNIT = "record"
@@ -33,7 +34,6 @@ SEND_METHODS = {"message/send", "message/stream", "tasks/send", "tasks/sendSubsc
 FAILED = {"failed", "rejected", "TASK_STATE_FAILED", "TASK_STATE_REJECTED"}
 V1_WRAPPERS = {"task": "task", "message": "message", "msg": "message",
                "statusUpdate": "status-update", "artifactUpdate": "artifact-update"}
-MICROSECOND = timedelta(microseconds=1)
 REPEATED = "nothing new: repeats a task, message or artifact already read"
 
 
@@ -115,25 +115,17 @@ class _Log:
         self.artifacts: set[str] = set()
         self.t = 0.0
         self.count = 0
-        self.origin: datetime | None = None
+        self.origin: int | None = None  # microseconds since 1970 of the first time read
 
     def time(self, where: str, status: Any) -> None:
         stamp = status.get("timestamp") if isinstance(status, dict) else None
         if stamp is None:
             return
-        try:
-            moment = datetime.fromisoformat(stamp.replace("Z", "+00:00")) \
-                if isinstance(stamp, str) else None
-        except ValueError:
-            moment = None
-        if moment is None:
-            raise SourceError(self.path, f"{where}.status.timestamp", "must be an ISO 8601 "
-                              f"time, found {json_type(stamp)}")
-        if moment.utcoffset() is None:
-            moment = moment.replace(tzinfo=UTC)
+        moment = moment_ns(stamp, self.path, f"{where}.status", "timestamp",
+                           numbers=False) // 1000  # microseconds; UTC when it names no zone
         if self.origin is None:
             self.origin = moment
-        self.t = max(self.t, ((moment - self.origin) // MICROSECOND) / 1_000_000)
+        self.t = max(self.t, (moment - self.origin) / 1_000_000)
 
     def message(self, where: str, message: Any) -> list[dict]:
         if not isinstance(message, dict):
@@ -288,7 +280,7 @@ def _import(path: Path, key: str | None, group: list, version: str, why: str,
                           "artifact (" + ", ".join(f"{n} {r}" for r, n in
                                                   sorted(result.skipped.items())) + ")")
     if log.origin is not None:
-        result.time_origin = log.origin.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        result.time_origin = iso_from_ns(log.origin * 1000)
     raised = turns.build.raise_times()
     if raised:
         result.repairs["event time raised to the time of an event it depends on"] += raised

@@ -22,8 +22,10 @@ from masrl.traces.importers._kit.common import (
     source_error,
     sse_payloads,
 )
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.sequential import Turns, usage_fields
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "adk"
 UNIT = "event"
@@ -76,7 +78,8 @@ def _read(path: Path) -> tuple[str, list[tuple[str | None, str, list, dict | Non
         return EVENTS, [(None, "", [(f"[{k}]", e) for k, e in enumerate(document)], None)]
     if isinstance(document, dict) and "author" in document:  # JSON Lines of one event
         return LINES, [(None, "", [("1", document)], None)]
-    raise SourceError(path, None, "expected an ADK session ({id, appName, events...}), a list "
+    raise SourceError(path, None, "expected an ADK session ({id, appName or context, "
+                      "events...}), a list "
                       f"of events or JSON Lines of events; found {json_type(document)}")
 
 
@@ -123,10 +126,11 @@ class _Session:
                                                             "longRunningToolIds"))
                    else "snake"] += 1
         author = event.get("author")
-        usage = _usage(field(event, "usageMetadata"))
+        usage = _usage(field(event, "usageMetadata"), self.path, where, self.result.repairs)
         if usage is not None:
-            self.account.state_usage(tokens_in=usage[0], tokens_out=usage[1])
-        as_skipped = None if usage is None else {"tokens_in": usage[0], "tokens_out": usage[1]}
+            self.account.state_usage(tokens_in=usage[0] or 0, tokens_out=usage[1] or 0)
+        as_skipped = None if usage is None else {"tokens_in": usage[0] or 0,
+                                                 "tokens_out": usage[1] or 0}
         if not isinstance(author, str) or not author:
             self.account.skip("unknown record type: an event without author", usage=as_skipped)
             return
@@ -150,7 +154,8 @@ class _Session:
         if model_call:
             tokens_in, tokens_out, named = usage if usage is not None else (None, None, {})
             eid = event.get("id") if isinstance(event.get("id"), str) and event["id"] else where
-            model = usage_fields(tokens_in, tokens_out, eid, named)
+            model = usage_fields(tokens_in, tokens_out, eid, named,
+                                 _text(field(event, "modelVersion")))
         added, carried = self._parts(k, base, author, parts, actions)
         if not added and carried and not model:
             self.account.map()  # the transfer its actions complete is the call's event
@@ -270,8 +275,10 @@ def _import_session(path: Path, shape: str, sid: str | None, events: list, sessi
             f"{n} {reason}" for reason, n in sorted(result.skipped.items())) + ")"
             if result.skipped else "the session holds no event")
     keys = "camelCase" if reader.camel["camel"] >= reader.camel["snake"] else "snake_case"
-    app = field(session, "appName") if session else None
-    what = {SESSION: "an ADK Session {id, appName, userId, state, events}",
+    app = _app(session)
+    what = {SESSION: "an ADK Session {id, appName, userId, state, events}" if session and (
+                "appName" in session or "app_name" in session)
+            else "an ADK session as ADK saves it {id, context, events}",
             SESSIONS: "a listing of ADK sessions", EVENTS: "a list of ADK events (a /run "
             "response)", LINES: "JSON Lines of ADK events",
             STREAM: "a server-sent event stream of ADK events (a /run_sse response)"}[shape]
@@ -295,6 +302,18 @@ def _import_session(path: Path, shape: str, sid: str | None, events: list, sessi
     return result.with_provenance()
 
 
+def _app(session: dict | None) -> str | None:
+    """The app a session belongs to: its ``appName`` (``app_name``), else the one its
+    ``context`` names (a session as ADK saves it)."""
+    if not session:
+        return None
+    app = field(session, "appName")
+    context = session.get("context")
+    if app is None and isinstance(context, dict):
+        app = field(context, "appName")
+    return app if isinstance(app, str) and app else None
+
+
 def _parts(path: Path, where: str, event: dict) -> list[dict]:
     content = event.get("content")
     if content is None:
@@ -311,40 +330,45 @@ def _parts(path: Path, where: str, event: dict) -> list[dict]:
     return parts
 
 
-def _usage(metadata: Any) -> tuple[float, float, dict] | None:
+def _usage(metadata: Any, path: Path, where: str, repairs: Counter
+           ) -> tuple[float | None, float | None, dict] | None:
+    """Gemini's counts (the kit's rule): the tool-use prompt goes with the prompt, the thinking
+    with the candidates; ``None`` when neither the prompt nor the candidates are stated."""
     if not isinstance(metadata, dict):
         return None
-    prompt = count(field(metadata, "promptTokenCount"))
-    candidates = count(field(metadata, "candidatesTokenCount"))
-    thoughts = count(field(metadata, "thoughtsTokenCount")) or 0
-    tool_prompt = count(field(metadata, "toolUsePromptTokenCount")) or 0
+
+    def read(name: str):  # named as the log writes it: camelCase or snake_case
+        key = name if name in metadata else _snake(name)
+        holder = "usageMetadata" if key == name else "usage_metadata"
+        return count(metadata.get(key), path, where, f"{holder}.{key}", repairs)
+
+    prompt, candidates = read("promptTokenCount"), read("candidatesTokenCount")
+    thoughts = read("thoughtsTokenCount") or 0
+    tool_prompt = read("toolUsePromptTokenCount") or 0
     if prompt is None and candidates is None:
         return None
-    named = {"cached_input": count(field(metadata, "cachedContentTokenCount")) or 0,
+    named = {"cached_input": read("cachedContentTokenCount") or 0,
              "tool_use_input": tool_prompt, "reasoning_output": thoughts}
-    return (prompt or 0) + tool_prompt, (candidates or 0) + thoughts, named
+    return (None if prompt is None else prompt + tool_prompt,
+            None if candidates is None else candidates + thoughts, named)
 
 
 MICRO = 1_000_000
 
 
-def _micros(value: Any) -> int | None:
-    number = count(value)
-    return None if number is None else round(number * MICRO)
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _times(path: Path, events: list) -> tuple[dict[int, float], str | None]:
     """Seconds from the earliest timestamp, by event index, and that earliest time (ISO 8601
-    UTC); empty and ``None`` when no event has one."""
+    UTC); empty and ``None`` when no event has one. ADK writes seconds since the epoch (a
+    float); an ISO 8601 time is read too (:func:`.timestamps.moment_ns`)."""
     stamps = {}
     for k, (where, event) in enumerate(events):
         if not isinstance(event, dict) or "timestamp" not in event:
             continue
-        micros = _micros(event["timestamp"])
-        if micros is None:
-            raise SourceError(path, f"{where}.timestamp", "must be seconds since the epoch (a "
-                              f"number), found {json_type(event['timestamp'])}")
-        stamps[k] = micros
+        stamps[k] = moment_ns(event["timestamp"], path, where, "timestamp", unit=1) // 1000
     if not stamps:
         return {}, None
     first = min(stamps.values())
@@ -379,6 +403,9 @@ def sniff(sample: Sample) -> str | None:
         if isinstance(events, list) and ("appName" in document or "app_name" in document) \
                 and all(is_event(e) for e in events[:5]):
             return "an ADK session: appName and events with authors"
+        if isinstance(events, list) and events and isinstance(document.get("id"), str) \
+                and all(is_event(e) for e in events[:5]):
+            return "an ADK session as ADK saves it: an id and events with authors"
     if isinstance(document, list) and document and all(is_event(e) for e in document[:5]):
         return "a list of ADK events with authors and invocation ids"
     if sample.records and all(is_event(r) for r in sample.records[:5]):
@@ -388,5 +415,5 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
-    return ("looks for a Google ADK session ({id, appName, events}) or ADK events ({author, "
-            "invocationId, content: {parts}})")
+    return ("looks for a Google ADK session ({id, appName, events}, or {id, context, events} "
+            "as ADK saves it) or ADK events ({author, invocationId, content: {parts}})")

@@ -6,11 +6,11 @@ dumps. Chapter 23 of the book tells the mapping.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
+from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
@@ -21,8 +21,10 @@ from masrl.traces.importers._kit.common import (
     read_text,
     source_error,
 )
+from masrl.traces.importers._kit.numbers import amount, count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.sequential import Turns, usage_fields
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "autogen"
 UNIT = "item"
@@ -46,7 +48,6 @@ KNOWN = CHAT | EVENT_TYPES | set(SKIPPED)
 NOT_DUMPED = "not dumped: the recorder could not serialise the item"
 EMPTY_TOOL_EVENT = "tool event without calls or results"
 CODE_TOOL = "code_execution"
-MICROSECOND = timedelta(microseconds=1)
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -90,7 +91,7 @@ def _runs(path: Path, shape: str, read: Any) -> list[tuple[str | None, list, dic
     if not attempts:
         return [(None, events, None)]
     if not isinstance(attempts, list) or not all(
-            isinstance(a, dict) and isinstance(count(a.get("events_before_fail")), int)
+            isinstance(a, dict) and _whole(a.get("events_before_fail"))
             for a in attempts):
         raise SourceError(path, "attempts", "must be a list of {index, events_before_fail, "
                           "error} objects with a whole number of events")
@@ -175,9 +176,9 @@ def _import_run(path: Path, shape: str, read: Any, label: str | None, records: l
     mapped = []
     for index, (where, record, kind, dump) in enumerate(items):
         account.read()
-        usage = _usage(dump)
+        usage = _usage(dump, path, where, result.repairs)
         if usage is not None:
-            account.state_usage(tokens_in=usage[0], tokens_out=usage[1])
+            account.state_usage(tokens_in=usage[0] or 0, tokens_out=usage[1] or 0)
         reason = None
         if dump is None:
             reason = NOT_DUMPED
@@ -190,7 +191,7 @@ def _import_run(path: Path, shape: str, read: Any, label: str | None, records: l
             reason = EMPTY_TOOL_EVENT
         if reason is not None:
             account.skip(reason, usage=None if usage is None else {
-                "tokens_in": usage[0], "tokens_out": usage[1]})
+                "tokens_in": usage[0] or 0, "tokens_out": usage[1] or 0})
             continue
         account.map()
         mapped.append((where, record, kind, dump, index))
@@ -235,7 +236,7 @@ def _add(path: Path, turns: Turns, position: int, eid: str, where: str, kind: st
     source = dump["source"]
     base = {"t": t, "x_source": where, "x_message_id": dump.get("id")
             if isinstance(dump.get("id"), str) else None}
-    usage = _usage(dump)
+    usage = _usage(dump, path, where, None)  # read (and repairs counted) when accounted
     model = usage_fields(*usage, dump.get("id") or where) if usage is not None else {}
     if kind == "ToolCallRequestEvent":
         calls = _list(path, where, dump)
@@ -323,14 +324,21 @@ def _name(value: dict) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
-def _usage(dump: dict | None) -> tuple[int, int] | None:
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _usage(dump: dict | None, path: Path, where: str, repairs: Counter | None
+           ) -> tuple[int | None, int | None] | None:
+    """``models_usage`` by the kit's rule; ``None`` when it states neither count."""
     usage = dump.get("models_usage") if dump is not None else None
     if not isinstance(usage, dict):
         return None
-    prompt, completion = count(usage.get("prompt_tokens")), count(usage.get("completion_tokens"))
+    prompt, completion = (count(usage.get(key), path, where, f"models_usage.{key}", repairs)
+                          for key in ("prompt_tokens", "completion_tokens"))
     if prompt is None and completion is None:
         return None
-    return prompt or 0, completion or 0
+    return prompt, completion
 
 
 def _times(path: Path, mapped: list) -> tuple[list[float], str | None]:
@@ -339,19 +347,13 @@ def _times(path: Path, mapped: list) -> tuple[list[float], str | None]:
         value = dump.get("created_at")
         if value is None:
             break
-        try:
-            stamp = datetime.fromisoformat(value) if isinstance(value, str) else None
-        except ValueError:
-            stamp = None
-        if stamp is None or stamp.utcoffset() is None:
-            raise SourceError(path, f"{where}.created_at", "must be an ISO 8601 time with a "
-                              f"UTC offset, found {json_type(value)}")
-        stamps.append(stamp)
+        stamps.append(moment_ns(value, path, where, "created_at", naive=False,
+                                numbers=False) // 1000)
     if mapped and len(stamps) == len(mapped):
         earliest = min(stamps)
-        origin = earliest.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-        return [((s - earliest) // MICROSECOND) / 1_000_000 for s in stamps], origin
-    received = [count(record.get("timestamp_s")) for _, record, _, _, _ in mapped]
+        return [(s - earliest) / 1_000_000 for s in stamps], iso_from_ns(earliest * 1000)
+    received = [amount(record.get("timestamp_s"), path, where, "timestamp_s", what="a time")
+                for where, record, _, _, _ in mapped]
     if mapped and all(r is not None for r in received):
         first = min(received)
         return [round(r - first, 6) for r in received], None

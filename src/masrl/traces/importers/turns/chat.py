@@ -22,8 +22,9 @@ from masrl.traces.importers._kit.common import (
     read_text,
     source_error,
 )
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import PYTHON_REPR, Sample
-from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.sequential import Turns, usage_fields
 
 FORMAT = "chat"
 UNIT = "message"
@@ -61,17 +62,18 @@ class Message:
     tool_calls: list[tuple[str | None, str | None, Any]] = field(default_factory=list)
     tool_call_id: str | None = None
     form: str = "openai"  # openai or langchain
-    usage: tuple[float, float, dict] | None = None  # input, output, parts
+    usage: tuple[float | None, float | None, dict] | None = None  # input, output, parts
+    model: str | None = None  # the model that wrote it, when the message names it
     model_call: bool = False
-    model: str | None = None  # response_metadata's model_name (or model), as written
     responses: list[tuple[str | None, Any]] = field(default_factory=list)  # AutoGen 0.2
 
 
 # ---------------------------------------------------------------------------------- decoding
 
-def decode(path: Path, where: str, value: Any) -> Message:
+def decode(path: Path, where: str, value: Any, repairs: Counter | None = None) -> Message:
     """A chat message (either form) read from ``value``; a :class:`SourceError` at ``where``
-    when it cannot be one."""
+    when it cannot be one. Its token counts are read by the kit's rule (text read and counted
+    in ``repairs``, anything else refused)."""
     if not isinstance(value, dict):
         raise SourceError(path, where, f"a message must be an object, found {json_type(value)}")
     if "role" not in value and isinstance(value.get("data"), dict) and "type" in value:
@@ -98,13 +100,11 @@ def decode(path: Path, where: str, value: Any) -> Message:
                       id=value["id"] if isinstance(value.get("id"), str) else None)
     if role == "assistant":
         message.tool_calls = _tool_calls(path, where, value)
-        message.usage = _usage(value)
+        message.usage = _usage(value, path, where, repairs)
+        message.model = _model(value)
         metadata = value.get("response_metadata")
         message.model_call = message.usage is not None or (
             isinstance(metadata, dict) and bool(metadata)) or "usage_metadata" in value
-        if isinstance(metadata, dict):
-            named = metadata.get("model_name", metadata.get("model"))
-            message.model = named if isinstance(named, str) and named else None
     if role in ("tool", "function"):
         call_id = value.get("tool_call_id")
         message.tool_call_id = call_id if isinstance(call_id, str) else None
@@ -154,29 +154,54 @@ def _tool_calls(path: Path, where: str, value: dict) -> list[tuple]:
     return []
 
 
-def _usage(value: dict) -> tuple[float, float, dict] | None:
-    """``(input, output, parts)`` a LangChain or OpenAI-style message states (see the module)."""
+def _usage(value: dict, path: Path, where: str, repairs: Counter | None
+           ) -> tuple[float | None, float | None, dict] | None:
+    """``(input, output, parts)`` a LangChain or OpenAI-style message states (see the module),
+    read by the kit's rule; a side it does not state is ``None``."""
+
+    def read(holder: dict, key: str, place: str):
+        return count(holder.get(key), path, where, f"{place}.{key}", repairs)
+
     usage = value.get("usage_metadata")
     if isinstance(usage, dict):
-        tokens_in, tokens_out = count(usage.get("input_tokens")), count(usage.get("output_tokens"))
+        tokens_in = read(usage, "input_tokens", "usage_metadata")
+        tokens_out = read(usage, "output_tokens", "usage_metadata")
         if tokens_in is not None or tokens_out is not None:
             parts = {}
             details = usage.get("input_token_details")
             if isinstance(details, dict):
-                parts["cached_input"] = count(details.get("cache_read")) or 0
-                parts["cache_creation"] = count(details.get("cache_creation")) or 0
+                place = "usage_metadata.input_token_details"
+                parts["cached_input"] = read(details, "cache_read", place) or 0
+                parts["cache_creation"] = read(details, "cache_creation", place) or 0
             details = usage.get("output_token_details")
             if isinstance(details, dict):
-                parts["reasoning_output"] = count(details.get("reasoning")) or 0
-            return tokens_in or 0, tokens_out or 0, parts
+                place = "usage_metadata.output_token_details"
+                parts["reasoning_output"] = read(details, "reasoning", place) or 0
+            return tokens_in, tokens_out, parts
     metadata = value.get("response_metadata")
     metadata = metadata if isinstance(metadata, dict) else {}
-    for holder in (metadata.get("token_usage"), metadata.get("usage"), value.get("usage")):
+    for name, holder in (("response_metadata.token_usage", metadata.get("token_usage")),
+                         ("response_metadata.usage", metadata.get("usage")),
+                         ("usage", value.get("usage"))):
         if isinstance(holder, dict):
-            tokens_in = count(holder.get("prompt_tokens", holder.get("input_tokens")))
-            tokens_out = count(holder.get("completion_tokens", holder.get("output_tokens")))
+            key_in = "prompt_tokens" if "prompt_tokens" in holder else "input_tokens"
+            key_out = "completion_tokens" if "completion_tokens" in holder else "output_tokens"
+            tokens_in, tokens_out = read(holder, key_in, name), read(holder, key_out, name)
             if tokens_in is not None or tokens_out is not None:
-                return tokens_in or 0, tokens_out or 0, {}
+                return tokens_in, tokens_out, {}
+    return None
+
+
+MODEL_KEYS = ("model_name", "model")  # where LangChain and OpenAI name the model
+
+
+def _model(value: dict) -> str | None:
+    """The model a message names (LangChain's ``response_metadata``, OpenAI's ``model``)."""
+    metadata = value.get("response_metadata")
+    for holder in (metadata if isinstance(metadata, dict) else {}, value):
+        for key in MODEL_KEYS:
+            if isinstance(holder.get(key), str) and holder[key]:
+                return holder[key]
     return None
 
 
@@ -243,7 +268,7 @@ class Conversation:
 
     def message(self, k: int, where: str, value: Any) -> None:
         self.account.read()
-        message = decode(self.path, where, value)
+        message = decode(self.path, where, value, self.result.repairs)
         self.forms[message.form] += 1
         inner = embedded_update(message.content) if message.role is not None else None
         if inner is not None:
@@ -251,7 +276,7 @@ class Conversation:
             speaker = message.name or message.kind
             mapped = False
             for j, (_, nested) in enumerate(inner):
-                part = decode(self.path, f"{where}.content[{j}]", nested)
+                part = decode(self.path, f"{where}.content[{j}]", nested, self.result.repairs)
                 self._state(part)
                 mapped |= self._map(f"m{k}.{j}", f"{where}.content[{j}]", part, speaker)
             if mapped:
@@ -275,7 +300,8 @@ class Conversation:
 
     def _state(self, message: Message) -> None:
         if message.usage is not None:
-            self.account.state_usage(tokens_in=message.usage[0], tokens_out=message.usage[1])
+            self.account.state_usage(tokens_in=message.usage[0] or 0,
+                                     tokens_out=message.usage[1] or 0)
 
     def map(self, eid: str, where: str, message: Message, speaker: str | None) -> bool:
         """Events of one message (ids from ``eid``, by ``speaker``); ``False`` when it gives
@@ -299,9 +325,8 @@ class Conversation:
             model = {}
             if message.model_call:
                 tokens_in, tokens_out, parts = message.usage or (None, None, {})
-                model = usage_fields(tokens_in, tokens_out, message.id or where, parts)
-                if message.model:
-                    model["x_model"] = message.model
+                model = usage_fields(tokens_in, tokens_out, message.id or where, parts,
+                                     message.model)
             text = message.content not in ("", None, [])
             if text or not message.tool_calls:
                 turns.turn(**base, id=eid, type="message", agent=agent, content_ref=ref,

@@ -11,19 +11,20 @@ from datetime import datetime
 from pathlib import Path
 
 from masrl.traces.importers._kit.common import ImportResult, SourceError, content_ref, read_text
+from masrl.traces.importers._kit.numbers import amount, count
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.sequential import Turns, usage_fields
 
 FORMAT = "chatdev"
 UNIT = "log entry"
 SYSTEM = "System"
-ENTRY = re.compile(r"^\[(?P<when>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}) (?P<level>[A-Z]+)\] "
+ENTRY = re.compile(r"^\[(?P<when>[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}) (?P<level>[A-Z]+)\] "
                    r"(?P<head>.*)$", re.MULTILINE)
 TURN = re.compile(r"^(?P<speaker>[^*:\n][^:\n]*?): \*\*(?P<a>[^*<]+?)<->(?P<b>[^*]+?) on : "
-                  r"(?P<phase>[^,*]+), turn (?P<turn>\d+)\*\*")
+                  r"(?P<phase>[^,*]+), turn (?P<turn>[0-9]+)\*\*")
 START = re.compile(r"^(?P<speaker>[^*:\n][^:\n]*?): \*\*\[Start Chat\]\*\*")
 TABLE_ROW = re.compile(r"^\| \*\*(?P<key>[a-z_]+)\*\* \| (?P<value>.*?) \|\s*$", re.MULTILINE)
-TOKENS = re.compile(r"^(?P<key>prompt_tokens|completion_tokens|cost): \$?(?P<value>[0-9.]+)\s*$",
+TOKENS = re.compile(r"^(?P<key>prompt_tokens|completion_tokens|cost): (?P<value>.*?)\s*$",
                     re.MULTILINE)
 SKIPS = {
     "flask app.py did not start": "web log notice: not a step of the run",
@@ -91,10 +92,12 @@ def import_file(path: str | Path) -> ImportResult:
         t = (when - first).total_seconds()
         base = {"id": f"l{line}", "t": max(t, 0.0), "x_source": f"{path.name}:{line}"}
         if head.startswith("**[OpenAI_Usage_Info"):
-            numbers = {m["key"]: float(m["value"]) for m in TOKENS.finditer(body)}
-            tokens_in = int(numbers.get("prompt_tokens", 0))
-            tokens_out = int(numbers.get("completion_tokens", 0))
-            cost = numbers.get("cost", 0.0)
+            stated = {m["key"]: m["value"] for m in TOKENS.finditer(body)}  # text: no repair
+            tokens_in = count(stated.get("prompt_tokens"), path, line, "prompt_tokens") or 0
+            tokens_out = count(stated.get("completion_tokens"), path, line,
+                               "completion_tokens") or 0
+            cost = amount(stated["cost"].removeprefix("$"), path, line, "cost") \
+                if "cost" in stated else 0.0
             account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
             pending.append((line, tokens_in, tokens_out, cost))
             continue

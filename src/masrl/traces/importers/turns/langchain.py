@@ -6,11 +6,11 @@ mapping.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
+from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
@@ -21,8 +21,10 @@ from masrl.traces.importers._kit.common import (
     read_text,
     source_error,
 )
+from masrl.traces.importers._kit.numbers import amount, count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.sequential import Turns, count, usage_fields
+from masrl.traces.importers._kit.sequential import Turns, usage_fields
+from masrl.traces.importers._kit.timestamps import moment_ns
 from masrl.traces.importers.turns.chat import decode, is_message
 
 FORMAT = "langchain"
@@ -34,7 +36,6 @@ GLUE_RUNS = {"chain": "chain run: structure, its children carry the turns",
              "prompt": "prompt run: formatting, not a turn",
              "parser": "parser run: formatting, not a turn",
              "embedding": "embedding run: not a turn"}
-MICROSECOND = timedelta(microseconds=1)
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -87,17 +88,11 @@ def _flatten(path: Path, values: list) -> list[tuple[str, dict]]:
     return runs
 
 
-def _time(path: Path, where: str, value: Any) -> datetime | None:
+def _time(path: Path, where: str, field: str, value: Any) -> int | None:
+    """Microseconds since 1970 of a run's ISO 8601 time (UTC when it names no zone)."""
     if value is None:
         return None
-    try:
-        stamp = datetime.fromisoformat(value.replace("Z", "+00:00")) \
-            if isinstance(value, str) else None
-    except ValueError:
-        stamp = None
-    if stamp is None:
-        raise SourceError(path, where, f"must be an ISO 8601 time, found {json_type(value)}")
-    return stamp if stamp.utcoffset() is not None else stamp.replace(tzinfo=UTC)
+    return moment_ns(value, path, where, field, numbers=False) // 1000
 
 
 # ---------------------------------------------------------------------------------- runs
@@ -158,27 +153,30 @@ def _model_name(run: dict) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _run_usage(run: dict) -> tuple[float, float, float]:
-    """``(tokens in, tokens out, dollars)`` a model run states (chapter 23 of the book)."""
-    prompt, completion = count(run.get("prompt_tokens")), count(run.get("completion_tokens"))
-    cost = count(run.get("total_cost")) or 0
+def _run_usage(run: dict, path: Path, where: str, repairs: Counter | None
+               ) -> tuple[float | None, float | None, float | None]:
+    """``(tokens in, tokens out, dollars)`` a model run states (chapter 23 of the book), read
+    by the kit's rule; what it does not state is ``None``."""
+    prompt, completion = (count(run.get(key), path, where, key, repairs)
+                          for key in ("prompt_tokens", "completion_tokens"))
+    cost = amount(run.get("total_cost"), path, where, "total_cost", repairs)
     if prompt is not None or completion is not None:
-        return prompt or 0, completion or 0, cost
+        return prompt, completion, cost
     outputs = run.get("outputs") if isinstance(run.get("outputs"), dict) else {}
     usage = (outputs.get("llm_output") or {}).get("token_usage") \
         if isinstance(outputs.get("llm_output"), dict) else None
     if isinstance(usage, dict):
-        return (count(usage.get("prompt_tokens")) or 0,
-                count(usage.get("completion_tokens")) or 0, cost)
+        return (*(count(usage.get(key), path, f"{where}.outputs.llm_output.token_usage", key,
+                        repairs) for key in ("prompt_tokens", "completion_tokens")), cost)
     generations = outputs.get("generations")
     while isinstance(generations, list) and generations:
         generations = generations[0]
     message = generations.get("message") if isinstance(generations, dict) else None
     if isinstance(message, dict) and is_message(message):
-        decoded = decode(Path("-"), "-", message)
+        decoded = decode(path, f"{where}.outputs.generations[0].message", message, repairs)
         if decoded.usage is not None:
             return decoded.usage[0], decoded.usage[1], cost
-    return 0, 0, cost
+    return None, None, cost
 
 
 def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> ImportResult:
@@ -188,17 +186,16 @@ def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> Impor
     account.unit = "run"
     stamps = {}
     for where, run in group:
-        start = _time(path, f"{where}.start_time", run.get("start_time"))
-        end = _time(path, f"{where}.end_time", run.get("end_time"))
+        start = _time(path, where, "start_time", run.get("start_time"))
+        end = _time(path, where, "end_time", run.get("end_time"))
         stamps[id(run)] = (start, end)
     known = [s for s, _ in stamps.values() if s is not None]
     origin = min(known) if known else None
     if origin is not None:
-        result.time_origin = origin.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        result.time_origin = iso_from_ns(origin * 1000)
 
     def seconds(moment):
-        return 0.0 if moment is None or origin is None else \
-            ((moment - origin) // MICROSECOND) / 1_000_000
+        return 0.0 if moment is None or origin is None else (moment - origin) / 1_000_000
 
     roots = [r for _, r in group if not (isinstance(r.get("parent_run_id"), str)
                                          and r["parent_run_id"] in by_id)]
@@ -226,19 +223,21 @@ def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> Impor
         rid = run.get("id") if isinstance(run.get("id"), str) else where
         error = True if run.get("error") not in (None, "") else None
         if kind in MODEL_RUNS:
-            tokens_in, tokens_out, cost = _run_usage(run)
-            account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
+            tokens_in, tokens_out, cost = _run_usage(run, path, where, result.repairs)
+            account.state_usage(tokens_in=tokens_in or 0, tokens_out=tokens_out or 0,
+                                cost_usd=cost or 0)
             flush()
-            model = usage_fields(tokens_in, tokens_out, rid)
+            model = usage_fields(tokens_in, tokens_out, rid, model=_model_name(run))
             turns.turn(id=f"r{k}", t=start, t_end=end if end > start else None, type="message",
                        agent=agent, content_ref=content_ref(run.get("outputs")),
-                       x_source=where, x_error=error, x_model=_model_name(run),
+                       x_source=where, x_error=error,
                        cost_usd=cost or None, **model)
             account.map()
         elif kind in TOOL_RUNS:
             if batch and all(start >= e for _, e, _, _ in batch):
                 flush()
             call = {"id": f"r{k}.c", "t": start, "type": "tool_call", "agent": agent,
+                    "t_end": end if end > start else None,
                     "tool": run.get("name"), "content_ref": content_ref(run.get("inputs")),
                     "x_source": where}
             res = {"id": f"r{k}.r", "t": end, "type": "tool_result", "agent": agent,
@@ -248,7 +247,9 @@ def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> Impor
             account.map()
         else:
             reason = GLUE_RUNS.get(kind or "", f"unknown record type: {kind}")
-            tokens_in, tokens_out, cost = _run_usage(run) if kind == "embedding" else (0, 0, 0)
+            tokens_in, tokens_out, cost = _run_usage(run, path, where, result.repairs) \
+                if kind == "embedding" else (0, 0, 0)
+            tokens_in, tokens_out, cost = tokens_in or 0, tokens_out or 0, cost or 0
             account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
             account.skip(reason, usage={"tokens_in": tokens_in, "tokens_out": tokens_out,
                                         "cost_usd": cost})
@@ -313,18 +314,23 @@ def _callbacks(path: Path, values: list) -> ImportResult:
         elif name in ("on_chat_model_end", "on_llm_end"):
             output = data.get("output")
             usage = None
+            model_name = None
             if isinstance(output, dict) and is_message(output):
-                usage = decode(path, f"{where}.data.output", output).usage
+                decoded = decode(path, f"{where}.data.output", output, result.repairs)
+                usage, model_name = decoded.usage, decoded.model
             elif isinstance(output, dict) and isinstance(output.get("llm_output"), dict):
                 holder = output["llm_output"].get("token_usage")
                 if isinstance(holder, dict):
-                    usage = (count(holder.get("prompt_tokens")) or 0,
-                             count(holder.get("completion_tokens")) or 0, {})
+                    place = f"{where}.data.output.llm_output.token_usage"
+                    usage = (*(count(holder.get(key), path, place, key, result.repairs)
+                               for key in ("prompt_tokens", "completion_tokens")), {})
+                    if usage[0] is None and usage[1] is None:
+                        usage = None
             tokens_in, tokens_out, parts = usage if usage is not None else (None, None, {})
             if usage is not None:
-                account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out)
+                account.state_usage(tokens_in=tokens_in or 0, tokens_out=tokens_out or 0)
             turns.turn(**base, id=f"c{k}", type="message", content_ref=content_ref(output),
-                       **usage_fields(tokens_in, tokens_out, run, parts))
+                       **usage_fields(tokens_in, tokens_out, run, parts, model_name))
             account.map(2 if started.pop(run, None) is not None else 1)
         elif name in ("on_tool_start", "on_retriever_start"):
             call = turns.calls_made([{**base, "id": f"c{k}", "type": "tool_call", "tool": tool,

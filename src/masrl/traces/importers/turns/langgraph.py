@@ -6,11 +6,11 @@ the book tells the mapping.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from masrl.traces import strict_json
+from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
@@ -21,6 +21,7 @@ from masrl.traces.importers._kit.common import (
     source_error,
 )
 from masrl.traces.importers._kit.sampling import Sample
+from masrl.traces.importers._kit.timestamps import moment_ns
 from masrl.traces.importers.turns.chat import Conversation, decode, is_message
 
 FORMAT = "langgraph"
@@ -29,7 +30,6 @@ SYSTEM = "LangGraph"
 UPDATES, DEBUG, HISTORY, CHECKPOINT = "updates", "debug", "history", "checkpoint"
 DEBUG_TYPES = {"task", "task_result", "checkpoint"}
 INTERRUPT = "__interrupt__"
-MICROSECOND = timedelta(microseconds=1)
 
 
 # ---------------------------------------------------------------------------------- reading
@@ -133,7 +133,7 @@ class _Graph:
             mapped = False
             for j, value in enumerate(messages):
                 place = f"{where}.{node}.messages[{j}]"
-                message = decode(self.path, place, value)
+                message = decode(self.path, place, value, self.result.repairs)
                 if message.id is not None and message.id in self.seen:
                     self.account.skip_part("message read before: the node repeats history")
                     continue
@@ -166,15 +166,9 @@ class _Graph:
             self.account.skip(skip_reason)
 
 
-def _time(path: Path, where: str, value: Any) -> datetime:
-    try:
-        stamp = datetime.fromisoformat(value) if isinstance(value, str) else None
-    except ValueError:
-        stamp = None
-    if stamp is None or stamp.utcoffset() is None:
-        raise SourceError(path, where, "must be an ISO 8601 time with a UTC offset, found "
-                          f"{json_type(value)}")
-    return stamp
+def _time(path: Path, where: str, field: str, value: Any) -> int:
+    """Microseconds since 1970 of an ISO 8601 time with a UTC offset."""
+    return moment_ns(value, path, where or None, field, naive=False, numbers=False) // 1000
 
 
 def import_file(path: str | Path) -> ImportResult:
@@ -243,10 +237,10 @@ def _debug(path: Path, records: list, graph: _Graph, result: ImportResult) -> No
     stamps = {}
     for where, value in records:
         if isinstance(value, dict) and "timestamp" in value:
-            stamps[where] = _time(path, f"{where}.timestamp", value["timestamp"])
+            stamps[where] = _time(path, where, "timestamp", value["timestamp"])
     origin = min(stamps.values()) if stamps else None
     if origin is not None:
-        result.time_origin = origin.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        result.time_origin = iso_from_ns(origin * 1000)
     started: dict[str, float] = {}  # task id -> start time, until its result is read
     for where, value in records:
         graph.account.read()
@@ -254,7 +248,7 @@ def _debug(path: Path, records: list, graph: _Graph, result: ImportResult) -> No
             graph.account.skip("unknown record type: " + (str(value.get("type"))
                                if isinstance(value, dict) else json_type(value)))
             continue
-        t = ((stamps[where] - origin) // MICROSECOND) / 1_000_000 if where in stamps else 0
+        t = (stamps[where] - origin) / 1_000_000 if where in stamps else 0
         payload = value["payload"]
         if value["type"] == "checkpoint":
             graph.account.skip("checkpoint: the state after a step (repeats the writes)")
@@ -299,11 +293,11 @@ def _history(path: Path, records: list, graph: _Graph, result: ImportResult) -> 
         value = metadata.get("step") if isinstance(metadata, dict) else None
         return value if isinstance(value, int) and not isinstance(value, bool) else 0
     ordered = sorted(snapshots, key=step)  # oldest first, whatever order the file has
-    stamps = {where: _time(path, f"{where}.created_at", v["created_at"])
+    stamps = {where: _time(path, where, "created_at", v["created_at"])
               for where, v in ordered if isinstance(v, dict) and v.get("created_at") is not None}
     origin = min(stamps.values()) if stamps else None
     if origin is not None:
-        result.time_origin = origin.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+        result.time_origin = iso_from_ns(origin * 1000)
     with_writes = any(isinstance(v.get("metadata"), dict) and "writes" in v["metadata"]
                       for _, v in ordered if isinstance(v, dict))
     if not with_writes:
@@ -319,7 +313,7 @@ def _history(path: Path, records: list, graph: _Graph, result: ImportResult) -> 
             graph.account.skip("unknown record type: not a state snapshot")
             continue
         if where in stamps:
-            graph.chat.t = ((stamps[where] - origin) // MICROSECOND) / 1_000_000
+            graph.chat.t = (stamps[where] - origin) / 1_000_000
         writes = value["metadata"].get("writes")
         if not isinstance(writes, dict) or not writes:
             graph.account.read()
@@ -334,9 +328,9 @@ def _history(path: Path, records: list, graph: _Graph, result: ImportResult) -> 
 def _checkpoint(path: Path, records: list, graph: _Graph, result: ImportResult) -> None:
     where, value = records[0]
     checkpoint = value.get("checkpoint") if isinstance(value.get("checkpoint"), dict) else value
-    if isinstance(checkpoint.get("ts"), str):
-        stamp = _time(path, f"{where}.ts", checkpoint["ts"])
-        result.time_origin = stamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if checkpoint.get("ts") is not None:
+        stamp = _time(path, where, "ts", checkpoint["ts"])
+        result.time_origin = iso_from_ns(stamp * 1000)
     _state_messages(path, where, checkpoint.get("channel_values"), graph)
 
 
@@ -350,7 +344,7 @@ def _state_messages(path: Path, where: str, values: Any, graph: _Graph) -> None:
     mapped = False
     for j, value in enumerate(messages):
         place = f"{where}.messages[{j}]"
-        message = decode(path, place, value)
+        message = decode(path, place, value, graph.result.repairs)
         graph.chat.state(message)
         graph.count += 1
         mapped |= graph.chat.map(f"g{graph.count}", place, message, message.name)

@@ -19,7 +19,9 @@ from masrl.traces.importers._kit.common import (
     content_ref,
     read_json,
 )
+from masrl.traces.importers._kit.content import GOLD, label
 from masrl.traces.importers._kit.sampling import Sample
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "who-and-when"
 ORCHESTRATOR = "Orchestrator"
@@ -47,6 +49,7 @@ TASK_RESULT = "task result: repeats the run's messages"
 RUNNER_NOTE = "runner note: not an AutoGen message of the run"
 REPR_NO_TIME = "message repr without a UTC created_at: the trace has no times"
 MICROSECOND = timedelta(microseconds=1)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def import_file(path: str | Path) -> ImportResult:
@@ -113,8 +116,9 @@ def import_file(path: str | Path) -> ImportResult:
     raised = build.raise_times()
     if raised:
         result.repairs[TIME_RAISED] += raised
-    _label(path, document, build, len(history))
+    labelled = _label(path, document, build, len(history))
     correct = _verdict(path, document)
+    result.labels = gold_labels(document, labelled, correct)
     result.trace = build.document(
         trace_id=f"who-and-when:{system}:{path.stem}",
         task_id=document.get("question_ID") or path.stem,
@@ -260,16 +264,9 @@ def _times(path: Path, history: list, kept: list[int], reprs: dict, account
                           "or none")
     stamps = {}
     for k, record in enumerate(history):
-        value = record["created_at"]
-        try:
-            stamp = datetime.fromisoformat(value) if isinstance(value, str) else None
-        except ValueError:
-            stamp = None
-        if stamp is None or stamp.utcoffset() is None:
-            raise SourceError(path, f"history[{k}].created_at", "must be an ISO 8601 time with "
-                              "a UTC offset (e.g. 2025-03-01T10:00:00.000000Z), found "
-                              f"{found(value)}")
-        stamps[k] = stamp
+        micros = moment_ns(record["created_at"], path, f"history[{k}]", "created_at",
+                           naive=False, numbers=False) // 1000
+        stamps[k] = EPOCH + timedelta(microseconds=micros)
     return _offsets({k: stamps[k] for k in kept})
 
 
@@ -371,9 +368,36 @@ def step_index(value: Any) -> int | None:
     return None
 
 
-def _label(path: Path, document: dict, build: TraceBuilder, length: int) -> None:
+GOLD_SOURCE = "Who&When"  # the benchmark the gold labels come from (labels' source)
+
+
+def gold_labels(document: dict, step: str | None, correct: bool | None) -> list[dict]:
+    """The log's gold labels as the trace's ``labels`` (schema 1.2), in the log's order of
+    fields: the mistaken agent and step (on its event ``step``), the reason in the annotators'
+    words (bounded), the task's expected answer, and whether the run was right."""
+    found = []
+    for key in ("mistake_agent", "mistake_step", "mistake_reason", "ground_truth"):
+        if key not in document:
+            continue
+        value = document[key]
+        if key == "mistake_step":
+            value = step_index(value)
+        if value is None or (isinstance(value, str) and not value):
+            continue
+        found.append(label(key, value, GOLD, GOLD_SOURCE, where=key,
+                           event=step if key in ("mistake_step", "mistake_reason") else None,
+                           agent=value if key == "mistake_agent" else None))
+    if correct is not None:
+        key = next(k for k in VERDICTS if k in document)
+        found.append(label(key, correct, GOLD, GOLD_SOURCE, where=key))
+    return found
+
+
+def _label(path: Path, document: dict, build: TraceBuilder, length: int) -> str | None:
+    """Mark the labelled step's event (``x_mistake_*``) and return its id (``None`` when the
+    log labels no step)."""
     if "mistake_step" not in document:
-        return
+        return None
     step = document["mistake_step"]
     k = step_index(step)
     if k is None:
@@ -390,6 +414,7 @@ def _label(path: Path, document: dict, build: TraceBuilder, length: int) -> None
         event["x_mistake_agent"] = document["mistake_agent"]
     if "mistake_reason" in document:
         event["x_mistake_reason_ref"] = content_ref(document["mistake_reason"])
+    return event["id"]
 
 
 # ---------------------------------------------------------------------------------- messages

@@ -9,7 +9,8 @@ import re
 from atif import Trajectory
 
 from masrl.traces import strict_json
-from masrl.traces.importers._kit.common import ImportResult, TraceBuilder, content_ref
+from masrl.traces.importers._kit.common import ImportResult, SourceError, TraceBuilder, content_ref
+from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers.sessions.atif.trajectories import Trajectories, micro, step_results
 
 MAIN = "main"
@@ -65,9 +66,17 @@ class Walker:
         self.account = result.account
         self.start = start  # the run's first time, in microseconds
         self.exported = exported  # the file is masrl's own export (extra.masrl has trace_id)
-        self.build = TraceBuilder()
+        self.build = TraceBuilder(duplicate=self.duplicate)
         self.answers: set[tuple[str, str]] = set()
         self.walked: set[int] = set()
+
+    def duplicate(self, ident: str, first: dict, fields: dict) -> SourceError:
+        """Two steps give one event id: ids restored from ``extra.masrl`` (or step ids that
+        repeat) collide; the log, not the importer, is at fault."""
+        return SourceError(self.trajectories.path, fields.get("x_source"),
+                           f"event id {ident!r} is given twice (first at "
+                           f"{first.get('x_source', 'an earlier step')}): restored ids "
+                           "(extra.masrl.id) and step ids must be unique")
 
     def time(self, step, previous: float) -> float:
         if step.timestamp:
@@ -220,16 +229,19 @@ class Walker:
         last = events[-1] if events else None
         if metrics is not None:
             prompt, completion = metrics.prompt_tokens, metrics.completion_tokens
-            total = (metrics.extra or {}).get("total_tokens")
+            total = count((metrics.extra or {}).get("total_tokens"), self.trajectories.path,
+                          f"{place}.metrics.extra", "total_tokens", self.result.repairs)
             cost = metrics.cost_usd or 0
             self.account.state_usage(tokens_in=prompt or 0, tokens_out=completion or 0,
                                      cost_usd=cost)
-            if prompt is not None or completion is not None:
+            if prompt is not None or completion is not None:  # a side not stated is left out
                 last["tokens"] = (prompt or 0) + (completion or 0)
-                last["x_usage"] = {"input": prompt or 0, "output": completion or 0}
+                last["x_usage"] = {side: n for side, n in (("input", prompt),
+                                                           ("output", completion))
+                                   if n is not None}
                 if metrics.cached_tokens is not None:
                     last["x_usage"]["cached_input"] = metrics.cached_tokens
-            elif isinstance(total, (int, float)) and not isinstance(total, bool):
+            elif total is not None:
                 last["tokens"] = total
                 last["x_usage"] = {"total": total}
             if metrics.cost_usd is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from atif import Trajectory
@@ -14,8 +13,8 @@ from pydantic import ValidationError
 
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.common import ImportResult, SourceError, read_json, read_text
-
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+from masrl.traces.importers._kit.numbers import amount, count
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 
 def schema_version(document) -> tuple[int, int] | None:
@@ -39,12 +38,55 @@ def parse(document, file: Path) -> Trajectory:
                           f"not an ATIF trajectory: {message}") from None
 
 
-def micro(stamp: str) -> int:
-    """An ISO 8601 time in microseconds since 1970 (UTC when it names no zone)."""
-    moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return (moment - EPOCH) // timedelta(microseconds=1)
+def micro(stamp: str, file: Path | None = None, where: str | None = None) -> int:
+    """An ISO 8601 time in microseconds since 1970 (UTC when it names no zone); the models
+    checked it is one, :func:`read_numbers` that it is a whole time."""
+    return moment_ns(stamp, file or "trajectory", where, "timestamp", numbers=False) // 1000
+
+
+PREFIXED = ("reference resolved to the file beside it that carries the referring file's prefix "
+            "before 'trajectory'")
+STEP_COUNTS = ("prompt_tokens", "completion_tokens", "cached_tokens")
+FINAL_COUNTS = ("total_prompt_tokens", "total_completion_tokens", "total_cached_tokens",
+                "total_steps")
+
+
+def read_numbers(document: dict, file: Path, repairs: Counter) -> None:
+    """The counts, costs and times of a trajectory (steps and final metrics, embedded
+    sub-agents too) read by the kit's rule before the models see them: text is read and
+    counted in ``repairs``, anything else (a negative count, ``true`` for a count, a date
+    without a time) refused naming the place; the models would take ``"12"`` and ``true`` as
+    numbers silently."""
+    stack = [("", document)]
+    while stack:
+        where, trajectory = stack.pop()
+        if not isinstance(trajectory, dict):
+            continue
+        steps = trajectory.get("steps")
+        for k, step in enumerate(steps if isinstance(steps, list) else []):
+            if not isinstance(step, dict):
+                continue
+            place = f"{where}steps[{k}]"
+            if isinstance(step.get("timestamp"), str):
+                moment_ns(step["timestamp"], file, place, "timestamp", numbers=False)
+            _read(step.get("metrics"), STEP_COUNTS, "cost_usd", file, f"{place}.metrics",
+                  repairs)
+        _read(trajectory.get("final_metrics"), FINAL_COUNTS, "total_cost_usd", file,
+              f"{where}final_metrics", repairs)
+        subs = trajectory.get("subagent_trajectories")
+        for k, sub in enumerate(subs if isinstance(subs, list) else []):
+            stack.append((f"{where}subagent_trajectories[{k}].", sub))
+
+
+def _read(metrics, counts: tuple[str, ...], cost: str, file: Path, where: str,
+          repairs: Counter) -> None:
+    if not isinstance(metrics, dict):
+        return
+    for key in counts:
+        if key in metrics:
+            metrics[key] = count(metrics[key], file, where, key, repairs)
+    if cost in metrics:
+        metrics[cost] = amount(metrics[cost], file, where, cost, repairs)
 
 
 def refs_of(document) -> list[dict]:
@@ -79,6 +121,7 @@ class Trajectories:
         self.index: dict[str, Trajectory] = {}  # every embedded trajectory by its id
         self.place_of: dict[str, str] = {}  # embedded trajectory id -> its place in the file
         self.files: dict[str, Trajectory] = {}  # trajectory_path files, read once
+        self.prefixed: set[Path] = set()  # files found with the referrer's prefix (counted)
         self.root = self.load(path)
         self.segments = self.continuations(self.root)
         for trajectory, place in self.segments:
@@ -92,6 +135,7 @@ class Trajectories:
         document = read_json(file)
         if isinstance(document, dict):
             self.resolve_session_refs(document, file)
+            read_numbers(document, file, self.result.repairs)
         return parse(document, file)
 
 
@@ -124,14 +168,33 @@ class Trajectories:
                                 "file beside it"] += 1
 
 
+    def sibling(self, referrer: Path, name: str) -> Path:
+        """The file beside ``referrer`` that a reference ``name`` means: ``name`` itself, else,
+        when the referring file carries a prefix before ``trajectory`` (a harness that keeps
+        several runs in one folder, ``run-7.trajectory.json``), the file with that prefix
+        before ``name`` (``run-7.trajectory.cont-1.json`` for ``trajectory.cont-1.json``;
+        counted)."""
+        file = referrer.parent / name
+        at = referrer.name.find("trajectory")
+        if file.is_file() or at <= 0 or not Path(name).name.startswith("trajectory"):
+            return file
+        prefixed = referrer.parent / Path(name).parent / (referrer.name[:at] + Path(name).name)
+        if prefixed.is_file():
+            if prefixed not in self.prefixed:
+                self.prefixed.add(prefixed)
+                self.result.repairs[PREFIXED] += 1
+            return prefixed
+        return file
+
     def continuations(self, root: Trajectory) -> list[tuple[Trajectory, str]]:
         """The root and the segments its ``continued_trajectory_ref`` chain names (files beside
         it: a run Terminus split on context summarization), each with its place prefix."""
         segments, seen = [(root, "")], {self.path.resolve()}
         current = root
+        referrer = self.path
         while current.continued_trajectory_ref:
             name = current.continued_trajectory_ref
-            file = self.path.parent / name
+            file = self.sibling(referrer, name)
             if not file.is_file():
                 raise SourceError(self.path, "continued_trajectory_ref",
                                   f"{name!r} names no file beside the trajectory (the run goes "
@@ -143,6 +206,7 @@ class Trajectories:
             current = self.load(file)
             self.result.files.append(str(file))
             segments.append((current, f"{name}:"))
+            referrer = file
             self.features["continuation segment"] += 1
         return segments
 
@@ -156,7 +220,7 @@ class Trajectories:
                     if ref.trajectory_path is None or (ref.trajectory_id is not None
                                                        and ref.trajectory_id in self.index):
                         continue
-                    known = str(self.path.parent / ref.trajectory_path) in self.files
+                    known = str(self.sibling(self.path, ref.trajectory_path)) in self.files
                     sub, _name, place = self.resolve(
                         ref, f"{where}steps[{k}].observation.results[{j}]"
                              f".subagent_trajectory_ref[{m}]")
@@ -187,7 +251,7 @@ class Trajectories:
             return (self.index[ref.trajectory_id], ref.trajectory_id,
                     self.place_of[ref.trajectory_id] + ".")
         if ref.trajectory_path is not None:
-            file = self.path.parent / ref.trajectory_path
+            file = self.sibling(self.path, ref.trajectory_path)
             if not file.is_file():
                 raise SourceError(self.path, where, f"trajectory_path {ref.trajectory_path!r} "
                                   "names no file beside the trajectory")

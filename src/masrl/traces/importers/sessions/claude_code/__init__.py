@@ -42,6 +42,8 @@ def import_file(path: str | Path) -> ImportResult:
     result.time_origin = iso_from_ns(start * 1000)
     for event in build.events:
         event["t"] = (event["t"] - start) / 1_000_000
+        if "t_end" in event:  # a tool call that lasts until its result
+            event["t_end"] = (event["t_end"] - start) / 1_000_000
     main = cast.agents[MAIN].records
     first = next((r.data for r in main if r.data.get("sessionId")), {})
     session = str(first.get("sessionId") or path.stem)

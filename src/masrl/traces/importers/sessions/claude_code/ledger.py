@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from masrl.traces.importers._kit.common import ImportResult, read_jsonl
+from masrl.traces.importers._kit.common import ImportResult, SourceError, read_jsonl
+from masrl.traces.importers.sessions.claude_code import tool_ids
 from masrl.traces.importers.sessions.claude_code.records import (
     FORMAT,
     USAGE_FIELDS,
@@ -45,8 +46,22 @@ class Ledger:
         self.account.read(len(lines) + blanks["blank line"])
         if blanks["blank line"]:
             self.account.skip("blank line", blanks["blank line"])
+        lines_of: dict[tuple[str, str], int] = {}  # (where, uuid) -> the line that has it
         for line, data in lines:
-            check_record(data, file, line)
+            check_record(data, file, line, repairs=self.repairs)
+            progress = data.get("data") if data.get("type") == "progress" else None
+            copied = progress.get("message") if isinstance(progress, dict) else None
+            for where, holder in (("uuid", data), ("data.message.uuid", copied)):
+                uuid = holder.get("uuid") if isinstance(holder, dict) else None
+                if not isinstance(uuid, str):
+                    continue
+                if (where, uuid) in lines_of:
+                    raise SourceError(file, line, f"{where} {uuid} is also that of line "
+                                      f"{lines_of[where, uuid]}: records are chained by their "
+                                      "uuids, which must differ within a file")
+                lines_of[where, uuid] = line
+        tool_ids.restore(lines, file, self.repairs)  # calls without ids, named by place
+        for line, data in lines:
             self.read_lines.append((file, line, data))
             records.append(Record(data, file, tag, line, f"{name}:{line}", agent,
                                   parent=data.get("parentUuid") or data.get("logicalParentUuid")))

@@ -149,6 +149,12 @@ class _Linker:
             launch = answer[1].data.get("toolUseResult") if answer is not None else None
             launched = isinstance(launch, dict) and launch.get("status") == "async_launched"
             name = f"agent-{agent_id}" if agent_id else f"task-{tool_id}"
+            if name in self.agents:  # one sub-agent for two calls: a spawner could be its own
+                raise SourceError(_record.file, _record.line, (
+                    f"Task call {tool_id} of {parent.name} names {name} itself as the sub-agent "
+                    "it starts: an agent never spawns itself") if name == parent.name else (
+                    f"Task call {tool_id} names sub-agent {agent_id or tool_id}, which another "
+                    "call already spawns: a sub-agent has one spawner"))
             records: list[Record] = []
             where = "none"
             if isinstance(source, str):  # a sub-agent file
@@ -191,7 +197,11 @@ class _Linker:
                 if record.data.get("type") == "assistant" else None
             record.parent = same_response.get(response, previous) if response else previous
             if isinstance(uuid, str):
-                self.ledger.by_uuid.setdefault(uuid, record)
+                known = self.ledger.by_uuid.setdefault(uuid, record)
+                if known is not record:  # a copy's uuid that another record of the log has
+                    raise SourceError(record.file, record.line, f"data.message.uuid {uuid} "
+                                      f"is also the uuid of {known.where}: the copied record "
+                                      "cannot be chained")
                 previous = uuid
                 if response:
                     same_response[response] = uuid

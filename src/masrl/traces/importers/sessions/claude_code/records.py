@@ -4,12 +4,14 @@ up, and small readers of their fields."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.common import SourceError, read_text
+from masrl.traces.importers._kit.numbers import amount, count
+from masrl.traces.importers._kit.timestamps import moment_ns
 
 FORMAT = "claude-code"
 MAIN = "main"
@@ -26,7 +28,8 @@ USAGE_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input
                 "output_tokens")
 USAGE_NAMES = ("uncached_input", "cache_creation", "cache_read")  # parts of x_usage.input
 SYNTHETIC = "<synthetic>"  # the model name of messages the harness writes itself
-EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+RESULT_COUNTS = ("totalTokens", "totalToolUseCount")  # counts a Task result states
+RESULT_DURATIONS = ("totalDurationMs", "durationMs")  # milliseconds a tool result states
 
 
 @dataclass
@@ -109,17 +112,12 @@ def session_of(file: Path) -> str | None:
 
 
 def micros(record: Record) -> int:
-    """The record's timestamp in microseconds since 1970 (exact integers)."""
+    """The record's timestamp in microseconds since 1970 (exact integers; an ISO 8601 time, read
+    by :func:`.timestamps.moment_ns`, UTC when it names no zone)."""
     stamp = record.data.get("timestamp")
     if not isinstance(stamp, str):
         raise SourceError(*place(record), "record has no timestamp")
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        raise SourceError(*place(record), f"unreadable timestamp {stamp!r}") from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return (moment - EPOCH) // timedelta(microseconds=1)
+    return moment_ns(stamp, *place(record), "timestamp", numbers=False) // 1000
 
 
 def prompt_text(data: dict):
@@ -215,17 +213,21 @@ BLOCK_STRINGS = ("id", "tool_use_id", "name", "type")
 
 
 def json_kind(value) -> str:
-    """The JSON name of a parsed value's type (object, array, string, number, boolean, null)."""
+    """The JSON name of a parsed value's type (object, array, string, number), or the value
+    itself for true, false and null."""
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "boolean"
+        return "true" if value else "false"
     return {dict: "object", list: "array", str: "string"}.get(type(value), "number")
 
 
-def check_record(data: dict, file: Path, line: int, prefix: str = "") -> None:
+def check_record(data: dict, file: Path, line: int, prefix: str = "",
+                 repairs: Counter | None = None) -> None:
     """Every container and id the importer reads has the type it needs; else a
-    :class:`SourceError` naming the file, the line and the field (``message.content[1].id``)."""
+    :class:`SourceError` naming the file, the line and the field (``message.content[1].id``).
+    Token counts and durations are read by the kit's rule (:mod:`.._kit.numbers`) and written
+    back as numbers: text is read and counted in ``repairs``, anything else refused."""
     def fail(field: str, wanted: str, value) -> None:
         raise SourceError(file, line, f"{prefix}{field} must be {wanted}, not "
                           f"{json_kind(value)}")
@@ -242,6 +244,8 @@ def check_record(data: dict, file: Path, line: int, prefix: str = "") -> None:
                 fail(f"message.{key}", "a string", message[key])
         if message.get("usage") is not None and not isinstance(message["usage"], dict):
             fail("message.usage", "an object", message["usage"])
+        _read_counts(message.get("usage"), USAGE_FIELDS, file, line,
+                     f"{prefix}message.usage.", repairs)
         content = message.get("content")
         if content is not None and not isinstance(content, (str, list)):
             fail("message.content", "a string or an array", content)
@@ -254,6 +258,17 @@ def check_record(data: dict, file: Path, line: int, prefix: str = "") -> None:
             if block.get("type") == "tool_use" and block.get("input") is not None \
                     and not isinstance(block["input"], dict):
                 fail(f"message.content[{k}].input", "an object", block["input"])
+    result = data.get("toolUseResult")
+    if isinstance(result, dict):
+        if result.get("usage") is not None and not isinstance(result["usage"], dict):
+            fail("toolUseResult.usage", "an object", result["usage"])
+        _read_counts(result.get("usage"), USAGE_FIELDS, file, line,
+                     f"{prefix}toolUseResult.usage.", repairs)
+        _read_counts(result, RESULT_COUNTS, file, line, f"{prefix}toolUseResult.", repairs)
+        for key in RESULT_DURATIONS:
+            if key in result:
+                result[key] = amount(result[key], file, line, f"{prefix}toolUseResult.{key}",
+                                     repairs, what="a duration")
     if data.get("type") == "progress" and data.get("data") is not None:
         progress = data["data"]
         if not isinstance(progress, dict):
@@ -263,4 +278,18 @@ def check_record(data: dict, file: Path, line: int, prefix: str = "") -> None:
         if progress.get("type") == "agent_progress" and progress.get("message") is not None:
             if not isinstance(progress["message"], dict):
                 fail("data.message", "an object", progress["message"])
-            check_record(progress["message"], file, line, f"{prefix}data.message.")
+            check_record(progress["message"], file, line, f"{prefix}data.message.", repairs)
+
+
+def _read_counts(fields, names: tuple[str, ...], file: Path, line: int, prefix: str,
+                 repairs: Counter | None) -> None:
+    """The counts ``names`` of the object ``fields``, read in place by the kit's rule."""
+    if not isinstance(fields, dict):
+        return
+    for name in names:
+        if name in fields:
+            value = count(fields[name], file, line, f"{prefix}{name}", repairs)
+            if value is None:
+                del fields[name]  # null: not recorded, as if absent
+            else:
+                fields[name] = value

@@ -42,8 +42,8 @@ class Responses:
                                                 "order": len(self.responses)})
         if isinstance(usage, dict):
             for name in USAGE_FIELDS:
-                value = usage.get(name)
-                if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = usage.get(name)  # read by check_record: a count, or absent
+                if value is not None:
                     entry["usage"][name] = max(entry["usage"].get(name, 0), value)
         if events:
             entry["event"] = events[-1]
@@ -78,6 +78,7 @@ class Responses:
         total = 0
         for key, entry in self.responses.items():
             usage = entry["usage"]
+            stated_in = any(n in usage for n in USAGE_FIELDS[:3])  # absent cache counts: none
             tokens_in = sum(usage.get(n, 0) for n in USAGE_FIELDS[:3])
             tokens_out = usage.get(USAGE_FIELDS[3], 0)
             total += tokens_in + tokens_out
@@ -88,10 +89,16 @@ class Responses:
                     usage={"tokens_in": tokens_in, "tokens_out": tokens_out})
                 continue
             event = build.by_id[entry["event"]]
-            event["tokens"] = tokens_in + tokens_out
-            event["x_usage"] = {"input": tokens_in, "output": tokens_out,
-                                **{name: usage.get(f, 0) for name, f in
-                                   zip(USAGE_NAMES, USAGE_FIELDS[:3])}}
+            x_usage = {"input": tokens_in, "output": tokens_out,
+                       **{name: usage.get(f, 0) for name, f in
+                          zip(USAGE_NAMES, USAGE_FIELDS[:3])}}
+            if not stated_in:  # a side the log does not state is left out, never 0
+                x_usage = {k: v for k, v in x_usage.items() if k not in ("input", *USAGE_NAMES)}
+            if USAGE_FIELDS[3] not in usage:
+                del x_usage["output"]
+            if x_usage:
+                event["tokens"] = tokens_in + tokens_out
+                event["x_usage"] = x_usage
             event["x_model_call"] = key[1] if entry.get("id_is_source") is None else \
                 event["x_source"]
             if entry["model"]:
