@@ -176,8 +176,10 @@ def test_the_harness_chain_in_runs():
     assert table.rows[1][:4] == ["2 to 3", "main", "2", "1 decision and 1 tool call"]
 
 
-def test_a_thin_import_is_said_first_with_its_counts():
-    document = load("debate")
+def test_a_thin_import_is_said_first_with_its_counts(small):
+    """Thin by the toolkit's one rule (masrl.traces.provenance): a third or less of the log's
+    records gave events, and fewer than ten events."""
+    document = small
     document["provenance"] = {
         "format": "langfuse",
         "records": {"mapped": 2, "read": 6, "skipped": 4, "unit": "observation"},
@@ -185,7 +187,7 @@ def test_a_thin_import_is_said_first_with_its_counts():
     first = report_of(document)[0].blocks[0]
     assert first.tone == "warning"
     assert first.text == (
-        "A thin import: 18 events from the log's 6 observations; 2 observations kept, 4 skipped "
+        "A thin import: 9 events from the log's 6 observations; 2 observations kept, 4 skipped "
         "(67%): span: SPAN (4) and usage stated on an agent span (1). Everything below "
         "describes only what was kept.")
     document["provenance"]["records"] = {"mapped": 6, "read": 6, "skipped": 0,

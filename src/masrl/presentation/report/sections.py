@@ -31,6 +31,7 @@ from masrl.presentation.report.facts import SECONDS, Facts
 from masrl.presentation.tables import Table, formatted
 from masrl.traces import credit, metrics
 from masrl.traces.graph import EVENT_TYPES
+from masrl.traces.provenance import thin
 from masrl.traces.replay import NonFiniteResult, Replay
 from masrl.traces.validate import TraceProblem, ValidationReport
 
@@ -44,7 +45,6 @@ SECTIONS = {  # key -> the heading a reader sees, in reading order
     "credit": "Credit",
 }
 NOT_RECORDED = words.NOT_RECORDED
-THIN_SHARE = 0.5  # an import that kept fewer of the source's records than this is thin
 SKIPPED_LISTED = 3  # reasons named in the first line of a thin import
 EVENT_WORDS = {  # event type -> (singular, plural) as a reader says it
     "orchestrator_decision": ("decision", "decisions"), "spawn": ("spawn", "spawns"),
@@ -119,18 +119,19 @@ def skipped(reason: str = "the trace is invalid (see Validation)") -> Paragraph:
 
 # ---------------------------------------------------------------------------------- headline
 
-def import_account(head: dict) -> dict | None:
+def import_account(head: dict, events: int) -> dict | None:
     """What an importer kept of its source (``None`` for a trace not imported, or imported by
     an importer that keeps no account): records ``read``, ``mapped``, ``skipped``, their
     ``unit``, the ``reasons`` records were skipped for (largest first) and whether the import
-    is ``thin`` (fewer than :data:`THIN_SHARE` of the records kept)."""
+    is ``thin`` by the toolkit's one rule (:func:`masrl.traces.provenance.thin`, which
+    ``masrl import`` and ``masrl validate`` warn by), for a trace of ``events`` events."""
     provenance = head.get("provenance") or {}
     records = provenance.get("records")
     if not isinstance(records, dict) or not records.get("read"):
         return None
     reasons = sorted((provenance.get("skipped") or {}).items(), key=lambda kv: (-kv[1], kv[0]))
     return {**records, "format": provenance.get("format"), "reasons": reasons,
-            "thin": records["mapped"] / records["read"] < THIN_SHARE}
+            "thin": thin(provenance, events) is not None}
 
 
 def import_line(account: dict, events: int) -> Paragraph:
@@ -152,7 +153,7 @@ def import_line(account: dict, events: int) -> Paragraph:
 def headline(report: ValidationReport, facts: Facts | None, subject: Subject) -> list:
     blocks: list = []
     trace = report.trace
-    account = import_account(trace.head) if trace is not None else None
+    account = import_account(trace.head, trace.events.count) if trace is not None else None
     if account is not None and account["thin"]:
         blocks.append(import_line(account, trace.events.count))
     if facts is None:
@@ -291,7 +292,7 @@ def validation(report: ValidationReport, facts: Facts | None, subject: Subject) 
                                    "The problems found, each with where it is")))
     else:
         blocks.append(Paragraph("No problems found."))
-    account = import_account(trace.head) if trace is not None else None
+    account = import_account(trace.head, trace.events.count) if trace is not None else None
     if account is not None:
         skipped = (f"skipped {account['skipped']:,}; every skipped record is counted under "
                    "its reason below" if account["reasons"] else "skipped none")
