@@ -54,8 +54,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from masrl.commands.common import USAGE
+    from masrl.files import LimitSettingError, limit_setting
+
     parser = build_parser()
     args = parser.parse_args(argv)
+    try:  # a limit that is not a number is refused whatever the command, before any work
+        limit_setting()
+    except LimitSettingError as exc:
+        print(f"masrl: error: {printable(exc)}", file=sys.stderr)
+        return USAGE
     try:
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. `masrl stats --json | head`

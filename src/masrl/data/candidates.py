@@ -39,7 +39,7 @@ def tag_fields(vocab: Vocabulary) -> list[str]:
 
 def candidates_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     columns = {
-        "candidate_id": tables.text(tables.matches(r"C[0-9]{3}", "a candidate id such as C001"),
+        "candidate_id": tables.text(tables.matches(r"C[0-9]{3,}", "a candidate id such as C001"),
                                     unique=True),
         "identifier": tables.text(tables.nonempty("an identifier (arXiv:..., a DOI, a label)")),
         "title": tables.text(tables.nonempty("a non-empty title")),

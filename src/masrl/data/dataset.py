@@ -160,7 +160,7 @@ class Dataset:
                 continue
             recorded = dt.date.fromisoformat(row[screened]) if screened else day
             keep.append(dates.public_by(row["first_public"], recorded) <= self.as_of)
-        return frame[keep].reset_index(drop=True)
+        return frame[pd.Series(keep, index=frame.index, dtype=bool)].reset_index(drop=True)
 
     def _of_pool(self, frame: pd.DataFrame, column: str = "key") -> pd.DataFrame:
         """The rows of ``frame`` that refer to a pool row present at :attr:`as_of` (a row whose
@@ -171,7 +171,7 @@ class Dataset:
         except DataError:
             return frame
         keep = frame[column].map(lambda key: key == "" or key in keys)
-        return frame[keep].reset_index(drop=True)
+        return frame[pd.Series(keep, index=frame.index, dtype=bool)].reset_index(drop=True)
 
     # --- the files ---------------------------------------------------------------------------
 

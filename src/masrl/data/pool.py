@@ -194,7 +194,7 @@ def _duplicates_of_pool(rows: list[dict], papers: pd.DataFrame) -> list[DataProb
     records = [identity_record("pool", r) for r in papers.to_dict("records")]
     records += [identity_record("excluded", r) for r in rows]
     problems = []
-    for match in identity.duplicates(records, within=False):
+    for match in identity.duplicates(records, within=False, fuzzy=False):
         if not match.sure:
             continue
         pool_row, excluded = sorted((match.first, match.second), key=lambda r: r.where != "pool")

@@ -165,6 +165,7 @@ def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema, file: str) -> list
 
 def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[DataProblem]:
     problems = []
+    line_of = dict(zip(frame.index, frame[LINE]))  # one lookup per case, not a pandas access
     for case in cases.to_dict("records"):
         check, column, value = str(case["check"]), case["column"], case["failure_case"]
         if check == "column_in_dataframe":
@@ -174,7 +175,7 @@ def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Data
         elif case["index"] is None or pd.isna(case["index"]):
             problems.append(DataProblem(file, "-", str(column), f"check failed: {check}"))
         else:
-            line = str(frame.at[int(case["index"]), LINE])
+            line = str(line_of[int(case["index"])])
             if check == "field_uniqueness":
                 message = f"duplicate value {quoted(value)}; each {column} must be unique"
             elif check.startswith("duplicate "):
