@@ -385,14 +385,21 @@ def pending(folder: str | os.PathLike) -> str | None:
     """One line when ``folder`` holds the journal of an interrupted command, else ``None``
     (nothing is changed: for commands that only read)."""
     journal = Path(folder) / JOURNAL
+    reason = pending_reason(folder)
+    return None if reason is None else f"{journal}: {reason}"
+
+
+def pending_reason(folder: str | os.PathLike) -> str | None:
+    """What :func:`pending` says, without the journal's path."""
+    journal = Path(folder) / JOURNAL
     if not journal.is_file():
         return None
     try:
         command = str(_read_journal(journal)["command"])
     except OutputError:
-        command = "masrl command"
-    return (f"{journal}: an interrupted {command} left its journal; the next masrl {command} "
-            "completes or rolls it back")
+        return "a journal masrl cannot read; check the folder's files by hand, then remove it"
+    return (f"an interrupted {command} left its journal; the next masrl {command} completes "
+            "or rolls it back")
 
 
 def recover(folder: str | os.PathLike, locked: bool = False) -> str | None:
