@@ -1,9 +1,9 @@
 """The package's layout is its architecture: imports run one way and form no circle.
 
 Wings, from the top: commands -> presentation -> analyses and the trace toolkit -> the survey's
-data (loaders) -> the shared ground (``paths``, ``files``, ``transaction``, ``terminal``). A module may import its own wing and
-the wings below it, never one above, and no chain of imports (at module level or inside a
-function) leads back to where it started.
+data (loaders) -> the shared ground (``paths``, ``files``, ``transaction``, ``terminal``). A
+module may import its own wing and the wings below it, never one above, and no chain of
+imports (at module level or inside a function) leads back to where it started.
 """
 
 from __future__ import annotations

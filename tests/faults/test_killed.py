@@ -5,7 +5,6 @@ line."""
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

@@ -34,17 +34,18 @@ Five tests, from the surest to the loosest, each reported with what matched:
   distinct papers of the pool that share "Multi-Agent Reinforcement Learning".)
 
 The fuzzy test does not compare every pair (100,000 candidates would be 5 billion pairs): it
-compares the pairs that share two of the rarest few words of each title (prefix filtering: for
-a title of n distinct words, ordered from the rarest, its first n - ceil(0.72 n) + 2 words).
-Two titles sharing :data:`SHARED_WORDS` per cent of their words always share two of those, so
-that bound loses nothing, with one exception: a word found in more than :data:`COMMON_WORD`
-titles ("learning", "agent" in a large pool) says nothing about two titles being one work and
-is not counted (else the pairs would grow with the square of the records); two titles that
-share fewer than two rarer words are compared by the exact tests only. In the shipped pool no
-word is that common, so there the bound is exact. A pair that reaches the token-sort bound while sharing fewer words (a title with a typo
-in most of its words) is not compared either. The other tests look each key up in an index (records sharing a key are
-paired each with each, or, past :data:`GROUP` of them, each with the first).
-The whole is about linear in the number of records (``benchmarks/intake_scale.py``).
+compares the pairs that share two of the rarest few words of each title (prefix filtering: for a
+title of n distinct words, ordered from the rarest, its first n - ceil(0.72 n) + 2 words). Two
+titles sharing :data:`SHARED_WORDS` per cent of their words always share two of those, so that
+bound loses nothing, with one exception: a word found in more than :data:`COMMON_WORD` titles
+("learning", "agent" in a large pool) says nothing about two titles being one work and is not
+counted (else the pairs would grow with the square of the records); two titles that share fewer
+than two rarer words are compared by the exact tests only. In the shipped pool no word is that
+common, so there the bound is exact. A pair that reaches the token-sort bound while sharing
+fewer words (a title with a typo in most of its words) is not compared either. The other tests
+look each key up in an index (records sharing a key are paired each with each, or, past
+:data:`GROUP` of them, each with the first). The whole is about linear in the number of records
+(``benchmarks/intake_scale.py``).
 
 Nothing here reads a file: the loaders and ``masrl intake`` build :class:`Record` objects from
 their rows and call :func:`duplicates`.

@@ -26,6 +26,7 @@ from masrl.data.vocabulary import Vocabulary
 
 LINE = "_line"  # column holding each row's line number in its file
 MAX_CELL = 10_000  # characters in one cell; the longest cell of our data has 259
+FORMULA = ("=", "+", "@")  # a cell starting so is a formula to a spreadsheet (CSV injection)
 
 # Patterns shared by the CSV schemas (``fullmatch``ed against each cell).
 KEY = r"[a-z0-9][a-z0-9-]*"  # a pool key
@@ -38,7 +39,8 @@ def read_csv(name: str, data_dir: str | os.PathLike | None) -> pd.DataFrame:
     each row starts. The text comes from :func:`masrl.data.reading.read_text` (a regular file of
     bounded size, UTF-8, no control characters); then the CSV itself must be well formed
     (quotes closed, RFC 4180 quoting), the header must name each column once, every row must
-    have as many cells as the header, and no cell may exceed :data:`MAX_CELL` characters.
+    have as many cells as the header, no cell may exceed :data:`MAX_CELL` characters, and none
+    may start as a spreadsheet formula does (:data:`FORMULA`).
     Problems raise :class:`DataError` naming the line (and the column when there is one)."""
     text = reading.read_text(name, data_dir)
     try:
@@ -63,6 +65,11 @@ def read_csv(name: str, data_dir: str | os.PathLike | None) -> pd.DataFrame:
         problems.extend(DataProblem(name, str(start), column,
                                     f"a cell of {size} characters; at most {MAX_CELL} are allowed")
                         for column, size in long)
+        problems.extend(DataProblem(name, str(start), column,
+                                    f"starts with {cell[0]!r}: a spreadsheet opening the file (or "
+                                    "the book's CSV download) would run the cell as a formula; "
+                                    "reword it")
+                        for column, cell in zip(header, record) if cell[:1] in FORMULA)
         kept.append(record)
         lines.append(start)
     if problems:
