@@ -93,7 +93,7 @@ def load_candidates(data_dir: PathLike, vocab: Vocabulary,
     message or orchestrator; an excluded one names its rule; a duplicate names its record."""
     def rows_are_whole(frame: pd.DataFrame) -> list[DataProblem]:
         problems = []
-        for row in frame.to_dict("records"):
+        for row in tables.records(frame):
             problems += _row_problems(row, vocab, protocol)
         return problems
 

@@ -49,6 +49,7 @@ from masrl.data import (
     pool,
     protocol,
     published,
+    tables,
     taxonomy,
     vocabulary,
     who_and_when_published,
@@ -150,7 +151,7 @@ class Dataset:
         seen = {r.id: r.day for r in self.rounds}
         ident = "key" if "key" in frame.columns else "record_id"
         keep = []
-        for row in frame.to_dict("records"):
+        for row in tables.records(frame):
             if row[ident] in self.also:
                 keep.append(True)
                 continue

@@ -57,7 +57,6 @@ import functools
 import itertools
 import math
 import re
-import sys
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -108,17 +107,6 @@ def _parts(text: str) -> list[str]:
     return [p for p in re.split(r"[\s;]+", normalise_identifier(text or "")) if p]
 
 
-@functools.cache
-def _digits() -> dict[int, str]:
-    """Every decimal digit of every script (Unicode category Nd) -> its ASCII digit."""
-    table = {}
-    for code in range(0x80, sys.maxunicode + 1):
-        char = chr(code)
-        if unicodedata.category(char) == "Nd":
-            table[code] = str(unicodedata.digit(char))
-    return table
-
-
 def _visible(text: str) -> str:
     """``text`` without invisible format characters (category Cf: zero-width space and
     joiners, soft hyphen, direction marks)."""
@@ -132,14 +120,19 @@ def normalise_identifier(text: str) -> str:
     invisible format characters dropped (see the module docstring)."""
     if text.isascii():
         return text
-    return _visible(unicodedata.normalize("NFKC", text)).translate(_digits())
+    text = _visible(unicodedata.normalize("NFKC", text))
+    return "".join(str(unicodedata.decimal(c)) if not c.isascii() and c.isdecimal() else c
+                   for c in text)
 
 
 def normalise_title(title: str) -> str:
     """A title's words: NFKC, accents and case set aside, invisible characters dropped,
     punctuation as spaces, single spaces."""
-    decomposed = unicodedata.normalize("NFKD", _visible(unicodedata.normalize("NFKC", title)))
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+    if title.isascii():
+        plain = title.casefold()
+    else:
+        decomposed = unicodedata.normalize("NFKD", _visible(unicodedata.normalize("NFKC", title)))
+        plain = "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
     return " ".join(re.sub(r"[^\w]+", " ", plain).replace("_", " ").split())
 
 

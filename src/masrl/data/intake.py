@@ -42,7 +42,7 @@ from pathlib import Path
 import pandas as pd
 
 from masrl import files, paths
-from masrl.data import bib, identity, reading
+from masrl.data import bib, identity, reading, tables
 from masrl.data.audit import AUDITED_CELLS, MEASURES, SEPARATOR
 from masrl.data.candidates import coverage_parts
 from masrl.data.dataset import Dataset
@@ -109,7 +109,7 @@ def plan(data: Dataset) -> Plan:
     excluded_ids = set(excluded["record_id"])
     round_of = {**dict(zip(papers["key"], papers["screening_round"])),
                 **dict(zip(excluded["record_id"], excluded["screening_round"]))}
-    rows = candidates.to_dict("records")
+    rows = tables.records(candidates)
 
     def recorded(row: dict) -> bool:
         record = row["record"]
@@ -117,8 +117,8 @@ def plan(data: Dataset) -> Plan:
                 and str(round_of[record]) == row["screening_round"])
 
     done = {row["candidate_id"]: row["record"] for row in rows if recorded(row)}
-    records = [identity_record("pool", r) for r in papers.to_dict("records")]
-    records += [identity_record("excluded", r) for r in excluded.to_dict("records")]
+    records = [identity_record("pool", r) for r in tables.records(papers)]
+    records += [identity_record("excluded", r) for r in tables.records(excluded)]
     records += [_candidate_record(r) for r in rows]
     found = [m for m in identity.duplicates(records)
              if "candidates" in (m.first.where, m.second.where)
@@ -345,7 +345,7 @@ def summary_frame(result: Plan, candidates: pd.DataFrame) -> pd.DataFrame:
             if this.where == "candidates":
                 matched.setdefault(this.id, []).append(f"{other.label} ({m.how})")
     rows = []
-    for row in candidates.to_dict("records"):
+    for row in tables.records(candidates):
         cid = row["candidate_id"]
         rows.append({"candidate": cid, "title": row["title"], "decision": row["decision"],
                      "record": result.records.get(cid, row["record"]),

@@ -231,6 +231,15 @@ def load_table(name: str, schema: pa.DataFrameSchema, data_dir: str | os.PathLik
     return frame.drop(columns=[LINE]).reset_index(drop=True)
 
 
+def records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of ``frame`` as dictionaries, as ``frame.to_dict("records")`` gives them, a few
+    times faster on text columns (a column at a time, then the rows): 100,000 candidates are
+    turned into rows in a second, not several."""
+    columns = list(frame.columns)
+    values = [frame[column].tolist() for column in columns]
+    return [dict(zip(columns, row)) for row in zip(*values)]
+
+
 def not_a_key(file: str, line: str, field: str, value: str, of: str) -> DataProblem:
     """The cross-file problem every loader reports: ``value`` is not a key of file ``of``."""
     return DataProblem(file, line, field, f"{quoted(value)} is not a key of {of}")
