@@ -7,7 +7,9 @@ every title of the field shares, and a distinct arXiv id each. The vocabulary gr
 number of titles (N / 2 words, at least 3,000), as a real field's does (Heaps' law): a fixed
 vocabulary would make 100,000 titles near-copies of each other. One title in a hundred is
 planted as a duplicate of another (the same id in full-width digits, or the same title with a
-Cyrillic look-alike letter), so the deduplication has something to find. Each command is timed
+Cyrillic look-alike letter), so the deduplication has something to find. 100,000 rows make a
+``candidates.csv`` of about 20 MB, past a data file's default limit of 16 MiB, so the script
+sets ``MASRL_MAX_INPUT_BYTES`` to 256 MiB for the commands it times. Each command is timed
 as a child process, in turn, best of ``--repeat`` rounds (:mod:`measuring`).
 
 Target (issue 29): 100,000 candidate rows checked in well under a minute; the time per 10,000
@@ -29,7 +31,7 @@ from pathlib import Path
 
 from measuring import MASRL, Command, arguments, in_turn, write_results
 
-from masrl import paths
+from masrl import files, paths
 
 RESULTS = Path(__file__).resolve().parent / "results" / "intake_scale.json"
 COMMON = ("multi", "agent", "reinforcement", "learning", "for", "of", "the", "llm", "with",
@@ -91,6 +93,8 @@ def main() -> None:
                         help="numbers of candidate rows, comma-separated (default: %(default)s)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
+    # 100,000 candidates make a candidates.csv of about 20 MB, past a data file's 16 MiB
+    os.environ[files.LIMIT_VARIABLE] = str(256 * 1024**2)
     load_1m = os.getloadavg()[0]
     figures: dict = {"load_1m_at_start": round(load_1m, 2), "repeat": args.repeat}
     with tempfile.TemporaryDirectory() as tmp:
