@@ -170,12 +170,8 @@ def _reason(exc: OSError) -> str:
         return "permission denied"
     if isinstance(exc, IsADirectoryError):
         return "a directory, not a file"
-    if exc.errno == errno.ENOSPC:
-        return "no space left on the device"
     if exc.errno == errno.EFBIG:
         return "the file would be larger than allowed (the disk's or the process's file-size limit)"
-    if exc.errno == errno.EROFS:
-        return "a read-only file system"
     return exc.strerror or str(exc)
 
 

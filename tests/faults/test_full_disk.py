@@ -23,7 +23,7 @@ def test_a_disk_that_fills_while_the_intake_writes(planted_intake, free):
     if result.returncode == 2:
         assert state == "old"
         lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and "no space left on the device" in lines[0], result.stderr
+        assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
         assert "nothing was written" in lines[0]
     else:  # enough room: the whole intake
         assert state == "new"
