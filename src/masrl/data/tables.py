@@ -26,7 +26,12 @@ from masrl.data.vocabulary import Vocabulary
 
 LINE = "_line"  # column holding each row's line number in its file
 MAX_CELL = 10_000  # characters in one cell; the longest cell of our data has 259
-FORMULA = ("=", "+", "@")  # a cell starting so is a formula to a spreadsheet (CSV injection)
+FORMULA = ("=", "@", "+", "-")  # a cell starting so is a formula to a spreadsheet (CSV injection)
+_NUMBER = re.compile(r"[+-][0-9.]*", re.ASCII)  # ...unless it is a plain signed number
+
+
+def _formula(cell: str) -> bool:
+    return cell[:1] in FORMULA and not _NUMBER.fullmatch(cell)
 
 # Patterns shared by the CSV schemas (``fullmatch``ed against each cell).
 KEY = r"[a-z0-9][a-z0-9-]*"  # a pool key
@@ -40,7 +45,8 @@ def read_csv(name: str, data_dir: str | os.PathLike | None) -> pd.DataFrame:
     bounded size, UTF-8, no control characters); then the CSV itself must be well formed
     (quotes closed, RFC 4180 quoting), the header must name each column once, every row must
     have as many cells as the header, no cell may exceed :data:`MAX_CELL` characters, and none
-    may start as a spreadsheet formula does (:data:`FORMULA`).
+    may start as a spreadsheet formula does (:data:`FORMULA`; a signed number such as ``+2025``
+    is a number, left to the column's own check).
     Problems raise :class:`DataError` naming the line (and the column when there is one)."""
     text = reading.read_text(name, data_dir)
     try:
@@ -69,7 +75,7 @@ def read_csv(name: str, data_dir: str | os.PathLike | None) -> pd.DataFrame:
                                     f"starts with {cell[0]!r}: a spreadsheet opening the file (or "
                                     "the book's CSV download) would run the cell as a formula; "
                                     "reword it")
-                        for column, cell in zip(header, record) if cell[:1] in FORMULA)
+                        for column, cell in zip(header, record) if _formula(cell))
         kept.append(record)
         lines.append(start)
     if problems:
