@@ -9,17 +9,28 @@ to disk, then renames it over the target, so a reader sees the old file or the n
 mix; on any failure (a full disk, say) the temporary file is removed and the old target is kept.
 It refuses to overwrite a file the command is reading (``-o`` naming its own input, however the
 path is spelled), and never renames over a device or a FIFO: ``/dev/null`` and ``/dev/stdout``
-are written directly, a FIFO only when a reader is waiting.
+are written directly, a FIFO only when a reader is waiting. Several files written as one (all
+or none, even across a crash) go through :mod:`masrl.transaction`.
+
+The input limit: ``$MASRL_MAX_INPUT_BYTES`` bounds the files a user gives (whole ASCII digits;
+a negative, non-numeric, exponent or unit-suffixed value is refused with
+:class:`LimitSettingError`, which the command reports in one line, exit 2). The package's own
+files (its data directory, the trace schema, the examples: :func:`is_package_file`) are not the
+user's input: they are read under :data:`MAX_INPUT_BYTES` whatever the variable says
+(:func:`limit_for`), so a small limit meant for traces never refuses the package's schema.
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from masrl import paths
 
 MAX_INPUT_BYTES = 8 * 1024**3  # 8 GiB: a corpus file of thousands of traces fits, /dev/zero not
 LIMIT_VARIABLE = "MASRL_MAX_INPUT_BYTES"
@@ -64,16 +75,58 @@ class MissingInput(FileNotFoundError):
         return [f"{type(self).__name__}: {self}"]
 
 
-def input_limit() -> int:
-    """The largest input in bytes: ``$MASRL_MAX_INPUT_BYTES`` when set, else 8 GiB."""
+class LimitSettingError(ValueError):
+    """``$MASRL_MAX_INPUT_BYTES`` holds something other than a whole number of bytes."""
+
+    def __init__(self, value: str):
+        self.value = value
+        super().__init__(f"{LIMIT_VARIABLE}={value!r}: not a whole number of bytes; write "
+                         "ASCII digits only (1073741824 for 1 GiB), or unset it for the "
+                         "default of 8 GiB")
+
+
+def limit_setting() -> int | None:
+    """``$MASRL_MAX_INPUT_BYTES`` as a number of bytes, ``None`` when unset or empty;
+    :class:`LimitSettingError` for anything but ASCII digits (``-1``, ``1e9``, ``10MB``,
+    ``1_000``, full-width digits)."""
     value = os.environ.get(LIMIT_VARIABLE, "")
-    return int(value) if value.isascii() and value.isdigit() else MAX_INPUT_BYTES
+    if value == "":
+        return None
+    if not (value.isascii() and value.isdigit()):
+        raise LimitSettingError(value)
+    return int(value)
+
+
+def input_limit() -> int:
+    """The largest input in bytes: ``$MASRL_MAX_INPUT_BYTES`` when set, else 8 GiB (see
+    :func:`limit_setting`)."""
+    setting = limit_setting()
+    return MAX_INPUT_BYTES if setting is None else setting
+
+
+@functools.cache
+def _package_roots() -> tuple[str, ...]:
+    roots = {paths.DEFAULT_DATA_DIR, Path(__file__).parent}
+    return tuple(sorted(os.path.realpath(root) for root in roots))
+
+
+def is_package_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is one of the package's own files (under its data directory or its
+    source), however it is spelled."""
+    real = os.path.realpath(path)
+    return any(real == root or real.startswith(root + os.sep) for root in _package_roots())
+
+
+def limit_for(path: str | os.PathLike) -> int:
+    """The limit that applies to ``path``: :data:`MAX_INPUT_BYTES` for a package file, else
+    :func:`input_limit`."""
+    return MAX_INPUT_BYTES if is_package_file(path) else input_limit()
 
 
 def check_input(path: str | os.PathLike, limit: int | None = None) -> os.stat_result:
     """Raise :class:`InputError` unless ``path`` is a readable regular file of at most
-    ``limit`` bytes (default :func:`input_limit`); return its status."""
-    limit = input_limit() if limit is None else limit
+    ``limit`` bytes (default :func:`limit_for` the path); return its status."""
+    limit = limit_for(path) if limit is None else limit
     try:
         status = os.stat(path)
     except FileNotFoundError:
@@ -92,7 +145,7 @@ def check_input(path: str | os.PathLike, limit: int | None = None) -> os.stat_re
 
 def read_input(path: str | os.PathLike, limit: int | None = None) -> bytes:
     """The bytes of a regular file of bounded size (see :func:`check_input`)."""
-    limit = input_limit() if limit is None else limit
+    limit = limit_for(path) if limit is None else limit
     check_input(path, limit)
     try:
         with open(path, "rb") as handle:
@@ -105,6 +158,11 @@ def read_input(path: str | os.PathLike, limit: int | None = None) -> bytes:
     return data
 
 
+def reason_of(exc: OSError) -> str:
+    """Why an operation on a file failed, in words (no errno, no Python type)."""
+    return _reason(exc)
+
+
 def _reason(exc: OSError) -> str:
     if exc.errno == errno.ELOOP:
         return "a loop of symbolic links"
@@ -112,6 +170,8 @@ def _reason(exc: OSError) -> str:
         return "permission denied"
     if isinstance(exc, IsADirectoryError):
         return "a directory, not a file"
+    if exc.errno == errno.EFBIG:
+        return "the file would be larger than allowed (the disk's or the process's file-size limit)"
     return exc.strerror or str(exc)
 
 

@@ -2,11 +2,13 @@
 
 Ids, names and values come from files a user did not necessarily write. Printed as they are, a
 name holding an escape sequence could recolour the terminal or move the cursor, and one holding
-a newline could forge a whole line of output (``x.json: valid``). :func:`printable` escapes every
-control character (C0, DEL, C1), the Unicode line and paragraph separators and lone
-surrogates (how Python holds the bytes of a file name that is not UTF-8; a UTF-8 terminal cannot
-print them) the way Python writes them in a string literal (``\\x1b``, ``\\n``, ``\\u2028``,
-``\\udcff``), and leaves everything else, non-ASCII letters included, as it is.
+a newline could forge a whole line of output (``x.json: valid``). :func:`printable` escapes
+every control character (C0, DEL, C1), the Unicode line and paragraph separators, the
+bidirectional controls (U+202A-U+202E, U+2066-U+2069, the marks U+200E, U+200F, U+061C: they
+reorder what follows on the line, so a name could show as another) and lone surrogates (how
+Python holds the bytes of a file name that is not UTF-8; a UTF-8 terminal cannot print them) the
+way Python writes them in a string literal (``\\x1b``, ``\\n``, ``\\u2028``, ``\\udcff``), and
+leaves everything else, non-ASCII letters included, as it is.
 
 A value can also be long: a 10 MB id in a message would flood the terminal, and a validator that
 quotes the value it refuses would print a whole file. Text longer than :data:`LIMIT` characters
@@ -18,7 +20,8 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+                      r"\ud800-\udfff]")
 
 
 LIMIT = 1000  # characters; the longest line masrl prints from good data is under 300

@@ -207,7 +207,7 @@ def test_a_needed_field_moved_to_another_file(data_copy):
      "valid number (found '29.10')"),
     ("agent: {algorithm-generated: 29.10,", "agent: {algorithm-generated: yes,",
      "who_and_when_published.yaml:methods[random]:agent.algorithm-generated: Input should be a "
-     "valid number (found True)"),
+     "valid number (found true)"),
     ("logs: {algorithm-generated: 126,", "logs: {algorithm-generated: 126.5,",
      "who_and_when_published.yaml:logs:algorithm-generated: Input should be a valid integer "
      "(found 126.5)"),

@@ -90,9 +90,16 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from masrl.files import LimitSettingError, limit_setting
+
     argv = sys.argv[1:] if argv is None else list(argv)
     try:  # (argparse's exits, --help and usage errors, are a SystemExit: they pass through)
         args = build_parser(argv).parse_args(argv)
+        try:  # a limit that is not a number is refused whatever the command, before any work
+            limit_setting()
+        except LimitSettingError as exc:
+            print(f"masrl: error: {printable(exc)}", file=sys.stderr)
+            return USAGE
         return int(args.func(args) or 0)
     except BrokenPipeError:  # e.g. `masrl stats --json | head`
         return 0

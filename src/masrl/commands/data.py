@@ -41,7 +41,13 @@ def run_check_data(args) -> int:
     data = open_dataset(args)
     if data is None:
         return USAGE
+    from masrl import transaction
+    from masrl.data.problems import DataProblem
+
     problems = data.problems()
+    waiting = transaction.pending_reason(data.directory)
+    if waiting:  # the files may be half way from one state to the next
+        problems = [*problems, DataProblem(transaction.JOURNAL, "0", "-", waiting)]
     with contextlib.suppress(DataError):  # an invalid ledger's own problems are listed already
         problems = sort_problems([*problems, *ledger_problems(data.claims)])
     code = print_problems(problems)

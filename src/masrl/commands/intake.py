@@ -13,8 +13,12 @@ then screened by hand (decision, reason, tags) and moved by a later ``masrl inta
 One line per finding: ``match:`` (two records found to be one work, with what matched; a fuzzy
 title is marked as a possible duplicate to check), ``conflict:`` (what stops the intake),
 ``duplicate:``, ``recorded:`` (moved before), ``pending:``, ``add:`` (a row written, or with
-``--dry-run`` to be written). Exit codes: 0 done (or nothing to do), 1 a conflict or invalid
-data (nothing is written), 2 usage error or a data file that cannot be read.
+``--dry-run`` to be written). The files are written all together or not at all
+(:mod:`masrl.transaction`); an intake killed half-way is completed or rolled back by the next
+one, which says so in one line first (``--dry-run`` only says that one is waiting). Exit codes:
+0 done (or nothing to do), 1 a conflict or invalid data (nothing is written), 2 usage error, a
+data file that cannot be read, or data files that cannot be written (a full disk, a read-only
+folder: nothing is written).
 """
 
 from __future__ import annotations
@@ -48,9 +52,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run_intake(args) -> int:
-    from masrl.data import intake
+    from masrl import transaction
     from masrl.data.dataset import Dataset
-    from masrl.data.problems import DataError
+    from masrl.files import OutputError
 
     data = open_dataset(args)
     if data is None:
@@ -61,14 +65,33 @@ def run_intake(args) -> int:
         if code is not None:
             return code
         data = Dataset(data.directory)  # the candidates as they are now, read again
+    if args.dry_run:
+        waiting = transaction.pending(data.directory)
+        if waiting:
+            print(printable(waiting), file=sys.stderr)
+        return _intake(args, data, None, imported)
+    try:
+        with transaction.Transaction(data.directory, "intake") as tx:
+            if tx.recovered:
+                print(printable(tx.recovered), file=sys.stderr)
+            return _intake(args, data, tx, imported)
+    except OutputError as exc:
+        print(printable(f"{exc.path}: error: cannot write: {exc.reason}"), file=sys.stderr)
+        return USAGE
+
+
+def _intake(args, data, tx, imported: list[str]) -> int:
+    from masrl.data import intake
+    from masrl.data.problems import DataError
+
     try:
         plan = intake.plan(data)
     except DataError as exc:
         return print_problems(exc.problems)
     written: list[str] = []
-    if not args.dry_run and not plan.conflicts:
+    if tx is not None and not plan.conflicts:
         try:
-            written = intake.apply(plan, data)
+            written = intake.apply(plan, data, tx)
         except DataError as exc:
             return print_problems(exc.problems)
     if args.json:

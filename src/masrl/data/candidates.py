@@ -41,7 +41,7 @@ def tag_fields(vocab: Vocabulary) -> list[str]:
 
 def candidates_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     columns = {
-        "candidate_id": tables.text(tables.matches(r"C[0-9]{3}", "a candidate id such as C001"),
+        "candidate_id": tables.text(tables.matches(r"C[0-9]{3,}", "a candidate id such as C001"),
                                     unique=True),
         "identifier": tables.text(tables.nonempty("an identifier (arXiv:..., a DOI, a label)")),
         "title": tables.text(tables.nonempty("a non-empty title")),
@@ -98,7 +98,7 @@ def load_candidates(data_dir: PathLike, vocab: Vocabulary, protocol: Protocol | 
     names its record."""
     def rows_are_whole(frame: pd.DataFrame) -> list[DataProblem]:
         problems = []
-        for row in frame.to_dict("records"):
+        for row in tables.records(frame):
             problems += _row_problems(row, vocab, protocol)
             if rules is not None and row["decision"] == "include" and row["credit_mechanism"]:
                 problems += rules.comparison_problems(

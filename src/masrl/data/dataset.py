@@ -48,6 +48,7 @@ from masrl.data import (
     pool,
     protocol,
     published,
+    tables,
     tag_evidence,
     taxonomy,
     vocabulary,
@@ -166,14 +167,14 @@ class Dataset:
         seen = {r.id: r.day for r in self.rounds}
         ident = "key" if "key" in frame.columns else "record_id"
         keep = []
-        for row in frame.to_dict("records"):
+        for row in tables.records(frame):
             if row[ident] in self.also or row[ident] in self.left_out:
                 keep.append(row[ident] in self.also)
                 continue
             round_day = seen.get(int(row["screening_round"]))
             keep.append(round_day is not None
                         and self.view.counts(row["first_public"], round_day, day))
-        return frame[keep].reset_index(drop=True)
+        return frame[pd.Series(keep, index=frame.index, dtype=bool)].reset_index(drop=True)
 
     def _of_pool(self, frame: pd.DataFrame, column: str = "key") -> pd.DataFrame:
         """The rows of ``frame`` that refer to a pool row present at :attr:`as_of` (a row whose
@@ -184,7 +185,7 @@ class Dataset:
         except DataError:
             return frame
         keep = frame[column].map(lambda key: key == "" or key in keys)
-        return frame[keep].reset_index(drop=True)
+        return frame[pd.Series(keep, index=frame.index, dtype=bool)].reset_index(drop=True)
 
     # --- the files ---------------------------------------------------------------------------
 

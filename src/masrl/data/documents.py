@@ -152,10 +152,13 @@ _NO_INPUT = {"missing", "extra_forbidden", "value_error", "assertion_error"}
 
 
 def _found(value) -> str:
-    """A value as a problem quotes it: scalars as written (shortened), containers by kind."""
+    """A value as a problem quotes it, in YAML's words: scalars as written (shortened; ``null``,
+    ``true``, ``false``), containers by kind."""
     if isinstance(value, dict):
         return "a mapping"
     if isinstance(value, list):
         return "a list"
+    if value is None or isinstance(value, bool):
+        return {None: "null", True: "true", False: "false"}[value]
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -18,17 +18,23 @@ screening round.
   ``record``. A candidate already recorded (its record is in the pool or the log, of its own
   round) is left as it is, so the intake can run again and change nothing.
 
-:func:`apply` writes a plan: each changed file is written whole to a copy of the data
-directory, the copy is validated as ``masrl check-data`` would, and only then is each file
-replaced, atomically (:func:`masrl.files.write_text_atomically`). A plan with conflicts, or
-whose result does not validate, writes nothing.
+:func:`apply` writes a plan: each changed file is written whole into a scratch folder beside
+links to the unchanged ones, that folder is validated as ``masrl check-data`` would, and only
+then are the files replaced, all together (:class:`masrl.transaction.Transaction`: staged,
+then renamed under a journal, so a full disk, a read-only folder or a killed process leaves
+the data directory as it was or wholly new, and the next intake completes or rolls back an
+interrupted one). A plan with conflicts, or whose result does not validate, writes nothing.
+
+The BibTeX entries are written by bibtexparser's writer with every value escaped
+(:func:`masrl.data.bib.entry_text`): a candidate's title, author, venue or URL cannot add a
+field to ``papers.bib``.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import shutil
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,12 +42,13 @@ from pathlib import Path
 import pandas as pd
 
 from masrl import files, paths
-from masrl.data import identity
+from masrl.data import bib, identity, reading, tables
 from masrl.data.audit import AUDITED_CELLS, MEASURES, SEPARATOR
 from masrl.data.candidates import coverage_parts
 from masrl.data.dataset import Dataset
 from masrl.data.pool import identity_record
 from masrl.data.problems import DataError, DataProblem
+from masrl.transaction import Transaction
 
 
 @dataclass
@@ -102,7 +109,7 @@ def plan(data: Dataset) -> Plan:
     excluded_ids = set(excluded["record_id"])
     round_of = {**dict(zip(papers["key"], papers["screening_round"])),
                 **dict(zip(excluded["record_id"], excluded["screening_round"]))}
-    rows = candidates.to_dict("records")
+    rows = tables.records(candidates)
 
     def recorded(row: dict) -> bool:
         record = row["record"]
@@ -110,8 +117,8 @@ def plan(data: Dataset) -> Plan:
                 and str(round_of[record]) == row["screening_round"])
 
     done = {row["candidate_id"]: row["record"] for row in rows if recorded(row)}
-    records = [identity_record("pool", r) for r in papers.to_dict("records")]
-    records += [identity_record("excluded", r) for r in excluded.to_dict("records")]
+    records = [identity_record("pool", r) for r in tables.records(papers)]
+    records += [identity_record("excluded", r) for r in tables.records(excluded)]
     records += [_candidate_record(r) for r in rows]
     found = [m for m in identity.duplicates(records)
              if "candidates" in (m.first.where, m.second.where)
@@ -218,30 +225,32 @@ def _exclusion_row(row: dict, record_id: str) -> dict:
             "date_screened": row["date_screened"], "reason": row["reason"]}
 
 
-def _bib_text(text: str) -> str:
-    """Text for a braced BibTeX value: braces, which would unbalance the entry, are dropped."""
-    return text.replace("{", "").replace("}", "")
-
-
 def _bib_entry(key: str, row: dict, arxiv: str) -> str:
+    """The pool row's entry, every value escaped (see the module docstring); the title in a
+    second pair of braces, which keeps its capitals."""
     url = row["url"].split(" ; ")[0]
-    fields = [("title", f"{{{_bib_text(row['title'])}}}"),
-              ("author", f"{_bib_text(row['first_author'])} and others"),
+    fields = [("title", "{" + bib.latex_text(row["title"]) + "}"),
+              ("author", f"{bib.latex_text(row['first_author'])} and others"),
               ("journal" if arxiv else "howpublished",
-               f"arXiv preprint arXiv:{arxiv}" if arxiv else _bib_text(row["venue"])),
-              ("year", row["year"]), ("url", url)]
+               f"arXiv preprint arXiv:{arxiv}" if arxiv else bib.latex_text(row["venue"])),
+              ("year", bib.latex_text(row["year"])), ("url", bib.url_text(url))]
     if arxiv:
         fields += [("eprint", arxiv), ("archiveprefix", "arXiv")]
-    body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields)
-    return f"@{'article' if arxiv else 'misc'}{{{key},\n{body}}}\n"
+    return bib.entry_text("article" if arxiv else "misc", key, fields)
 
 
 # --- writing -------------------------------------------------------------------------------
 
 def new_texts(result: Plan, data: Dataset) -> dict[str, str]:
     """Every data file the plan changes, with its whole new text."""
+    return {name: text for name, (text, _) in _changes(result, data).items()}
+
+
+def _changes(result: Plan, data: Dataset) -> dict[str, tuple[str, bytes]]:
+    """Every data file the plan changes: its whole new text, and the bytes it was made from
+    (which the commit insists are still there)."""
     directory = data.directory
-    texts: dict[str, str] = {}
+    changes: dict[str, tuple[str, bytes]] = {}
     columns = {paths.PAPERS: list(data.all_papers.columns),
                paths.EXCLUDED: list(data.all_excluded.columns),
                paths.AUDIT: ["key", "subdecisions", "credit_reading", "note"],
@@ -249,26 +258,32 @@ def new_texts(result: Plan, data: Dataset) -> dict[str, str]:
                                        "source"],
                paths.BENCHMARK_COVERAGE: ["key", "benchmark", "domain", "mas_native", *MEASURES,
                                           "coded_by", "note"]}
+
+    def old(name: str) -> tuple[str, bytes]:
+        raw = files.read_input(directory / name, reading.data_limit(directory / name))
+        return reading.decode(name, raw), raw
+
     for name, rows in result.new_rows.items():
-        old = (directory / name).read_text(encoding="utf-8")
-        texts[name] = _ending(old) + _csv_rows(rows, columns[name])
+        text, raw = old(name)
+        changes[name] = (_ending(text) + _csv_rows(rows, columns[name]), raw)
     if result.bib_entries:
-        old = (directory / paths.BIBTEX).read_text(encoding="utf-8")
-        texts[paths.BIBTEX] = _ending(old) + "".join(f"\n{entry}" for entry in result.bib_entries)
+        text, raw = old(paths.BIBTEX)
+        changes[paths.BIBTEX] = (_ending(text) + "".join(f"\n{entry}"
+                                                          for entry in result.bib_entries), raw)
     if result.records:
-        texts[paths.CANDIDATES] = _with_records(directory / paths.CANDIDATES, result.records)
-    return texts
+        text, raw = old(paths.CANDIDATES)
+        changes[paths.CANDIDATES] = (_with_records(text, result.records), raw)
+    return changes
 
 
 def _ending(text: str) -> str:
     return text if text.endswith("\n") or not text else text + "\n"
 
 
-def _with_records(path: Path, records: dict[str, str]) -> str:
+def _with_records(text: str, records: dict[str, str]) -> str:
     """``candidates.csv`` with each moved candidate's ``record`` filled in (other cells as read)."""
-    with open(path, encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
-        columns, rows = list(reader.fieldnames or []), list(reader)
+    reader = csv.DictReader(io.StringIO(text, newline=""))
+    columns, rows = list(reader.fieldnames or []), list(reader)
     for row in rows:
         if row["candidate_id"] in records:
             row["record"] = records[row["candidate_id"]]
@@ -279,27 +294,49 @@ def _with_records(path: Path, records: dict[str, str]) -> str:
     return buffer.getvalue()
 
 
-def apply(result: Plan, data: Dataset) -> list[str]:
-    """Write the plan (see the module docstring); return the names of the files written.
+def apply(result: Plan, data: Dataset, transaction: Transaction | None = None) -> list[str]:
+    """Write the plan (see the module docstring) within ``transaction`` (one opened on the data
+    directory; else one of its own); return the names of the files written.
     :class:`DataError` when the plan has conflicts or its result does not validate (nothing is
-    written then)."""
+    written then); :class:`masrl.files.OutputError` when the files cannot be written (a full
+    disk, a read-only folder: the old files are kept)."""
     if result.conflicts:
         raise DataError([DataProblem(paths.CANDIDATES, "-", "-", c) for c in result.conflicts])
-    texts = new_texts(result, data)
-    if not texts:
+    if transaction is None:
+        with Transaction(data.directory, "intake") as own:
+            return apply(result, data, own)
+    changes = _changes(result, data)
+    if not changes:
         return []
-    with tempfile.TemporaryDirectory(prefix="masrl-intake-") as scratch:
-        trial = Path(scratch) / "data"
-        shutil.copytree(data.directory, trial)
-        for name, text in texts.items():
-            (trial / name).write_text(text, encoding="utf-8")
-        problems = Dataset(trial).problems()
-        if problems:
-            raise DataError([DataProblem(p.file, p.row, p.field, f"after the intake: {p.message}")
-                             for p in problems])
-    for name, text in texts.items():
-        files.write_text_atomically(data.directory / name, text)
-    return sorted(texts)
+    _check_result(data.directory, {name: text for name, (text, _) in changes.items()})
+    transaction.reserve(*(data.directory / name for name in sorted(changes)))
+    for name in sorted(changes):
+        text, raw = changes[name]
+        transaction.write_text(data.directory / name, text, based_on=raw)
+    transaction.commit()
+    return sorted(changes)
+
+
+def _check_result(directory: Path, texts: dict[str, str]) -> None:
+    """Validate the data directory as the plan would leave it, in a scratch folder (the changed
+    files written there, links to the others); :class:`DataError` if it has problems."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="masrl-intake-") as scratch:
+            trial = Path(scratch) / "data"
+            trial.mkdir()
+            for item in directory.iterdir():
+                if item.name not in texts and not item.name.startswith("."):
+                    os.symlink(item.resolve(), trial / item.name)
+            for name, text in texts.items():
+                (trial / name).write_text(text, encoding="utf-8")
+            problems = Dataset(trial).problems()
+    except OSError as exc:
+        raise files.OutputError(tempfile.gettempdir(), "cannot check the intake's result in a "
+                                f"scratch folder ({files.reason_of(exc)}); nothing was written"
+                                ) from None
+    if problems:
+        raise DataError([DataProblem(p.file, p.row, p.field, f"after the intake: {p.message}")
+                         for p in problems])
 
 
 def summary_frame(result: Plan, candidates: pd.DataFrame) -> pd.DataFrame:
@@ -310,7 +347,7 @@ def summary_frame(result: Plan, candidates: pd.DataFrame) -> pd.DataFrame:
             if this.where == "candidates":
                 matched.setdefault(this.id, []).append(f"{other.label} ({m.how})")
     rows = []
-    for row in candidates.to_dict("records"):
+    for row in tables.records(candidates):
         cid = row["candidate_id"]
         rows.append({"candidate": cid, "title": row["title"], "decision": row["decision"],
                      "record": result.records.get(cid, row["record"]),

@@ -112,7 +112,7 @@ def load_papers(data_dir: PathLike, vocab: Vocabulary,
     ``screening_round`` as int, tags as strings. Given the ``protocol``, each row's round must
     be one of its rounds and the row must have been public by that round's date."""
     def against_protocol(frame: pd.DataFrame) -> list[DataProblem]:
-        return [problem for row in frame.to_dict("records")
+        return [problem for row in tables.records(frame)
                 for problem in _round_problems(paths.PAPERS, row, protocol, None)]
 
     frame = tables.load_table(paths.PAPERS, papers_schema(vocab), data_dir,
@@ -130,7 +130,7 @@ def load_excluded(data_dir: PathLike, vocab: Vocabulary, protocol: Protocol | No
     exclusion is the same work as a pool row (same arXiv id, DOI or normalised title)."""
     def cross_checks(frame: pd.DataFrame) -> list[DataProblem]:
         problems = []
-        rows = frame.to_dict("records")
+        rows = tables.records(frame)
         if protocol is not None:
             for row in rows:
                 problems += _round_problems(paths.EXCLUDED, row, protocol, row["date_screened"])
@@ -191,10 +191,10 @@ def _duplicates_of_pool(rows: list[dict], papers: pd.DataFrame) -> list[DataProb
     """Exclusions that are surely the same work as a pool row (fuzzy titles are not checked
     here: ``masrl intake`` shows them for a person to judge)."""
     lines = {row["record_id"]: str(row[tables.LINE]) for row in rows}
-    records = [identity_record("pool", r) for r in papers.to_dict("records")]
+    records = [identity_record("pool", r) for r in tables.records(papers)]
     records += [identity_record("excluded", r) for r in rows]
     problems = []
-    for match in identity.duplicates(records, within=False):
+    for match in identity.duplicates(records, within=False, fuzzy=False):
         if not match.sure:
             continue
         pool_row, excluded = sorted((match.first, match.second), key=lambda r: r.where != "pool")
@@ -215,7 +215,7 @@ def load_spotcheck(data_dir: PathLike, vocab: Vocabulary,
     def against_papers(frame: pd.DataFrame) -> list[DataProblem]:
         by_key = papers.set_index("key")
         problems = []
-        for row in frame.to_dict("records"):
+        for row in tables.records(frame):
             line = str(row[tables.LINE])
             if row["key"] not in by_key.index:
                 problems.append(tables.not_a_key(paths.SPOTCHECK, line, "key", row["key"],

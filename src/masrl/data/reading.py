@@ -30,10 +30,14 @@ DATA_LIMIT = 16 * 1024**2  # 16 MiB: the largest data file is about 35 kB today
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
-def data_limit() -> int:
+def data_limit(path: str | os.PathLike | None = None) -> int:
     """The largest data file in bytes: ``$MASRL_MAX_INPUT_BYTES`` when set (the variable the
-    limit message names), else :data:`DATA_LIMIT`."""
-    return files.input_limit() if os.environ.get(files.LIMIT_VARIABLE) else DATA_LIMIT
+    limit message names), else :data:`DATA_LIMIT`; the package's own data files
+    (:func:`masrl.files.is_package_file`) are not the user's input and keep :data:`DATA_LIMIT`."""
+    if path is not None and files.is_package_file(path):
+        return DATA_LIMIT
+    setting = files.limit_setting()
+    return DATA_LIMIT if setting is None else setting
 
 
 def read_text(name: str, data_dir: str | os.PathLike | None) -> str:
@@ -41,7 +45,7 @@ def read_text(name: str, data_dir: str | os.PathLike | None) -> str:
     :class:`~masrl.data.problems.DataError` with one problem when it cannot be read as text."""
     path = paths.data_file(name, data_dir)
     try:
-        raw = files.read_input(path, data_limit())
+        raw = files.read_input(path, data_limit(path))
     except files.InputError as exc:
         reason = exc.reason
         if not path.parent.is_dir():  # say which folder, not only which file

@@ -26,6 +26,12 @@ from masrl.data.vocabulary import Vocabulary
 
 LINE = "_line"  # column holding each row's line number in its file
 MAX_CELL = 10_000  # characters in one cell; the longest cell of our data has 259
+FORMULA = ("=", "@", "+", "-")  # a cell starting so is a formula to a spreadsheet (CSV injection)
+_NUMBER = re.compile(r"[+-][0-9.]*", re.ASCII)  # ...unless it is a plain signed number
+
+
+def _formula(cell: str) -> bool:
+    return cell[:1] in FORMULA and not _NUMBER.fullmatch(cell)
 
 # Patterns shared by the CSV schemas (``fullmatch``ed against each cell).
 KEY = r"[a-z0-9][a-z0-9-]*"  # a pool key
@@ -38,7 +44,9 @@ def read_csv(name: str, data_dir: str | os.PathLike | None) -> pd.DataFrame:
     each row starts. The text comes from :func:`masrl.data.reading.read_text` (a regular file of
     bounded size, UTF-8, no control characters); then the CSV itself must be well formed
     (quotes closed, RFC 4180 quoting), the header must name each column once, every row must
-    have as many cells as the header, and no cell may exceed :data:`MAX_CELL` characters.
+    have as many cells as the header, no cell may exceed :data:`MAX_CELL` characters, and none
+    may start as a spreadsheet formula does (:data:`FORMULA`; a signed number such as ``+2025``
+    is a number, left to the column's own check).
     Problems raise :class:`DataError` naming the line (and the column when there is one)."""
     text = reading.read_text(name, data_dir)
     try:
@@ -63,6 +71,11 @@ def read_csv(name: str, data_dir: str | os.PathLike | None) -> pd.DataFrame:
         problems.extend(DataProblem(name, str(start), column,
                                     f"a cell of {size} characters; at most {MAX_CELL} are allowed")
                         for column, size in long)
+        problems.extend(DataProblem(name, str(start), column,
+                                    f"starts with {cell[0]!r}: a spreadsheet opening the file (or "
+                                    "the book's CSV download) would run the cell as a formula; "
+                                    "reword it")
+                        for column, cell in zip(header, record) if _formula(cell))
         kept.append(record)
         lines.append(start)
     if problems:
@@ -165,6 +178,7 @@ def validate(frame: pd.DataFrame, schema: pa.DataFrameSchema, file: str) -> list
 
 def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[DataProblem]:
     problems = []
+    line_of = dict(zip(frame.index, frame[LINE]))  # one lookup per case, not a pandas access
     for case in cases.to_dict("records"):
         check, column, value = str(case["check"]), case["column"], case["failure_case"]
         if check == "column_in_dataframe":
@@ -174,7 +188,7 @@ def _translate(cases: pd.DataFrame, frame: pd.DataFrame, file: str) -> list[Data
         elif case["index"] is None or pd.isna(case["index"]):
             problems.append(DataProblem(file, "-", str(column), f"check failed: {check}"))
         else:
-            line = str(frame.at[int(case["index"]), LINE])
+            line = str(line_of[int(case["index"])])
             if check == "field_uniqueness":
                 message = f"duplicate value {quoted(value)}; each {column} must be unique"
             elif check.startswith("duplicate "):
@@ -221,6 +235,15 @@ def load_table(name: str, schema: pa.DataFrameSchema, data_dir: str | os.PathLik
     if problems:
         raise DataError(problems)
     return frame.drop(columns=[LINE]).reset_index(drop=True)
+
+
+def records(frame: pd.DataFrame) -> list[dict]:
+    """The rows of ``frame`` as dictionaries, as ``frame.to_dict("records")`` gives them, a few
+    times faster on text columns (a column at a time, then the rows): 100,000 candidates are
+    turned into rows in a second, not several."""
+    columns = list(frame.columns)
+    values = [frame[column].tolist() for column in columns]
+    return [dict(zip(columns, row)) for row in zip(*values)]
 
 
 def not_a_key(file: str, line: str, field: str, value: str, of: str) -> DataProblem:

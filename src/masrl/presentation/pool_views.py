@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from masrl.data import bib
 from masrl.data.vocabulary import Field
 from masrl.presentation.escaping import MarkdownText, html_text, markdown_code, markdown_text
 
@@ -26,10 +27,10 @@ def link(url_cell: str, text: str) -> str:
 
 def bibtex_entry(key: str, fields: dict[str, str]) -> str:
     """One entry of ``data/papers.bib`` as BibTeX text (``Dataset.bibliography`` holds it as
-    ``ENTRYTYPE`` and fields, values as written between the outer braces)."""
-    body = "".join(f"  {name} = {{{value}}},\n" for name, value in fields.items()
-                   if name != "ENTRYTYPE")
-    return f"@{fields['ENTRYTYPE']}{{{key},\n{body}}}\n"
+    ``ENTRYTYPE`` and fields, values as written between the outer braces), by the library's
+    writer (:func:`masrl.data.bib.entry_text`)."""
+    return bib.entry_text(fields["ENTRYTYPE"], key,
+                          [(name, value) for name, value in fields.items() if name != "ENTRYTYPE"])
 
 
 def browse_frame(papers: pd.DataFrame, tags: list[str],
