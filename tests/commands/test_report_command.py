@@ -150,8 +150,8 @@ def test_a_real_70_minute_session_gets_a_binned_timeline(tmp_path):
     assert "Binned timeline of 481 events over 4180.16 s" in page
     assert outside_addresses(page) == []
     text = text_of(page)
-    assert ("Trace report: claude-code:258c7280-ae70-4798-800f-63464d01a85d In short A thin "
-            "import: 481 events from the log's 1,877 lines") in text
+    # its 1,877 lines give 481 events: most skipped lines are hook progress, not a thin import
+    assert "In short This run has" in text and "thin import" not in text
     assert "over 1 h 10 min" in text and "15,406,773 tokens" in text
     assert "The team reward is not recorded" in text
 
