@@ -78,23 +78,25 @@ def distinct_names(names: Sequence[str], suffix: str = "") -> list[str]:
     """``names`` made distinct: the first of equal names keeps it, each later one gets the
     smallest ``-2``, ``-3``... that no entry of ``names`` wants and no earlier one took
     (``suffix``, such as ``.json``, stays at the end). ``["x", "x", "x-2"]`` gives
-    ``["x", "x-3", "x-2"]``."""
+    ``["x", "x-3", "x-2"]``. Names are compared without case, as a folder on macOS or Windows
+    compares them (``["X", "x"]`` gives ``["X", "x-2"]``)."""
     def split(name: str) -> tuple[str, str]:
         return (name[: -len(suffix)], suffix) if suffix and name.endswith(suffix) else (name, "")
 
-    wanted = set(names)
+    wanted = {name.casefold() for name in names}
     taken: set[str] = set()
     out = []
     for name in names:
-        if name not in taken:
-            taken.add(name)
+        if name.casefold() not in taken:
+            taken.add(name.casefold())
             out.append(name)
             continue
         stem, end = split(name)
         n = 2
-        while f"{stem}-{n}{end}" in taken or f"{stem}-{n}{end}" in wanted:
+        while (f"{stem}-{n}{end}".casefold() in taken
+               or f"{stem}-{n}{end}".casefold() in wanted):
             n += 1
-        taken.add(f"{stem}-{n}{end}")
+        taken.add(f"{stem}-{n}{end}".casefold())
         out.append(f"{stem}-{n}{end}")
     return out
 

@@ -18,7 +18,8 @@ name two traces would share gets ``-2``, ``-3``, past every name the ids give, a
 before any file is written: :func:`file_names`);
 ``-o OUT.jsonl`` (or ``.ndjson``) writes JSON Lines, one trace per line, in the source's order;
 ``-o OUT.json`` is for a source of one run, written as before (several runs there are a usage
-error that says so). Every trace is validated before anything is written; each file is written atomically.
+error that says so). Every trace is validated before anything is written; the files are
+written together or not at all (one transaction: :mod:`masrl.transaction`).
 ``--json`` prints the summary (one object for one trace, a list of them for several).
 
 Exit codes: 0 the traces were written; 1 the input is unreadable or unexpected (the message
@@ -150,25 +151,12 @@ def _targets(output: str, mode: str, results: list) -> list[str]:
 
 def file_names(trace_ids: list[str]) -> list[str]:
     """One file name (without ``.json``) per trace id, none shared: each id made safe
-    (:func:`safe_name`); a name already given gets ``-2``, ``-3``... past every name the ids
-    themselves give, all reserved before any is chosen (ids ``x, x, x-2`` give ``x``, ``x-3``,
-    ``x-2``), and compared without case (a folder on macOS or Windows holds one of ``X`` and
-    ``x``)."""
-    stems = [safe_name(trace_id) for trace_id in trace_ids]
-    taken = {stem.casefold() for stem in stems}
-    given: set[str] = set()
-    names = []
-    for stem in stems:
-        if stem.casefold() not in given:
-            given.add(stem.casefold())
-            names.append(stem)
-            continue
-        k = 2
-        while f"{stem}-{k}".casefold() in taken:
-            k += 1
-        taken.add(f"{stem}-{k}".casefold())
-        names.append(f"{stem}-{k}")
-    return names
+    (:func:`safe_name`), then made distinct by the one rule of :func:`masrl.transaction.
+    distinct_names` (ids ``x, x, x-2`` give ``x``, ``x-3``, ``x-2``; names compared without
+    case)."""
+    from masrl.transaction import distinct_names
+
+    return distinct_names([safe_name(trace_id) for trace_id in trace_ids])
 
 
 def safe_name(trace_id: str) -> str:
@@ -179,8 +167,12 @@ def safe_name(trace_id: str) -> str:
 
 
 def _write(output: str, mode: str, results: list, targets: list[str], inputs: list) -> None:
+    """Write the traces; several runs into a folder go as one transaction
+    (:class:`masrl.transaction.Transaction`): every name reserved first, every file staged,
+    then all renamed together, so a refused or failed target leaves none of them written."""
     from masrl.files import OutputError, write_text_atomically
     from masrl.traces.importers import dumps, write_trace
+    from masrl.transaction import Transaction
 
     if mode == "file":
         write_trace(results[0].trace, output, inputs=inputs)
@@ -197,8 +189,13 @@ def _write(output: str, mode: str, results: list, targets: list[str], inputs: li
         except OSError as exc:
             raise OutputError(output, f"cannot create the folder ({exc.strerror or exc})"
                               ) from None
-    for result, target in zip(results, targets):
-        write_text_atomically(target, dumps(result.trace), inputs)
+    with Transaction(folder, "import", reads=inputs) as tx:
+        if tx.recovered:
+            print(printable(tx.recovered), file=sys.stderr)
+        tx.reserve(*targets)
+        for result, target in zip(results, targets):
+            tx.write_text(target, dumps(result.trace))
+        tx.commit()
 
 
 def describe(summary: dict) -> str:
