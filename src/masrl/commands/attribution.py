@@ -120,6 +120,7 @@ def run_score(args: argparse.Namespace) -> int:
 def run_baseline(args: argparse.Namespace) -> int:
     from masrl.files import OutputError, write_text_atomically
     from masrl.traces.attribution import baselines
+    from masrl.traces.attribution.gold import log_files
 
     runs = _gold(args)
     if isinstance(runs, int):
@@ -131,8 +132,9 @@ def run_baseline(args: argparse.Namespace) -> int:
     results = baselines.evaluate(runs, seed=args.seed, resamples=args.resamples)
     if args.write:
         rule, out = args.write
+        logs = [path for _, path in log_files(args.gold_dir)]  # every subset's: never over one
         try:
-            write_text_atomically(out, predictions_jsonl(baselines.predict(rule, runs)))
+            write_text_atomically(out, predictions_jsonl(baselines.predict(rule, runs)), logs)
         except OutputError as exc:
             print(printable(f"{out}: error: cannot write: {exc.reason}"), file=sys.stderr)
             return USAGE

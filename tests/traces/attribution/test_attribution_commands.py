@@ -129,3 +129,18 @@ def test_baseline_writes_a_rule_that_score_reads_back(tmp_path, capsys):
 def test_help_lists_the_commands():
     result = run("--help")
     assert result.returncode == 0 and "score" in result.stdout and "baseline" in result.stdout
+
+
+def test_baseline_predictions_never_overwrite_a_gold_log(gold_copy, capsys):
+    """Any log of the gold folder, of a subset asked for or not, is an input: writing the
+    predictions over one is refused and the log is kept byte for byte."""
+    from masrl.commands import main
+
+    logs = sorted(gold_copy.glob("*/*.json"))
+    target = logs[-1]
+    before = target.read_bytes()
+    code = main(["attribution", "baseline", str(gold_copy), "--subset", "algorithm-generated",
+                 "--resamples", "10", "--write", "first-agent", str(target)])
+    assert code == 2
+    assert "is the input" in capsys.readouterr().err
+    assert target.read_bytes() == before
