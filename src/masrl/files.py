@@ -10,16 +10,24 @@ mix; on any failure (a full disk, say) the temporary file is removed and the old
 It refuses to overwrite a file the command is reading (``-o`` naming its own input, however the
 path is spelled), and never renames over a device or a FIFO: ``/dev/null`` and ``/dev/stdout``
 are written directly, a FIFO only when a reader is waiting.
+
+The input limit ``$MASRL_MAX_INPUT_BYTES`` bounds the files a user gives. The package's own
+files (its data directory, the trace schema, the examples: :func:`is_package_file`) are not the
+user's input: they are read under :data:`MAX_INPUT_BYTES` whatever the variable says
+(:func:`limit_for`).
 """
 
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+
+from masrl import paths
 
 MAX_INPUT_BYTES = 8 * 1024**3  # 8 GiB: a corpus file of thousands of traces fits, /dev/zero not
 LIMIT_VARIABLE = "MASRL_MAX_INPUT_BYTES"
@@ -70,10 +78,29 @@ def input_limit() -> int:
     return int(value) if value.isascii() and value.isdigit() else MAX_INPUT_BYTES
 
 
+@functools.cache
+def _package_roots() -> tuple[str, ...]:
+    roots = {paths.DEFAULT_DATA_DIR, Path(__file__).parent}
+    return tuple(sorted(os.path.realpath(root) for root in roots))
+
+
+def is_package_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` is one of the package's own files (under its data directory or its
+    source), however it is spelled."""
+    real = os.path.realpath(path)
+    return any(real == root or real.startswith(root + os.sep) for root in _package_roots())
+
+
+def limit_for(path: str | os.PathLike) -> int:
+    """The limit that applies to ``path``: :data:`MAX_INPUT_BYTES` for a package file, else
+    :func:`input_limit`."""
+    return MAX_INPUT_BYTES if is_package_file(path) else input_limit()
+
+
 def check_input(path: str | os.PathLike, limit: int | None = None) -> os.stat_result:
     """Raise :class:`InputError` unless ``path`` is a readable regular file of at most
-    ``limit`` bytes (default :func:`input_limit`); return its status."""
-    limit = input_limit() if limit is None else limit
+    ``limit`` bytes (default :func:`limit_for` the path); return its status."""
+    limit = limit_for(path) if limit is None else limit
     try:
         status = os.stat(path)
     except FileNotFoundError:
@@ -92,7 +119,7 @@ def check_input(path: str | os.PathLike, limit: int | None = None) -> os.stat_re
 
 def read_input(path: str | os.PathLike, limit: int | None = None) -> bytes:
     """The bytes of a regular file of bounded size (see :func:`check_input`)."""
-    limit = input_limit() if limit is None else limit
+    limit = limit_for(path) if limit is None else limit
     check_input(path, limit)
     try:
         with open(path, "rb") as handle:

@@ -9,8 +9,10 @@ in memory meanwhile.
 
 from __future__ import annotations
 
+import ctypes
 import importlib.abc
 import os
+import signal
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -37,8 +39,12 @@ def default_workers() -> int:
     return available_cores()
 
 
-def worker_start() -> None:
+def worker_start(parent: int | None = None) -> None:
     """Set up a process that only encodes shards (a local worker, a Ray task's process).
+
+    A local worker (``parent``: the pid of the process that started it) asks Linux to end it
+    when that process dies: a parent killed outright (SIGKILL) would otherwise leave its
+    workers waiting for work forever.
 
     pyarrow looks for pandas the first time it converts values to an array (to tell a
     DataFrame from a list), and importing pandas costs about 0.4 s of CPU per process: more
@@ -47,8 +53,27 @@ def worker_start() -> None:
     it (``import pandas`` fails there from then on). Only ever call this in a process of ours
     that does nothing else.
     """
+    if parent is not None:
+        _end_with(parent)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)  # not the command's handler, if forked
     if "pandas" not in sys.modules and not any(isinstance(f, _NoPandas) for f in sys.meta_path):
         sys.meta_path.insert(0, _NoPandas())
+
+
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent dies
+
+
+def _end_with(parent: int) -> None:
+    """Ask the kernel to kill this process when ``parent`` dies (Linux; elsewhere nothing)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the request
+        os._exit(1)
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
@@ -67,7 +92,8 @@ def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
     flight, so memory stays bounded however long the corpus."""
     pending = iter(shards)
     workers = max(workers, 1)
-    with ProcessPoolExecutor(max_workers=workers, initializer=worker_start) as pool:
+    with ProcessPoolExecutor(max_workers=workers, initializer=worker_start,
+                             initargs=(os.getpid(),)) as pool:
         running = set()
         for shard in pending:
             running.add(pool.submit(encode_shard, shard, selected))

@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from masrl.traces import consumption, credit, metrics
 from masrl.traces.corpus import tables
-from masrl.traces.corpus.sources import Shard, TraceSource, read_shard
+from masrl.traces.corpus.sources import Shard, TraceSource, read_shard, trace_digest
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay
 from masrl.traces.rewards import TERMS
@@ -58,6 +58,7 @@ class ShardOutput:
     traces: int
     invalid: int
     events: int
+    inputs: dict[str, str] = field(default_factory=dict)  # source -> sources.trace_digest
 
 
 @dataclass
@@ -101,12 +102,14 @@ class ShardBuilder:
         self.game_values: dict[str, list[np.ndarray]] = {key: [] for key in CREDIT_GAME}
         self.invalid = 0
         self.event_count = 0
+        self.inputs: dict[str, str] = {}  # source -> digest of what was read
         self.keep_ids = "events" in selected or "credit" in selected
 
     # ------------------------------------------------------------------ one trace
     def add(self, source: TraceSource, data: bytes | str) -> None:
         """Validate and analyse one trace (``data`` is its bytes, or why it is unreadable)."""
         self.sources.append(source.source)
+        self.inputs[source.source] = trace_digest(data)
         if isinstance(data, str):
             self._problem(source.source, ERROR, "unreadable", "", "", data)
             self._trace_row(source, None, None, errors=1)
@@ -440,6 +443,6 @@ def encode_shard(shard: Shard, selected: tuple[str, ...] = tables.TABLE_NAMES) -
         builder = build_shard(shard, selected)
         files = {name: tables.parquet_bytes(table) for name, table in builder.tables().items()}
         output = ShardOutput(shard.index, files, len(builder.sources), builder.invalid,
-                             builder.event_count)
+                             builder.event_count, builder.inputs)
         del builder
     return output

@@ -29,6 +29,10 @@ SCALAR_COLUMNS = [name for name, kind, _ in COLUMNS["traces"]
                   if not pa.types.is_struct(kind) and not pa.types.is_map(kind)]
 
 
+class TablesUnreadable(ValueError):
+    """A table file of the output folder cannot be read (``FILE: why``)."""
+
+
 def read_table(out: str | Path, name: str, columns: list[str] | None = None) -> pa.Table:
     """Every shard of table ``name`` in the output folder ``out``, in shard order.
 
@@ -38,7 +42,17 @@ def read_table(out: str | Path, name: str, columns: list[str] | None = None) -> 
     files = sorted((Path(out) / name).glob("part-*.parquet"))
     if not files:
         return SCHEMAS[name].empty_table().select(columns or SCHEMAS[name].names)
-    return pa.concat_tables([pq.ParquetFile(f).read(columns=columns) for f in files])
+    return pa.concat_tables([_read(f, columns) for f in files])
+
+
+def _read(path: Path, columns: list[str] | None) -> pa.Table:
+    """One table file; :class:`TablesUnreadable` naming it when it cannot be read."""
+    try:
+        return pq.ParquetFile(path).read(columns=columns)
+    except (OSError, pa.ArrowException) as exc:
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise TablesUnreadable(f"{path}: cannot be read as a table of masrl corpus ({first}); "
+                               "run the same command again to write it anew") from None
 
 
 def check_group_field(field: str) -> str | None:
