@@ -13,6 +13,12 @@ same). Every node must see the SRC paths at the same place (a shared filesystem)
 driver writes, so OUT_DIR need only be writable by the driver. Without a cluster, a local Ray
 instance is started with ``--workers`` CPUs.
 
+When Ray pays: it adds its start-up (seconds; ``benchmarks/corpus_targets.py --ray`` measures it)
+and, on one machine, runs on the same cores as the local engine, so it never pays there. On a
+cluster of C cores against W local workers it saves about t x (1/W - 1/C) seconds per trace
+(t: the CPU time of a trace), which repays the start-up from start-up / that saving traces on;
+the benchmark prints the figure for a few cluster sizes.
+
 An address that cannot be used is said in one line (:class:`RayUnavailable`) within seconds,
 before anything is written: it must read ``HOST:PORT``, ``ray://HOST:PORT``, ``auto`` or
 ``local``, and the host must accept a connection on that port within
