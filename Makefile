@@ -17,7 +17,8 @@ REAL_LOG_CHAPTERS := $(addprefix notebooks/,$(shell grep -v '^\#' notebooks/need
 ifeq ($(wildcard ../shared/traces),)
 NOTEBOOKS := $(filter-out $(REAL_LOG_CHAPTERS),$(NOTEBOOKS))
 endif
-BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md book/_ext/*.py book/_static/*) $(NOTEBOOKS) $(DATA)
+BOOK_SRC  := _config.yml _toc.yml $(wildcard book/*.md book/_ext/*.py book/_static/*) \
+             src/masrl/presentation/masrl-charts.js $(NOTEBOOKS) $(DATA)
 # Vega, Vega-Lite and vega-embed for the interactive charts: from the npm registry, versions
 # pinned in package-lock.json, into node_modules (ignored by git); the book serves its own copy.
 NODE_STAMP := node_modules/.installed

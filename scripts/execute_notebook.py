@@ -1,6 +1,6 @@
 """Execute one chapter: read its MyST source (``notebooks/NN_name.md``), run it with papermill,
 strip what changes from run to run (timestamps, durations), and write the paired ``.ipynb``
-(:mod:`masrl.commands.notebooks` runs it; ``masrl report`` runs the trace report the same way).
+(:mod:`masrl.commands.notebooks` runs it).
 
 Usage: python scripts/execute_notebook.py notebooks/10_statistics.md [-p name value ...]
 

@@ -5,7 +5,7 @@
 
 * ``bad_line.jsonl``: line 1 a valid rollout, line 2 blank, line 3 a trace whose edge runs back
   in time, line 4 cut short (not JSON), line 5 a valid rollout without a final newline;
-* ``examples/*.json``: the six example traces of ``data/traces/examples`` (valid);
+* ``examples/*.json``: the six example traces of the package (``masrl.traces.resources``) (valid);
 * ``gone.json``: a link to nothing (unreadable);
 * ``not_json.json``: the not-JSON fixture;
 * ``small.json``: the hand-computed fixture (valid, with counterfactuals);

@@ -1,7 +1,9 @@
 """Sphinx extension: the book's own static files, and the local copy of Vega for the charts that
 readers can explore (``masrl.presentation.charts.show(chart, interactive=True)``).
 
-* ``book/_static`` (our stylesheet and chart script) is added to the static files of the build.
+* ``book/_static`` (our stylesheet) is added to the static files of the build; the script that
+  draws the interactive charts ships inside the package (``masrl/presentation/masrl-charts.js``,
+  which ``masrl report`` writes into its pages too) and is copied into ``_static`` from there.
 * Vega, Vega-Lite and vega-embed come from ``node_modules``, installed from the npm registry
   by ``npm ci`` (``make book`` runs it; versions pinned in ``package.json`` and
   ``package-lock.json``). Their built files are copied into ``_static/vega`` of the output,
@@ -19,6 +21,7 @@ readers can explore (``masrl.presentation.charts.show(chart, interactive=True)``
 from __future__ import annotations
 
 import shutil
+from importlib import resources
 from pathlib import Path
 
 from sphinx.errors import ExtensionError
@@ -35,7 +38,8 @@ MATHJAX = {  # file or folder served from _static/mathjax -> where npm ci puts i
 }
 MATHJAX_PATH = "mathjax/tex-svg.js"  # relative to _static
 MARKER = "masrl-interactive"
-SCRIPTS = [f"vega/{name}" for name in VENDOR] + ["masrl-charts.js"]
+CHART_SCRIPT = "masrl-charts.js"  # package data of masrl.presentation
+SCRIPTS = [f"vega/{name}" for name in VENDOR] + [CHART_SCRIPT]
 
 
 def node_modules(app) -> Path:
@@ -65,10 +69,17 @@ def load_on_chart_pages(app, pagename, templatename, context, doctree) -> None:
             app.add_js_file(script, priority=600)
 
 
+def chart_script() -> Path:
+    """The chart script, where the installed package keeps it."""
+    return Path(str(resources.files("masrl.presentation") / CHART_SCRIPT))
+
+
 def copy_vendor(app, exception) -> None:
     if exception is not None or app.builder.format != "html":
         return
     static = Path(app.outdir) / "_static"
+    static.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(chart_script(), static / CHART_SCRIPT)
     for name, source in vendor_files(app).items():
         target = static / name if name.startswith("mathjax/") else static / "vega" / name
         target.parent.mkdir(parents=True, exist_ok=True)

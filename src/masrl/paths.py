@@ -33,15 +33,14 @@ WHO_AND_WHEN_PUBLISHED = "who_and_when_published.yaml"
 SEARCH_PROTOCOL = "search_protocol.yaml"
 CANDIDATES = "candidates.csv"
 CREDIT_EVIDENCE = "credit_evidence.csv"
+CODING_RULES = "coding_rules.yaml"
+TAG_EVIDENCE = "tag_evidence.csv"
 
 BENCHMARK_RESULTS = REPO_ROOT / "benchmarks" / "results"
 
 # --- the book ---------------------------------------------------------------------------------
 TOC = REPO_ROOT / "_toc.yml"  # the chapters in reading order (masrl.data.book_toc)
 NOTEBOOKS = REPO_ROOT / "notebooks"  # the chapters that compute (MyST markdown sources)
-TRACE_REPORT_CHAPTER = NOTEBOOKS / "22_trace_report.md"  # what `masrl report` runs
-BOOK_STATIC = REPO_ROOT / "book" / "_static"  # the book's stylesheet and chart script
-NODE_MODULES = REPO_ROOT / "node_modules"  # Vega and friends, installed by `npm ci`
 
 
 def data_dir(data_dir: str | os.PathLike | None = None) -> Path:

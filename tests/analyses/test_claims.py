@@ -105,7 +105,7 @@ def test_cli_passes_on_our_data_and_prints_one_line_per_claim():
     assert all(line.startswith(allowed) for line in lines[:n])
     assert "[finding: " in next(line for line in lines if " orchestrator-credit " in line)
     if LOGS_PRESENT:
-        assert lines[-1].startswith(f"{n} claims: {n} pass, 0 fail;")
+        assert lines[-1].startswith(f"{n} claims: {n} pass, 0 changed, 0 fail;")
 
 
 def test_cli_fails_with_exit_1_on_the_changed_tag(data_copy):
@@ -123,8 +123,9 @@ def test_cli_json(data_copy):
     first = payload[0]
     assert set(first) == {"id", "statement", "computation", "args", "origin", "expected",
                           "computed", "status", "message", "boundary", "finding", "external",
-                          "as_of", "changed_by"}
+                          "as_of", "changed_by", "left_out", "at_cutoff", "pinned", "view"}
     assert first["as_of"] == "2026-05-04" and first["changed_by"] == []
+    assert first["view"] == "as screened on 2026-05-04 (round 0)" and first["pinned"] is True
     assert first["external"] is None
     external = [c for c in payload if c["external"] is not None]
     assert external and all(c["id"].startswith("who-and-when-") for c in external)
@@ -185,7 +186,7 @@ def test_cli_exits_0_when_claims_are_skipped_and_none_fails(monkeypatch, tmp_pat
     skip = next(line for line in lines if " who-and-when-size " in line)
     assert skip.startswith("SKIP who-and-when-size") and "a fresh clone has no" in skip
     n = len(Dataset().claims)
-    assert lines[-1].startswith(f"{n} claims: {n - 6} pass, 0 fail, 6 skipped (data absent);")
+    assert lines[-1].startswith(f"{n} claims: {n - 6} pass, 0 changed, 0 fail, 6 skipped (data absent);")
 
 
 def test_a_skipped_claim_does_not_hide_a_failing_one(monkeypatch, tmp_path, data_copy, capsys):
@@ -298,3 +299,43 @@ def test_status_figures_and_findings_table():
         "7 papers under the broad reading, 4 under the strict one")
     assert findings.loc["orchestrator-credit", "still holds"] == "yes"
     assert figures["n_findings_holding"] == (findings["still holds"] == "yes").sum()
+
+
+def test_the_ledger_sets_the_cut_off_and_the_latest_round_side_by_side():
+    from masrl.analyses import living
+    from masrl.data.dataset import LATEST
+
+    latest = Dataset(as_of=LATEST)
+    then = claims.evaluate(Dataset(), scope="survey")
+    now = living.ledger(latest, scope="survey")
+    page = claims_views.Ledger(now, here="notebooks/35_claims", then=then,
+                               labels=("at the cut-off", "latest"))._repr_html_()
+    assert '<th class="masrl-text" scope="col">latest</th>' in page
+    assert 'class="masrl-text masrl-changed"><span class="masrl-status">CHANGED</span>' in page
+    assert "masrl-fail" not in page
+    moved = next(r for r in now if r.claim.id == "orchestrator-credit")
+    assert len(moved.changed_by) > claims_views.FOLD
+    assert f"<summary>{len(moved.changed_by)} rows</summary>" in page  # folded, not dumped
+    assert "this project&#x27;s own claim" in page and "a claim of the survey" in page
+
+
+def test_a_long_list_is_a_count_with_a_fold_out():
+    keys = [f"counts/category/value_{i}" for i in range(32)]
+    html = claims_views.folded_html(claims_views.listing(keys), keys)
+    assert html.startswith('<details class="masrl-fold"><summary>32 items</summary>')
+    assert html.count("<li>") == 32
+    assert claims_views.folded_html("a and b", ["a", "b"]) == "a and b"
+
+
+def test_the_banner_is_a_note_for_changes_and_a_warning_for_failures():
+    from masrl.analyses import living
+    from masrl.data.dataset import LATEST
+
+    now = living.ledger(Dataset(as_of=LATEST), scope="survey")
+    note = claims_views.Banner(now, "2026-12-04", "2026-05-04")._repr_html_()
+    assert note.startswith('<div class="admonition note masrl-banner"') and "warning" not in note
+    line = claims_views.status_line(now)
+    assert line.startswith("PASS:") and all(r.claim.id in line for r in now if r.changed)
+    failed = claims.Result(now[0].claim, {"retained": 1}, claims.FAIL, "differs")
+    warn = claims_views.Banner([failed], "2026-12-04", "2026-05-04")._repr_html_()
+    assert warn.startswith('<div class="admonition warning masrl-banner"')

@@ -35,27 +35,42 @@ def test_every_claim_says_where_its_expected_value_comes_from():
     assert origins["spotcheck-strict-judgements"] == origins["near-misses-change-nothing"] == "project"
 
 
-def test_lemon_changes_the_orchestrator_claims_and_only_lemon(changes, latest):
+def test_the_orchestrator_claims_are_changed_by_trained_orchestrators_only(changes, latest):
+    pool = latest.papers.set_index("key")
     # LEMON is in the pool as an orchestrator-credit row read strict (audit.csv)
     assert latest.audit.set_index("key").at["lemon2026", "credit_reading"] == "strict"
     for claim in ("orchestrator-credit", "orchestrator-credit-rows", "readings-orchestrator"):
-        assert changes[claim].changed and changes[claim].rows == ("lemon2026",)
-    assert changes["orchestrator-credit"].now.computed == {"broad": 9, "strict": 6}
+        rows = changes[claim].rows
+        assert changes[claim].changed and rows[0] == "lemon2026" and "conductor2026" in rows
+        assert {pool.at[key, "credit_granularity"] for key in rows} == {"orchestrator"}
+    assert changes["orchestrator-credit"].now.computed == {"broad": 18, "strict": 14}
 
 
-def test_what_no_new_row_touches_does_not_change(changes):
-    for claim in ("o5-stopping", "no-open-benchmark-covers-e1-e4", "spotcheck-agreement",
-                  "kimi-k2-5-trained-orchestrator", "scale-gap"):
-        assert not changes[claim].changed and changes[claim].rows == ()
-        assert changes[claim].now.passed
+def test_a_trained_stopping_decision_changes_the_o5_claim(changes):
+    o5 = changes["o5-stopping"]
+    assert o5.changed and o5.rows == ("critique-routing2026",)
+    assert o5.now.computed == {"anchors": 1, "rl_trained": 1}
 
 
-def test_every_new_record_changes_the_pool_size(changes, latest):
-    news = living.new_records(latest)
-    assert changes["pool-size"].rows == tuple(news["record"])
-    assert changes["pool-size"].now.computed == {
-        "retained": len(latest.all_papers), "excluded": len(latest.all_excluded),
-        "audited": len(latest.all_papers) + len(latest.all_excluded)}
+def test_claims_about_the_survey_s_own_screening_are_pinned_to_the_cut_off(latest):
+    results = {r.claim.id: r for r in living.ledger(latest)}
+    for claim in ("pool-size", "published-counts", "stress-note-predates-wideseek",
+                  "spotcheck-agreement", "kimi-k2-5-trained-orchestrator"):
+        assert results[claim].pinned and results[claim].passed
+        assert results[claim].message == "pinned to the cut-off"
+    assert results["pool-size"].computed == {"retained": 84, "excluded": 32, "audited": 116}
+    added, left_out = living.differing_records(latest)
+    assert left_out == [] and added == list(living.new_records(latest)["record"])
+    assert len(added) == len(latest.all_papers) + len(latest.all_excluded) - 116
+
+
+def test_a_changed_claim_held_at_the_cut_off_and_names_its_rows(latest):
+    results = {r.claim.id: r for r in living.ledger(latest)}
+    moved = results["orchestrator-credit"]
+    assert moved.status == claims.CHANGED and not moved.failed
+    assert moved.at_cutoff == {"broad": 8, "strict": 5} and moved.changed_by[0] == "lemon2026"
+    assert moved.left_out == ()
+    assert not any(r.failed for r in results.values())
 
 
 def test_new_records_say_whether_the_search_missed_them(latest):
@@ -69,28 +84,37 @@ def test_new_records_say_whether_the_search_missed_them(latest):
 def test_the_impact_table_reuses_the_stress_test_deltas(latest):
     table = living.impact_table(latest).set_index("record")
     assert table.at["lemon2026", "orchestrator strict +"] == 1
-    assert table.at["scout2026", "message strict +"] == 1
+    # SCoUT is a classical MARL foundation: set apart, it moves no headline cell
+    assert table.at["scout2026", "message strict +"] == 0
+    assert "set apart from the headline cells" in table.at["scout2026", "other counts changed"]
     assert table.at["ccpo2026", "message strict +"] == table.at["ccpo2026", "orchestrator strict +"] == 0
-    assert "counterfactual-credit-rows" in table.at["ccpo2026", "claims changed"]
-    assert table.at["E041", "claims changed"] == "pool-size, published-counts"
-    assert table["learned O5 +"].sum() == 0
+    assert "counterfactual-credit-rows" in table.at["lemon2026", "claims changed"]
+    assert table.at["ccpo2026", "claims changed"] == "none"  # a difference reward by the rule
+    assert table.at["E041", "claims changed"] == "none"  # pool size and counts are pinned
+    assert table["learned O5 +"].sum() == 1 == table.at["critique-routing2026", "learned O5 +"]
 
 
-def test_cli_as_of_names_the_rows_and_exits_1(capsys):
-    assert main(["claims", "--as-of", "latest"]) == 1
+def test_cli_as_of_latest_exits_0_and_names_the_rows_of_changed_claims(capsys):
+    assert main(["claims", "--as-of", "latest"]) == 0
     out = capsys.readouterr().out.splitlines()
     line = next(x for x in out if " orchestrator-credit " in x)
-    assert line.startswith("FAIL") and "[changed since the cut-off by lemon2026]" in line
-    assert out[-1].endswith("; as of 2026-12-04")
+    assert line.startswith("CHANGED") and "[changed by rows added: lemon2026, conductor2026" in line
+    assert out[-1].endswith("; as screened on 2026-12-04 (rounds 0-2)")
+    assert " 0 fail;" in out[-1]
+    assert main(["claims", "--as-of", "latest", "--fail-on-change"]) == 1
+    capsys.readouterr()
     assert main(["claims", "--as-of", "2026-12-03"]) == 0  # round 1 is dated 2026-12-04
+    assert " 0 changed," in capsys.readouterr().out.splitlines()[-1]
 
 
 def test_cli_as_of_json_and_usage_errors(capsys):
-    assert main(["claims", "--as-of", "latest", "--json"]) == 1
+    assert main(["claims", "--as-of", "latest", "--json"]) == 0
     payload = {c["id"]: c for c in json.loads(capsys.readouterr().out)}
-    assert payload["message-credit"]["changed_by"] == ["scout2026"]
-    assert payload["message-credit"]["origin"] == "survey_text"
-    assert payload["o5-stopping"]["as_of"] == "2026-12-04" and payload["o5-stopping"]["changed_by"] == []
+    assert payload["orchestrator-credit"]["status"] == "CHANGED"
+    assert payload["orchestrator-credit"]["changed_by"][:2] == ["lemon2026", "conductor2026"]
+    assert payload["orchestrator-credit"]["at_cutoff"] == {"broad": 8, "strict": 5}
+    assert payload["message-credit"]["changed_by"] == ["social-deduction2025"]  # not SCoUT
+    assert payload["scale-gap"]["as_of"] == "2026-12-04" and payload["scale-gap"]["changed_by"] == []
     assert main(["claims", "--as-of", "yesterday"]) == 2
     assert "--as-of" in capsys.readouterr().err
 
@@ -99,14 +123,18 @@ def test_cli_as_of_json_and_usage_errors(capsys):
 
 def test_the_flow_of_each_round_equals_the_log(latest):
     flows = prisma.flows(latest)
-    assert [f.round for f in flows] == [0, 1]
+    assert [f.round for f in flows] == [0, 1, 2]
     excluded, papers, candidates = latest.all_excluded, latest.all_papers, latest.candidates
     for f in flows:
+        r = latest.search_protocol.round(f.round)
         log = excluded[excluded["screening_round"] == f.round]
         dups = candidates[(candidates["screening_round"] == str(f.round))
                           & (candidates["decision"] == "duplicate")]
-        assert f.total_identified == len(log) + (papers["screening_round"] == f.round).sum() + len(dups)
-        assert f.duplicates == (log["stage"] == "duplicate_screen").sum() + len(dups)
+        without_row = r.duplicates_not_recorded + r.not_assessable
+        assert f.total_identified == (len(log) + (papers["screening_round"] == f.round).sum()
+                                      + len(dups) + without_row)
+        assert f.duplicates == ((log["stage"] == "duplicate_screen").sum() + len(dups)
+                                + r.duplicates_not_recorded)
         assert f.excluded_on_abstract == (log["stage"] == "abstract_screen").sum()
         assert f.total_excluded_with_reasons == log["stage"].isin(
             ["full_text_screen", "artifact_screen"]).sum()
@@ -115,7 +143,13 @@ def test_the_flow_of_each_round_equals_the_log(latest):
     survey = flows[0]
     assert (survey.total_identified, survey.duplicates, survey.screened, survey.assessed,
             survey.included) == (116, 1, 115, 99, 84)  # the survey's 116 audited, 84 retained
-    assert flows[1].previous == 84 and flows[1].total_included == len(papers)
+    assert flows[1].previous == 84
+    assert flows[-1].total_included == len(papers)
+    # round 2: the literature search, with the records that never got a row
+    search = flows[2]
+    assert (search.total_identified, search.duplicates, search.not_assessable, search.screened,
+            search.excluded_on_abstract, search.included) == (109, 17, 16, 76, 58, 18)
+    assert (search.searches, search.hits) == (64, 584)
 
 
 def test_the_diagram_shows_the_flow_s_numbers(latest):

@@ -64,3 +64,22 @@ def test_the_pinned_versions_match_the_python_renderer():
     assert installed["vega"] == vl_convert.get_vega_version()
     assert installed["vega-embed"] == vl_convert.get_vega_embed_version()
     assert installed["vega-lite"].rsplit(".", 1)[0] in vl_convert.get_vegalite_versions()
+
+
+def test_the_chart_script_is_served_from_the_package(tmp_path):
+    """The script that draws the charts ships inside masrl (the report page carries it too);
+    the book copies it into its _static folder with the libraries."""
+    script = extension.chart_script()
+    assert script.is_file() and "vegaEmbed" in script.read_text(encoding="utf-8")
+    for path in extension.VENDOR.values():
+        target = tmp_path / "node_modules" / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("// a library", encoding="utf-8")
+    (tmp_path / "node_modules" / "mathjax/es5/input/tex/extensions").mkdir(parents=True)
+    (tmp_path / "node_modules" / "mathjax/es5/tex-svg.js").write_text("// MathJax")
+    app = types.SimpleNamespace(confdir=str(tmp_path), outdir=str(tmp_path / "html"),
+                                builder=types.SimpleNamespace(format="html"))
+    extension.copy_vendor(app, None)
+    copied = tmp_path / "html" / "_static" / "masrl-charts.js"
+    assert copied.read_bytes() == script.read_bytes()
+    assert (tmp_path / "html" / "_static" / "vega" / "vega.min.js").is_file()

@@ -12,19 +12,21 @@ agents and on the real Claude Code sessions of ``../shared/traces`` (skipped wit
   above the other (the same bucket) or side by side, never overlapping; the critical-path
   stripes touch no column.
 
-The interactive page is checked too: the live chart is drawn from the page's own Vega, the
-detail view opens on a window of the run, and dragging across the overview moves it (zoom).
+The interactive page is checked too: the live chart is drawn from the page's own Vega (the
+report page's kit: vl-convert's bundle), the detail view opens on a window of the run, and
+dragging across the overview moves it (zoom).
 """
 
 from __future__ import annotations
-
-import json
 
 import pytest
 from trace_helpers import replayed
 
 from masrl import paths
-from masrl.presentation import charts, report_page, trace_charts
+from masrl.presentation import charts
+from masrl.presentation.report import page as report_page
+from masrl.presentation.report import timeline as trace_charts
+from masrl.presentation.report.blocks import Chart
 from masrl.traces import Replay
 from masrl.traces.importers import import_file
 from masrl.traces.synthetic import swarm_trace
@@ -135,13 +137,11 @@ def test_a_crowded_timeline_is_readable_without_javascript(browser, trace):
 
 
 def test_the_live_timeline_opens_on_a_window_and_zooms_where_the_reader_drags(browser):
-    vega = report_page.vega_scripts()
-    if vega is None:
-        pytest.fail("the chart libraries are not installed in node_modules (make node-deps)")
+    """Drawn as the report page draws it: vl-convert's bundle of Vega and the chart script."""
     found_replay = large_swarm()
-    figure = trace_charts.timeline(found_replay)
-    html = report_page.with_scripts(
-        f"<!DOCTYPE html><html><body>{figure._repr_html_()}</body></html>", vega)
+    drawn = trace_charts.timeline(found_replay)
+    html = (f"<!DOCTYPE html><html><body>{Chart(drawn.static, drawn.live).page_html()}"
+            f"{report_page.scripts()}</body></html>")
     page = browser.new_page(viewport={"width": 1440, "height": 900})
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
@@ -153,7 +153,7 @@ def test_the_live_timeline_opens_on_a_window_and_zooms_where_the_reader_drags(br
             'g.role-axis[aria-label^="X-axis"] g.role-axis-label text')).map(t => t.textContent)"""
         before = page.evaluate(ticks)
         # the detail's time axis (the second one) covers the opening window, not the run
-        window = json.loads(figure.spec)["params"][0]["value"]["x"]
+        window = drawn.live["vconcat"][0]["layer"][1]["params"][0]["value"]["x"]
         assert window[1] - window[0] < found_replay.metrics["wall_clock"] / 10
         live = page.locator("figure.masrl-chart .masrl-live svg").first
         live.evaluate("svg => svg.scrollIntoView({block: 'start'})")

@@ -10,7 +10,8 @@ from importer_helpers import FIXTURES
 from masrl.commands import main
 from masrl.commands.imports import safe_name
 from masrl.traces import importers
-from masrl.traces.importers import dumps, import_file, who_and_when
+from masrl.traces.importers import dumps, import_file
+from masrl.traces.importers.turns import who_and_when
 
 SESSION = FIXTURES / "claude_code" / "s1.jsonl"
 MAGENTIC = FIXTURES / "who_and_when" / "magentic_one.json"
@@ -160,8 +161,9 @@ def test_format_names_are_exact():
 
 
 def test_the_commands_name_every_importer_and_exporter_without_importing_them():
-    """The parser lists the formats from names written in the commands; they must be those of
-    the registries, and building the parser must not import the importers (start-up time)."""
+    """The parser lists the formats from the registries; building it reads the importers'
+    registry (cheap) and must import no importer module nor their shared parts (start-up
+    time)."""
     import subprocess
     import sys
 
@@ -174,7 +176,7 @@ def test_the_commands_name_every_importer_and_exporter_without_importing_them():
         [sys.executable, "-c", "import sys; from masrl.commands import build_parser; "
          "build_parser(); print(sorted(m for m in sys.modules if m.startswith('masrl.traces.i') "
          "or m.startswith('masrl.traces.e')))"], capture_output=True, text=True, check=True)
-    assert loaded.stdout.strip() == "[]"
+    assert loaded.stdout.strip() == "['masrl.traces.importers', 'masrl.traces.importers.registry']"
 
 
 # ---------------------------------------------------------------------------------- many runs
@@ -237,7 +239,7 @@ def test_several_runs_into_one_json_file_is_a_usage_error(tmp_path, capsys):
 
 
 def test_one_invalid_run_writes_nothing(tmp_path, capsys, monkeypatch):
-    from masrl.traces.importers import otel
+    from masrl.traces.importers.spans import otel
     original = otel.import_traces
 
     def broken(path):
@@ -264,3 +266,66 @@ def test_trace_ids_become_safe_file_names_and_a_shared_name_gets_a_number():
 
     assert _targets("d", "folder", [Run("x:1"), Run("x/1"), Run("y")]) == [
         "d/x_1.json", "d/x_1-2.json", "d/y.json"]
+
+
+def test_file_names_are_reserved_before_any_is_given():
+    """Ids x, x, x-2: the repeated x must not take x-2, which the third run's own id gives
+    (two runs would share one file and the command would say it wrote three)."""
+    from masrl.commands.imports import file_names
+
+    assert file_names(["x", "x", "x-2"]) == ["x", "x-3", "x-2"]
+    assert file_names(["X", "x"]) == ["X", "x-2"]  # one file on a case-blind disk
+    assert file_names(["a:b", "a_b", "a?b"]) == ["a_b", "a_b-2", "a_b-3"]
+
+
+def test_runs_with_ids_x_x_and_x_2_give_three_files(tmp_path, capsys):
+    lines = (FIXTURES / "langfuse" / "traces.jsonl").read_text(encoding="utf-8").splitlines()
+    runs = [json.loads(line) for line in lines[:2]]
+    runs.append(json.loads(lines[0]))
+    for run, trace_id in zip(runs, ["x", "x", "x-2"]):
+        run["id"] = trace_id
+        for observation in run["observations"]:
+            observation["traceId"] = trace_id
+    source = tmp_path / "runs.jsonl"
+    source.write_text("".join(json.dumps(run) + "\n" for run in runs), encoding="utf-8")
+    assert main(["import", "langfuse", str(source), "-o", f"{tmp_path / 'out'}/"]) == 0
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == [
+        "langfuse_x-2.json", "langfuse_x-3.json", "langfuse_x.json"]
+
+
+def test_keep_content_keeps_bounded_text_and_says_so(tmp_path, capsys):
+    out = tmp_path / "t.json"
+    source = FIXTURES / "who_and_when" / "magentic_one.json"
+    assert main(["import", "who-and-when", str(source), "-o", str(out), "--keep-content"]) == 0
+    trace = json.loads(out.read_text(encoding="utf-8"))
+    history = json.loads(source.read_text(encoding="utf-8"))["history"]
+    assert [e["content"]["text"] for e in trace["events"]] == [r["content"] for r in history]
+    assert trace["provenance"]["content"] == {
+        "event_bytes": 4096, "kept": len(history), "left_out": 0, "trace_bytes": 1 << 20,
+        "truncated": 0}
+    assert trace["schema_version"] == "1.2"
+    assert main(["import", "who-and-when", str(source), "-o", str(out)]) == 0
+    plain = json.loads(out.read_text(encoding="utf-8"))
+    assert "content" not in plain["provenance"]
+    assert not any("content" in e for e in plain["events"])
+
+
+def test_a_thin_import_is_said_with_its_counts(tmp_path, capsys):
+    document = {"id": "t1", "observations": [
+        {"id": f"s{k}", "traceId": "t1", "type": "SPAN", "name": f"step {k}",
+         "startTime": "2026-01-01T10:00:00Z", "endTime": "2026-01-01T10:00:01Z"}
+        for k in range(5)]}
+    document["observations"].append(
+        {"id": "g", "traceId": "t1", "type": "GENERATION", "name": "call",
+         "startTime": "2026-01-01T10:00:00Z", "endTime": "2026-01-01T10:00:01Z"})
+    source = tmp_path / "lf.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    out = tmp_path / "t.json"
+    assert main(["import", "langfuse", str(source), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert ("warning: thin import: 1 of 6 observations of the log gave events (1 event); "
+            "skipped: 5 span: SPAN; the trace may miss part of the run") in err
+    assert main(["validate", str(out)]) == 0
+    said = capsys.readouterr()
+    assert "valid (0 error(s), 1 warning(s))" in said.out
+    assert "warning: thin import: 1 of 6 observations" in said.out + said.err

@@ -14,7 +14,7 @@ def broken(monkeypatch):
     def fail(path, **_):
         raise KeyError("a bug\x1b[2K\nx.json: valid")
 
-    monkeypatch.setattr("masrl.commands.traces.validate_file", fail)
+    monkeypatch.setattr("masrl.traces.validate.validate_file", fail)
 
 
 def test_an_internal_error_is_one_line_and_exit_3(broken, capsys, monkeypatch):

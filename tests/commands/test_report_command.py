@@ -1,7 +1,5 @@
-"""``masrl report TRACE -o report.html``: one self-contained offline page about that trace.
-
-Each run executes the trace-report chapter in a kernel (a few seconds), so a page is made once
-per module and several tests read it."""
+"""``masrl report TRACE -o report.html``: one self-contained offline page about that trace,
+rendered in-process from the replay (no kernel, no notebook)."""
 
 from __future__ import annotations
 
@@ -14,7 +12,6 @@ from trace_helpers import FIXTURES
 
 from masrl import paths
 from masrl.commands import main
-from masrl.presentation import report_page
 from masrl.traces import resources
 from masrl.traces.importers import import_file
 
@@ -58,13 +55,14 @@ def test_the_page_speaks_of_that_trace(swarm_page):
     text = text_of(swarm_page["page"])
     assert f"Its id is {document['trace_id']}, its stated topology {document['topology']}" in text
     assert f"it holds {len(document['events'])} events" in text
-    assert f"The trace at {SWARM} is valid: 0 error(s), 0 warning(s)" in text
+    assert f"The trace at {SWARM} is valid: 0 errors, 0 warnings" in text
     assert "<title>Trace report: example-swarm</title>" in swarm_page["page"]
+    assert "Trace report: example-swarm In short This run has " in text
     # nothing of the book around it: no worked examples, no rerun recipe, no next chapter
     for words in ("worked example", "Prerequisites", "What's next", "papermill", "{glue",
                   "glue:text"):
         assert words not in swarm_page["page"], words
-    assert "Summary" in text and "Credit" in text and "Critical path" in text
+    assert "Credit" in text and "Critical path" in text and "Who worked with whom" in text
 
 
 def test_the_page_holds_everything_it_needs(swarm_page):
@@ -75,9 +73,9 @@ def test_the_page_holds_everything_it_needs(swarm_page):
     assert "<style" in page and "figure.masrl-interactive" in page  # the styles too
     assert page.count('<figure class="masrl-chart masrl-interactive"') == 1
     assert re.search(r'<figure class="masrl-chart[^"]*"[^>]*aria-label="Timeline of '
-                     r'example-swarm[^"]*"><div class="masrl-static"><svg', page)
-    if report_page.vega_scripts() is not None:
-        assert "vegaEmbed" in page and "masrl-charts" not in outside_addresses(page)
+                     r'example-swarm[^"]*"><div class="masrl-live"></div>', page)
+    assert "window.vegaEmbed=" in page  # the libraries, from vl-convert's bundle
+    assert "masrl-charts" not in outside_addresses(page)
 
 
 def test_same_trace_same_bytes(swarm_page):
@@ -90,10 +88,10 @@ def test_an_invalid_trace_gets_a_page_of_its_problems_and_exit_1(tmp_path, capsy
     out = tmp_path / "bad.html"
     assert main(["report", str(FIXTURES / "not_json.json"), "-o", str(out)]) == 1
     text = text_of(out.read_text(encoding="utf-8"))
-    assert "is invalid: 1 error(s), 0 warning(s)" in text
+    assert "is invalid: 1 error, 0 warnings" in text
     assert "it holds no readable events" in text
     assert "not-json" in text
-    assert text.count("Skipped: the trace is invalid") == 10
+    assert text.count("Skipped: the trace is invalid") == 5
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"{out}: the report on {FIXTURES / 'not_json.json'}; the trace is invalid (the page "
         "lists its problems)")
@@ -151,3 +149,64 @@ def test_a_real_70_minute_session_gets_a_binned_timeline(tmp_path):
     assert f"it holds {events} events" in text_of(page)
     assert "Binned timeline of 481 events over 4180.16 s" in page
     assert outside_addresses(page) == []
+    text = text_of(page)
+    assert ("Trace report: claude-code:258c7280-ae70-4798-800f-63464d01a85d In short A thin "
+            "import: 481 events from the log's 1,877 lines") in text
+    assert "over 1 h 10 min" in text and "15,406,773 tokens" in text
+    assert "The team reward is not recorded" in text
+
+
+def test_a_trace_file_is_reported_without_loading_the_importers(tmp_path):
+    """A trace (the common case) is told apart by one cheap look at its top-level keys; no
+    importer (only the registry of their names), and neither pandas nor Altair, is imported."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "r.html"
+    code = ("import sys; from masrl.commands import main; "
+            f"code = main(['report', {str(SWARM)!r}, '-o', {str(out)!r}]); "
+            "heavy = sorted(m for m in sys.modules if m in ('pandas', 'altair', 'papermill', "
+            "'myst_nb', 'nbformat') or (m.startswith('masrl.traces.importers.') "
+            "and m != 'masrl.traces.importers.registry')); print(code, heavy)")
+    found = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True).stdout.split(None, 1)
+    assert found == ["0", "[]\n"]
+
+
+def test_the_report_extra_missing_is_said_in_one_line(tmp_path, monkeypatch, capsys):
+    """Without vl-convert (``pip install masrl`` without ``[report]``), one line names the
+    extra to install, exit 2, and nothing is written."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_vl_convert(name, *args, **kwargs):
+        if name == "vl_convert":
+            raise ModuleNotFoundError("No module named 'vl_convert'", name="vl_convert")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_vl_convert)
+    out = tmp_path / "r.html"
+    assert main(["report", str(SWARM), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err == ("masrl report: needs vl_convert, which is not installed: "
+                   "pip install 'masrl[report]'\n")
+    assert not out.exists()
+
+
+def test_a_1500_deep_spawn_chain_is_reported_in_seconds(tmp_path):
+    """No recursion down the tree and nothing quadratic: the page of a chain of 1,500 spawns
+    folds its tables and draws no graph of 1,500 boxes."""
+    import time
+
+    from hostile_traces import spawn_chain
+
+    path = tmp_path / "deep.json"
+    path.write_text(json.dumps(spawn_chain(1500)), encoding="utf-8")
+    out = tmp_path / "deep.html"
+    start = time.perf_counter()
+    assert main(["report", str(path), "-o", str(out)]) == 0
+    assert time.perf_counter() - start < 60
+    page = out.read_text(encoding="utf-8")
+    assert "With 1,501 agents, the graph would not be legible" in text_of(page)
+    assert "<details" in page and len(page) < 40_000_000

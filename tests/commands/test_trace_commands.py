@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from trace_helpers import FIXTURES
@@ -84,8 +85,51 @@ def test_replay_text_summary(capsys):
         "trace small (centralized): 9 events, 10 edges, 1 tool calls, 1 messages",
         "critical steps 6, parallelism 1.50, spawn depth 1, max concurrency 2",
         "wall clock 8 s, speedup 0.88, tokens 250 (recorded 250)",
+        "cost US$ 0.7500 (recorded US$ 0.7500), estimated from tokens not recorded",
         "team reward 1: equal split 0.333333 per agent over 3 agents",
+        "not recorded: estimated cost: no model call names its model (x_model) with its input "
+        "and output tokens (x_usage.input, x_usage.output)",
     ]
+
+
+def test_replay_text_summary_says_what_is_not_recorded_and_why(capsys, small, write_trace):
+    """A log that keeps the order of its records but no times, tokens, costs or rewards."""
+    for record in small["events"]:
+        for key in ("t_end", "duration", "tokens", "cost_usd", "reward"):
+            record.pop(key, None)
+        record["t"] = 0
+    small.pop("counterfactuals")
+    small["rewards"], small["costs"] = {}, {"tokens": 0, "wall_clock_s": 0}
+    assert main(["replay", str(write_trace(small))]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2:] == [
+        "clock: steps (the events are replayed in their order, one step each)",
+        "wall clock not recorded, speedup not recorded, tokens not recorded",
+        "cost not recorded, estimated from tokens not recorded",
+        "team reward not recorded: no credit to split (counterfactual credit from an outcome "
+        "model: masrl replay FILE --outcome decisive_step)",
+        "not recorded: wall clock, busy time, speedup: the log records the order of events, "
+        "not their times",
+        "not recorded: tokens: no event records tokens",
+        "not recorded: recorded tokens: the trace's costs.tokens is 0 and no event records "
+        "tokens: a required field filled in, not a count",
+        "not recorded: cost: no event records a cost in US dollars (cost_usd)",
+        "not recorded: recorded cost: the trace's costs give no total in US dollars (costs.usd)",
+        "not recorded: estimated cost: no event records a model call's tokens",
+        "not recorded: team reward: the trace records no team reward (rewards.team)",
+    ]
+    assert "0.00" not in "\n".join(lines) and "-" not in "\n".join(lines[3:5])
+
+
+def test_replay_text_summary_shows_the_estimated_cost(capsys, small, write_trace):
+    pytest.importorskip("genai_prices", reason="the prices extra is not installed")
+    small["events"][0].update(x_model="gpt-4o", x_usage={"input": 60, "output": 40})
+    small["events"][3].update(x_model="our-own-model", x_usage={"input": 30, "output": 20})
+    assert main(["replay", str(write_trace(small))]) == 0
+    cost_line = capsys.readouterr().out.splitlines()[3]
+    assert re.fullmatch(r"cost US\$ 0\.7500 \(recorded US\$ 0\.7500\), estimated from tokens "
+                        r"US\$ 0\.\d{4} \(genai-prices [\w.]+\), partial: 5 of 6 model calls "
+                        r"not priced", cost_line), cost_line
 
 
 def test_replay_refuses_an_invalid_trace(capsys, small, write_trace):

@@ -81,11 +81,11 @@ def test_near_misses_are_excluded_records():
 
 
 def test_near_miss_record_must_exist_and_reading_must_fit(data_copy):
-    replace_in(data_copy / "near_misses.csv", "\nE003,", "\nE099,")
+    replace_in(data_copy / "near_misses.csv", "\nE003,", "\nE999,")
     replace_in(data_copy / "near_misses.csv", "\nE006,framework,no,NA,NA,centralized,NA,",
                "\nE006,framework,no,NA,NA,centralized,strict,")
     assert problem_lines("near_misses", data_copy) == [
-        "near_misses.csv:2:record_id: 'E099' is not a record of excluded.csv",
+        "near_misses.csv:2:record_id: 'E999' is not a record of excluded.csv",
         "near_misses.csv:3:credit_reading: 'strict' does not fit credit 'NA': strict or broad "
         "for message and orchestrator credit, NA otherwise",
     ]

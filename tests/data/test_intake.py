@@ -3,28 +3,12 @@ then moved into the pool or the log as a screening round, atomically and only wh
 
 from __future__ import annotations
 
-import csv
-import io
-from pathlib import Path
-
+from intake_helpers import SCREENED, add_candidates
 from support import replace_in
 
 from masrl.commands import main
 from masrl.data import intake
 from masrl.data.dataset import LATEST, Dataset
-
-SCREENED = {"screener": "a test", "date_screened": "2026-12-04", "screening_round": "1",
-            "stage": "abstract_screen", "source": "arXiv", "query_family": "credit assignment"}
-
-
-def add_candidates(data_dir: Path, *rows: dict) -> None:
-    """Append candidates (unnamed columns empty) to the copy's candidates.csv."""
-    path = data_dir / "candidates.csv"
-    columns = next(csv.reader(io.StringIO(path.read_text(encoding="utf-8"))))
-    buffer = io.StringIO()
-    csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n").writerows(
-        [{c: row.get(c, "") for c in columns} for row in rows])
-    path.write_text(path.read_text(encoding="utf-8") + buffer.getvalue(), encoding="utf-8")
 
 
 def excluded_candidate(cid: str, title: str, identifier: str, url: str, **extra) -> dict:
@@ -33,7 +17,7 @@ def excluded_candidate(cid: str, title: str, identifier: str, url: str, **extra)
             "reason": "a planted record", **SCREENED, **extra}
 
 
-def stopping_paper(cid: str = "C015", key: str = "stopper2026") -> dict:
+def stopping_paper(cid: str = "C092", key: str = "stopper2026") -> dict:
     """An RL method that trains when an agent team stops (O5), as a screening would code it."""
     return {"candidate_id": cid, "identifier": "arXiv:2611.00001", "record": key,
             "title": "Learning When to Stop: RL for Termination Decisions of LLM Agent Teams",
@@ -52,8 +36,9 @@ def stopping_paper(cid: str = "C015", key: str = "stopper2026") -> dict:
 def test_the_shipped_candidates_are_recorded_and_the_intake_changes_nothing(capsys):
     plan = intake.plan(Dataset())
     assert not plan.conflicts and not plan.changes
-    assert plan.duplicates == [("C011", "malt")]  # MALT is in the pool already
-    assert len(plan.recorded) == 13
+    # MALT is in the pool already; so is CollabUIAgents (round 2 found its preprint)
+    assert plan.duplicates == [("C011", "malt"), ("C091", "collabuiagents2025")]
+    assert len(plan.recorded) == 89  # round 1 (13) and round 2 (76)
     assert main(["intake"]) == 0
     assert "nothing to move" in capsys.readouterr().out
 
@@ -114,7 +99,7 @@ def test_a_duplicate_must_name_a_record_the_tests_match(data_copy):
 
 def test_intake_moves_a_round_then_runs_again_without_change(data_copy):
     add_candidates(data_copy, stopping_paper(),
-                   excluded_candidate("C016", "A prompted team for spreadsheets", "arXiv:2611.00002",
+                   excluded_candidate("C093", "A prompted team for spreadsheets", "arXiv:2611.00002",
                                       "https://arxiv.org/abs/2611.00002"))
     assert main(["intake", "--dry-run", "--data-dir", str(data_copy)]) == 0
     assert "stopper2026" not in (data_copy / "papers.csv").read_text(encoding="utf-8")
@@ -123,15 +108,15 @@ def test_intake_moves_a_round_then_runs_again_without_change(data_copy):
     assert data.problems() == []
     row = data.papers.set_index("key").loc["stopper2026"]
     assert (row["screening_round"], row["first_public"]) == (1, "2026-11-02")
-    assert data.excluded.set_index("record_id").at["E042", "title"] == "A prompted team for spreadsheets"
+    assert data.excluded.set_index("record_id").at["E100", "title"] == "A prompted team for spreadsheets"
     assert data.audit.set_index("key").at["stopper2026", "subdecisions"] == ["O5"]
     assert "stopper2026" in data.bibliography
     candidates = data.candidates.set_index("candidate_id")
-    assert candidates.at["C016", "record"] == "E042"
+    assert candidates.at["C093", "record"] == "E100"
     # a second run finds both recorded, and writes nothing
     texts = {p.name: p.read_bytes() for p in data_copy.iterdir() if p.is_file()}
     plan = intake.plan(Dataset(data_copy))
-    assert not plan.changes and {"C015", "C016"} <= set(plan.recorded)
+    assert not plan.changes and {"C092", "C093"} <= set(plan.recorded)
     assert texts == {p.name: p.read_bytes() for p in data_copy.iterdir() if p.is_file()}
 
 
@@ -141,16 +126,18 @@ def test_a_stopping_policy_paper_changes_the_o5_claim(data_copy, capsys):
     add_candidates(data_copy, stopping_paper())
     assert main(["intake", "--data-dir", str(data_copy)]) == 0
     o5 = next(c for c in Dataset(data_copy).claims if c.id == "o5-stopping")
-    # at the cut-off the survey's statement holds; on the pool of the round it no longer does
+    # at the cut-off the survey's statement holds; on the pool of the round it has changed
     assert claims.evaluate_claim(o5, Dataset(data_copy)).passed
     now = claims.evaluate_claim(o5, Dataset(data_copy, as_of=LATEST))
-    assert now.failed and now.computed == {"anchors": 1, "rl_trained": 1}
+    # the raw check; round 2's critique-routing2026 learns a stop decision too
+    assert now.failed and now.computed == {"anchors": 2, "rl_trained": 2}
     change = next(c for c in living.compare(Dataset(data_copy, as_of=LATEST)) if c.claim.id == "o5-stopping")
-    assert change.changed and change.rows == ("stopper2026",)
+    assert change.changed and change.rows == ("critique-routing2026", "stopper2026")
     capsys.readouterr()
-    assert main(["claims", "--as-of", "latest", "--data-dir", str(data_copy)]) == 1
+    assert main(["claims", "--as-of", "latest", "--data-dir", str(data_copy)]) == 0
     line = next(x for x in capsys.readouterr().out.splitlines() if " o5-stopping " in x)
-    assert line.startswith("FAIL") and "changed since the cut-off by stopper2026" in line
+    assert line.startswith("CHANGED") and "[changed by rows added: critique-routing2026, stopper2026]" in line
+    assert main(["claims", "--as-of", "latest", "--fail-on-change", "--data-dir", str(data_copy)]) == 1
 
 
 def test_an_invalid_result_writes_nothing(data_copy):
@@ -171,9 +158,9 @@ def test_candidates_are_validated_row_by_row(data_copy):
     bad.update(category="", credit_reading="NA", date_screened="2026-04-01")
     add_candidates(data_copy, bad)
     lines = problem_lines("candidates", data_copy)
-    assert ("candidates.csv:16:category: a candidate marked 'include' needs this column (it "
+    assert ("candidates.csv:93:category: a candidate marked 'include' needs this column (it "
             "becomes a pool row)") in lines
-    assert ("candidates.csv:16:credit_reading: credit 'orchestrator' needs its reading (strict "
+    assert ("candidates.csv:93:credit_reading: credit 'orchestrator' needs its reading (strict "
             "or broad)") in lines
-    assert ("candidates.csv:16:date_screened: 2026-04-01 is not within round 1 (after 2026-05-04, at "
+    assert ("candidates.csv:93:date_screened: 2026-04-01 is not within round 1 (from 2026-05-04, at "
             "the latest 2026-12-04)") in lines

@@ -54,14 +54,13 @@ def test_the_default_view_is_the_survey_s_pool_and_latest_sees_every_round():
     assert len(Dataset(as_of="2026-12-03").papers) == 84
 
 
-def test_the_hindsight_reading_treats_a_month_conservatively(data_copy):
+def test_published_by_treats_a_month_conservatively(data_copy):
     # agent-qmix2026 was first public on 2026-04-01; say we knew only the month
     replace_in(data_copy / "papers.csv", 'learned_critic,2026-04-01,arXiv,0,"Brings QM',
                'learned_critic,2026-04,arXiv,0,"Brings QM')
-    keys = lambda day: set(Dataset(data_copy, as_of=day).papers["key"])  # noqa: E731
+    keys = lambda day: set(Dataset(data_copy, published_by=day).papers["key"])  # noqa: E731
     assert "agent-qmix2026" not in keys("2026-04-15")  # April is not over: not surely public
     assert "agent-qmix2026" in keys("2026-04-30")
-    assert Dataset(data_copy, as_of="2026-04-15").hindsight
 
 
 def test_views_keep_the_rows_of_the_other_files_that_refer_to_the_pool_of_the_date():
@@ -93,11 +92,11 @@ def test_an_exclusion_dated_after_the_cut_off_needs_a_later_round(data_copy):
 def test_an_exclusion_that_is_a_pool_row_is_refused(data_copy):
     path = data_copy / "excluded.csv"
     path.write_text(path.read_text(encoding="utf-8")
-                    + "E099,MARFT v2,arXiv:2504.16129v2,https://arxiv.org/abs/2504.16129v2,2025-04,"
+                    + "E999,MARFT v2,arXiv:2504.16129v2,https://arxiv.org/abs/2504.16129v2,2025-04,"
                       "arXiv,reinforcement learning,abstract_screen,overlap,0,2026-04-26,A copy.\n",
                     encoding="utf-8")
     (line,) = problem_lines("all_excluded", data_copy)
-    assert line == ("excluded.csv:43:identifier: E099 is the pool row 'marft' of papers.csv (same "
+    assert line == ("excluded.csv:101:identifier: E999 is the pool row 'marft' of papers.csv (same "
                     "arXiv id: 2504.16129); a record is either retained or excluded")
 
 
@@ -109,9 +108,9 @@ def test_nothing_is_screened_before_it_is_public(data_copy):
 
 
 def test_a_round_that_the_protocol_does_not_hold_is_refused(data_copy):
-    replace_in(data_copy / "papers.csv", "2026-03-23,arXiv,1,", "2026-03-23,arXiv,2,")
+    replace_in(data_copy / "papers.csv", "2026-03-23,arXiv,1,", "2026-03-23,arXiv,3,")
     (line,) = problem_lines("all_papers", data_copy)
-    assert line.endswith("screening_round: 2 is not a round of search_protocol.yaml (rounds: 0, 1)")
+    assert line.endswith("screening_round: 3 is not a round of search_protocol.yaml (rounds: 0, 1, 2)")
 
 
 # --- the search protocol ------------------------------------------------------------------------
@@ -138,8 +137,8 @@ def test_a_query_in_two_families_or_in_none_is_reported(data_copy):
             "belongs to no entry; it must belong to exactly one") in lines
 
 
-def test_rounds_are_numbered_in_order_with_increasing_dates(data_copy):
+def test_rounds_are_numbered_in_order_with_dates_that_never_decrease(data_copy):
     replace_in(data_copy / "search_protocol.yaml", 'date: "2026-12-04"', 'date: "2026-05-01"')
     assert problem_lines("search_protocol", data_copy) == [
-        "search_protocol.yaml:rounds[1]:date: 2026-05-01 is not after the previous round's date "
+        "search_protocol.yaml:rounds[1]:date: 2026-05-01 is before the previous round's date "
         "2026-05-04"]

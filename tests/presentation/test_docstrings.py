@@ -25,11 +25,5 @@ def test_a_simple_table_becomes_a_markdown_table():
     assert text.startswith("Before.") and text.endswith("After.")
 
 
-def test_the_otel_mapping_is_quoted_with_its_table():
-    text = docstrings.docstring_markdown("masrl.traces.importers.otel")
-    assert "==========" not in text and "| span kind | attribute | values |" in text
-    assert any(line.startswith("| agent/model/tool |") for line in text.splitlines())
-
-
 def test_a_line_of_equals_signs_that_is_no_table_is_left_alone():
     assert docstrings.rst_tables("=====  =====\nnot a table") == "=====  =====\nnot a table"

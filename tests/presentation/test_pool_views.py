@@ -50,6 +50,21 @@ def test_downloads_round_trip(tmp_path):
     assert not list(tmp_path.glob("*.partial"))
 
 
+def test_the_ris_download_reads_back_as_the_pool(tmp_path):
+    from masrl.data.reference_files import read_references
+
+    papers = Dataset().papers
+    files = export.pool_downloads(papers, tmp_path)
+    text = files["ris"].read_text(encoding="utf-8")
+    assert text.startswith("TY  - UNPB\nTI  - LLM Collaboration") and text.count("\nER  - ") == 84
+    back = read_references(files["ris"])
+    assert [r.title for r in back] == papers["title"].tolist()
+    row = papers.set_index("key").loc["dec-pomdp2002"]
+    dec = next(r for r in back if r.title == row["title"])
+    assert (dec.first_author, dec.year, dec.first_public) == (row["first_author"], "2002", "2002")
+    assert back[0].identifier == "arXiv:2508.04652" and back[0].first_public == "2025-08-06"
+
+
 def test_axes_counts():
     papers, taxonomy = Dataset().papers, Dataset().taxonomy
     families = axes.reward_families(papers, taxonomy).set_index("family")["papers"]

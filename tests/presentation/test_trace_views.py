@@ -1,58 +1,22 @@
-"""Presentation of replayed traces: spawn tree, tables of metrics, critical path and credit, with
-concrete values on the six example traces; trace text is escaped wherever it meets markup."""
+"""Presentation of replayed traces for chapter 21: spawn tree, critical path, credit and the
+topologies side by side, with concrete values on the six example traces; trace text is escaped
+wherever it meets markup. (What the trace report shows too is tested in tests/presentation/report.)"""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from replay_examples import EXAMPLES, HOSTILE, NAMES, example, hostile_replay
-from trace_helpers import FIXTURES
+from replay_examples import HOSTILE, NAMES, example, hostile_replay
 
-from masrl import paths
 from masrl.presentation import docstrings
 from masrl.presentation import trace_views as views
-from masrl.traces import credit, metrics, validate_file
+from masrl.traces import metrics
 
 
 @pytest.fixture(scope="module")
 def examples() -> dict:
     return {name: example(name) for name in NAMES}
-
-
-# ---------------------------------------------------------------------------------- validation
-
-def test_validate_file_reports_a_missing_file_as_a_problem(tmp_path):
-    report = validate_file(tmp_path / "nope.json")
-    assert not report.valid and not report.readable and report.trace is None
-    assert [(p.severity, p.code, p.message) for p in report.problems] == [
-        ("error", "unreadable", "cannot read: no such file")]
-    assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"
-
-
-def test_validate_file_of_an_invalid_trace_lists_its_problems():
-    report = validate_file(FIXTURES / "not_json.json", source="bad.json")
-    frame = views.problems_frame(report)
-    assert list(frame.columns) == ["severity", "code", "where", "message"]
-    assert list(frame["code"]) == ["not-json"] and frame.index.tolist() == [1]
-    assert report.source == "bad.json"
-
-
-def test_validate_file_of_a_valid_example():
-    report = validate_file(EXAMPLES / "debate.json", source="debate.json")
-    assert report.valid and report.trace.source == "debate.json"
-    assert views.verdict(report) == "valid: 0 error(s), 0 warning(s)"
-    assert views.problems_frame(report).empty
-
-
-def test_locate_falls_back_to_the_base_directory(tmp_path, monkeypatch):
-    monkeypatch.chdir(tmp_path)
-    given = "../src/masrl/traces/resources/examples/swarm.json"
-    assert views.locate(given, paths.REPO_ROOT / "notebooks") == (
-        paths.REPO_ROOT / "notebooks" / given)
-    (tmp_path / "mine.json").write_text("{}")
-    assert views.locate("mine.json", paths.REPO_ROOT / "notebooks").as_posix() == "mine.json"
-    assert views.locate("missing.json", tmp_path / "x").as_posix() == "missing.json"
 
 
 # ---------------------------------------------------------------------------------- agents
@@ -79,49 +43,6 @@ def test_spawn_tree_lists_every_acting_root(examples):
         "tools (never spawned, only answer calls): Read, Grep, Edit, Bash",
     ]
 
-
-def test_agent_kinds_and_order(examples):
-    run = examples["centralized"].run
-    assert views.agent_kinds(run) == {
-        "lead": "root", "researcher_1": "spawned", "researcher_2": "spawned",
-        "web.search": "tool", "web.fetch": "tool", "sql.query": "tool", "writer_1": "spawned"}
-    assert views.agent_order(run) == ["lead", "researcher_1", "researcher_2", "writer_1",
-                                      "web.search", "web.fetch", "sql.query"]
-
-
-def test_agents_frame_of_the_hierarchy(examples):
-    frame = views.agents_frame(examples["hierarchical"])
-    assert len(frame) == 9
-    finance = frame.loc["lead_finance"]
-    assert (finance["kind"], finance["role"], finance["spawned by"], finance["depth"]) == (
-        "spawned", "team_lead", "director", 1)
-    assert (finance["alive from (s)"], finance["alive to (s)"]) == (2.0, 12.6)
-    assert finance["tokens"] == 600 + 1800 + 300
-    assert finance["subtree tokens"] == 2700 + 450 + 1000 + 500 + 1100
-    assert frame.loc["director", "subtree tokens"] == 16370
-    assert math.isnan(frame.loc["director", "alive from (s)"])
-    assert frame.loc["analyst_market_2", "depth"] == 2
-
-
-# ---------------------------------------------------------------------------------- metrics
-
-def test_metrics_frame_of_the_hierarchy(examples):
-    values = views.metrics_frame(examples["hierarchical"])["value"]
-    assert values["events"] == 27 and values["edges"] == 29
-    assert values["critical_steps"] == 11
-    assert values["parallelism"] == pytest.approx(27 / 11)
-    assert (values["spawn_depth"], values["max_concurrency"]) == (2, 6)
-    assert values["wall_clock (s)"] == pytest.approx(18.1)
-    assert values["tokens.total"] == values["tokens.recorded"] == 16370
-    assert values["cost_usd.total"] == pytest.approx(0.17235)
-
-
-def test_counts_frame_keeps_only_nonzero_counts(examples):
-    frame = views.counts_frame(examples["debate"])
-    assert frame.loc[("event type", "message"), "n"] == 6
-    assert frame.loc[("decision", "stop"), "n"] == 1
-    assert ("event type", "tool_call") not in frame.index
-    assert (frame["n"] > 0).all()
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -150,27 +71,6 @@ def test_equal_shares_sum_to_the_team_reward(examples, name, unit):
     if len(frame):
         assert frame["equal"].sum() == pytest.approx(found.credit["team_reward"])
     assert frame["recorded"].sum() == pytest.approx(found.credit["recorded"][unit]["total"])
-
-
-@pytest.mark.parametrize("name", NAMES)
-def test_credit_units_frame_agrees_with_the_credit_object(examples, name):
-    found = examples[name]
-    frame = views.credit_units_frame(found)
-    assert list(frame.index) == list(credit.UNITS)
-    reward = found.credit["team_reward"]
-    for unit, row in frame.iterrows():
-        assert row["items"] == found.credit["equal"][unit]["items"]
-        assert row["equal total"] == pytest.approx(reward if row["items"] else 0.0)
-        assert row["recorded total"] + row["recorded residual"] == pytest.approx(reward)
-
-
-def test_credit_units_of_the_centralized_example(examples):
-    frame = views.credit_units_frame(examples["centralized"])
-    assert frame.loc["agent", "items"] == 4
-    assert frame.loc["agent", "equal share each"] == pytest.approx(0.2)
-    assert frame.loc["token", "equal share each"] == pytest.approx(0.8 / 14820)
-    assert frame.loc["agent", "recorded total"] == pytest.approx(0.2)
-    assert frame.loc["agent", "recorded residual"] == pytest.approx(0.6)
 
 
 def test_shapley_and_leave_one_out_of_the_pipeline(examples):
@@ -240,12 +140,6 @@ def test_plain_turns_numpy_scalars_into_python_numbers():
     assert views.plain("swarm") == "swarm" and views.plain(None) is None
 
 
-def test_shown_formats_every_cell(examples):
-    frame = views.shown(views.metrics_frame(examples["swarm"]))
-    assert frame.loc["parallelism", "value"] == "4.33333"
-    assert frame.loc["events", "value"] == "39"
-
-
 def test_docstrings_become_markdown():
     text = docstrings.docstring_markdown(metrics, after="Definitions")
     assert text.startswith("* ``events``, ``edges``")
@@ -264,12 +158,9 @@ def test_trace_text_is_escaped_in_html():
     markup = tree._repr_html_()
     assert "<img" not in markup
     assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;&amp;amp;" in markup
-    for frame in (views.agents_frame(found), views.credit_items_frame(found, "agent"),
-                  views.critical_path_frame(found)):
+    for frame in (views.credit_items_frame(found, "agent"), views.critical_path_frame(found)):
         rendered = views.shown(frame)._repr_html_()
         assert "<img" not in rendered and "&lt;img" in rendered
-    assert views.skipped("x")._repr_html_() == '<pre class="masrl-text">Skipped: x.</pre>'
-    assert views.note("<b>")._repr_html_() == '<pre class="masrl-text">&lt;b&gt;</pre>'
 
 
 # ---------------------------------------------------------------------------------- figures
@@ -304,14 +195,3 @@ def test_counterfactual_figures(examples):
     assert debate["loo_sum"] == pytest.approx(
         sum(examples["debate"].credit["counterfactual"]["leave_one_out"].values()))
     assert views.counterfactual_figures(examples["swarm"], "agent") == {}
-
-
-def test_replayed_gives_the_replay_or_the_reason_there_is_none(small):
-    from masrl.traces.validate import validate_document
-
-    assert views.replayed(validate_document(small)).metrics["events"] == 9
-    small["events"][0]["tokens"] = small["events"][3]["tokens"] = 1.5e308
-    report = validate_document(small)
-    assert report.valid and views.replayed(report) is None
-    assert [(p.code, p.where) for p in report.problems] == [("non-finite", "tokens.total")]
-    assert views.verdict(report) == "invalid: 1 error(s), 0 warning(s)"

@@ -60,7 +60,13 @@ PROVENANCE_VALUES = ["F" * 64, "f" * 63, "f" * 65, "sha256:" + "f" * 64, "/home/
                      "C:\\logs\\s1.jsonl", "../s1.jsonl", 2, 1.0, 1.5, -0.5, 2**63, -(2**63)]
 # Where a path of keys leads, the definition whose properties are tried there.
 DEFINITIONS = {"events": "event", "edges": "edge", "provenance": "provenance",
-               "sources": "source_file"}
+               "sources": "source_file", "content": "content", "labels": "label"}
+# The fields of version 1.2 as an import writes them (labels, an event's kept text), and values
+# tried in them beyond VALUES: the bound of a text and its near misses.
+LABELS = [{"name": "mistake_step", "value": 3, "kind": "gold", "source": "Who&When",
+           "event": "e1", "comment": "a reason", "truncated": False}]
+CONTENT = {"text": "hello", "truncated": True, "bytes": 10}
+TEXT_VALUES = ["x" * 4096, "x" * 4097, "é" * 4096, 3.0, 2**40, "gold", "annotation"]
 
 
 def schema_valid(data: bytes) -> bool:
@@ -145,8 +151,28 @@ def _corpus():
             document["provenance"] = copy.deepcopy(PROVENANCE)
             for label, changed in provenance_mutations(document):
                 yield f"{path.name} with provenance: {label}", json.dumps(changed).encode()
+    for path in VALID:
+        if path.name in WITH_PROVENANCE:
+            document = json.loads(path.read_text(encoding="utf-8"))
+            document.update(schema_version="1.2", labels=copy.deepcopy(LABELS))
+            document["events"][0]["content"] = dict(CONTENT)
+            for label, changed in text_mutations(document):
+                yield f"{path.name} with labels and content: {label}", json.dumps(
+                    changed).encode()
     for path in FILES:
         yield path.name, path.read_bytes()
+
+
+def text_mutations(document: dict):
+    """(label, document) for changes of the fields of 1.2: a label and an event's content."""
+    values = [*VALUES, *TEXT_VALUES]
+    yield "as is", document
+    for parts in (["labels", 0], ["events", 0, "content"]):
+        yield from _mutate(document, parts, _at(document, parts), values)
+    for value in values:
+        changed = copy.deepcopy(document)
+        changed["labels"] = value
+        yield f"labels = {value!r}", changed
 
 
 CORPUS = list(_corpus())

@@ -75,3 +75,22 @@ def test_reward_function_reads_paths_bytes_and_documents(small, write_trace):
     assert reward(small) == -5.0
     assert reward(json.dumps(small).encode()) == -5.0
     assert reward(b"not json") == -5.0
+
+
+def test_a_log_that_counts_no_tokens_has_no_token_penalty(small):
+    for event in small["events"]:
+        event.pop("tokens", None)
+    small["costs"]["tokens"] = 0  # the schema requires the field; 0 here counts nothing
+    assert rewards.token_penalty(replayed(small)) is None
+
+
+def test_a_term_the_trace_cannot_compute_is_refused_as_an_outcome_model(small):
+    from masrl.traces import outcome_models
+
+    for event in small["events"]:
+        event.pop("cost_usd", None)
+    del small["costs"]["usd"]
+    run = replayed(small).run
+    with pytest.raises(ValueError, match="cost_penalty cannot be computed on this trace"):
+        outcome_models.resolve("cost_penalty", run)
+    assert callable(outcome_models.resolve("token_penalty", run))

@@ -114,3 +114,16 @@ def test_topologies_are_the_vocabularys_orchestration_forms():
 
     forms = [v for v in Dataset().vocabulary.values("orchestration_form") if v != "NA"]
     assert load_schema()["properties"]["topology"]["enum"] == [*forms, "mixed", "unknown"]
+
+
+def test_a_writer_records_the_oldest_version_with_every_field_it_writes():
+    from masrl.traces.schema import oldest_version
+
+    plain = {"events": [{"id": "a"}]}
+    assert oldest_version(plain) == "1.0"
+    assert oldest_version({**plain, "labels": []}) == "1.2"
+    assert oldest_version({"events": [{"id": "a", "content": {"text": "x"}}]}) == "1.2"
+    assert oldest_version({**plain, "provenance": {"content": {}}}) == "1.2"
+    assert oldest_version({**plain, "counterfactuals": {"unit": "turn", "outcomes": []}}) == "1.1"
+    assert oldest_version({**plain, "counterfactuals": {"unit": "agent",
+                                                        "outcomes": [{"id": "r1"}]}}) == "1.1"

@@ -270,3 +270,16 @@ def test_report_as_dict(small):
                       "pointer": "/costs/messages",
                       "message": "costs.messages records 2 but the trace has 1 message events"}],
     }
+
+
+def test_a_key_of_non_ascii_digits_is_sorted_as_text_not_read_as_a_number():
+    """Problems are sorted by pointer, numbers as numbers: a key such as ``²`` (a digit to
+    ``str.isdigit``, not to ``int``) crashed the sort (exit 3)."""
+    from masrl.traces.validate import validate_document
+
+    document = {"trace_id": "t", "task_id": "t", "edges": [],
+                "events": [{"id": "a", "t": 0, "type": "message", "agent": "x"}],
+                "rewards": {"²": "x", "3": "y", "١": "z"},
+                "costs": {"tokens": 0, "wall_clock_s": 0}}
+    pointers = [p.pointer for p in validate_document(document).problems]
+    assert pointers == ["/rewards/3", "/rewards/²", "/rewards/١"]

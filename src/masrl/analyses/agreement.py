@@ -44,7 +44,10 @@ def _kappa(a: np.ndarray, b: np.ndarray, k: int) -> float:
 
 
 def wilson_interval(successes: int, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """Wilson score interval of a proportion (well-behaved at 0 % and 100 %)."""
+    """Wilson score interval of a proportion (well-behaved at 0 % and 100 %); undefined (NaN,
+    NaN) for no trial at all: nothing is known then, which is not 0 %."""
+    if n == 0:
+        return math.nan, math.nan
     z = NormalDist().inv_cdf(0.5 + level / 2)
     p = successes / n
     centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)

@@ -1,15 +1,28 @@
 """The claims ledger evaluated: each claim of ``data/claims.yaml`` (loaded by
 :mod:`masrl.data.claims`) is checked by a computation registered here with :func:`computation`.
 
-:func:`evaluate` runs every computation over a :class:`masrl.data.dataset.Dataset` and compares
-its value with the expected one (PASS or FAIL). A finding recorded with a claim is reported
-beside it, it is not a failure. The dataset loads each file once, on first use, so a broken file
-fails only the claims that read it (its problems become the claim's message).
+:func:`evaluate` runs every computation over one :class:`masrl.data.dataset.Dataset` and
+compares its value with the expected one (PASS or FAIL): the raw check, which is the whole
+story at the survey's cut-off. On any other view, :func:`masrl.analyses.living.ledger` gives each
+claim one of four statuses (:data:`STATUSES`):
 
-A computation that needs data this machine does not have (the public logs in
-``../shared/traces``, absent on a fresh clone) raises :class:`Unavailable`, and its claim is
-reported as SKIP with the reason: neither a pass nor a failure, so ``masrl claims`` still exits 0
-when nothing fails.
+* **PASS**: the value computed equals the expected one;
+* **CHANGED**: the claim held at the cut-off, and differs on the view because of the rows it
+  names (rows of later rounds added, or rows not yet public left out): the field moved, the claim
+  was not wrong;
+* **FAIL**: the claim differs at the cut-off already, or the data contradict themselves (a file
+  does not load, a computation cannot run);
+* **SKIP**: the claim's data is not on this machine (the public logs of ``../shared/traces``).
+
+A claim *pinned* to the cut-off (``pinned: true`` in the ledger: a statement about the survey's
+own screening or artifact, such as its pool size or its published counts) is evaluated at the
+cut-off whatever the view, and says so. A finding recorded with a claim is reported beside it,
+it is not a failure. The dataset loads each file once, on first use, so a broken file fails only
+the claims that read it (its problems become the claim's message).
+
+A computation that needs data this machine does not have raises :class:`Unavailable`, and its
+claim is reported as SKIP with the reason: neither a pass nor a failure, so ``masrl claims``
+still exits 0 when nothing fails.
 """
 
 from __future__ import annotations
@@ -17,19 +30,23 @@ from __future__ import annotations
 import functools
 import inspect
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from masrl import paths
 from masrl.analyses import gaps, reproduction, scale, stats
-from masrl.analyses.agreement import agreement_table, disagreements, strict_counts
+from masrl.analyses.agreement import disagreements, recoded_fields, strict_counts
 from masrl.data.claims import Claim
 from masrl.data.dataset import Dataset
 from masrl.data.problems import DataError, DataProblem
 
-PASS, FAIL, SKIP = "PASS", "FAIL", "SKIP"
+PASS, CHANGED, FAIL, SKIP = "PASS", "CHANGED", "FAIL", "SKIP"
+STATUSES = (PASS, CHANGED, FAIL, SKIP)
 SCOPES = ("all", "survey", "external")
 
 
@@ -79,10 +96,19 @@ def published_mismatches(data: Dataset) -> list[str]:
     return list(check.loc[~check["match"], "figure"])
 
 
+def headline(data: Dataset) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The pool rows and audit rows the survey's headline cells count: the LLM-based rows, the
+    classical MARL foundations being set apart (``coding_rules.yaml``)."""
+    papers = data.headline_papers
+    audit = data.audit
+    return papers, audit[audit["key"].isin(set(papers["key"]))].reset_index(drop=True)
+
+
 @computation
 def credit_cell(data: Dataset, cell: str, without: list[str] = ()) -> dict[str, int]:
-    """Broad and strict counts of one audited credit cell (optionally leaving some rows out)."""
-    frame = gaps.with_readings(data.papers, data.audit)
+    """Broad and strict counts of one audited credit cell over the headline rows (optionally
+    leaving some rows out)."""
+    frame = gaps.with_readings(*headline(data))
     frame = frame[~frame["key"].isin(list(without))]
     tally = gaps.cell_tally(frame)
     return {"broad": tally[f"{cell} broad"], "strict": tally[f"{cell} strict"]}
@@ -90,15 +116,16 @@ def credit_cell(data: Dataset, cell: str, without: list[str] = ()) -> dict[str, 
 
 @computation
 def credit_cell_rows(data: Dataset, cell: str) -> dict[str, list[str]]:
-    """The rows of one audited cell, strict and broad-only, sorted by key."""
-    rows = gaps.cell_rows(data.papers, data.audit, cell)
+    """The headline rows of one audited cell, strict and broad-only, sorted by key."""
+    rows = gaps.cell_rows(*headline(data), cell)
     return {name: sorted(keys) for name, keys in rows.items()}
 
 
 @computation
 def readings_of_cell(data: Dataset, cell: str) -> dict[str, int]:
-    """One credit cell's count under the broad, strict and spot-check readings."""
-    counts = gaps.reading_counts(data.papers, data.audit, data.spotcheck, data.vocabulary)
+    """One credit cell's count over the headline rows under the broad, strict and spot-check
+    readings."""
+    counts = gaps.reading_counts(*headline(data), data.spotcheck, data.vocabulary)
     return {reading: int(counts.at[cell, reading]) for reading in gaps.READINGS}
 
 
@@ -121,8 +148,10 @@ def mechanism_rows(data: Dataset, mechanism: str) -> dict[str, list[str]]:
 
 @computation
 def subdecision_anchors(data: Dataset, subdecision: str) -> dict[str, int]:
-    """Anchors of one sub-decision in the audit, and how many of them are RL-trained."""
-    table = gaps.subdecision_coverage(data.audit, data.papers, data.taxonomy).set_index("id")
+    """Anchors of one sub-decision among the headline rows of the audit, and how many of them
+    are RL-trained."""
+    papers, audit = headline(data)
+    table = gaps.subdecision_coverage(audit, papers, data.taxonomy).set_index("id")
     return {"anchors": int(table.at[subdecision, "anchors"]),
             "rl_trained": int(table.at[subdecision, "RL-trained"])}
 
@@ -149,16 +178,21 @@ def open_benchmarks_covering_all(data: Dataset, levels: list[str] = ("full",)) -
 
 @computation
 def row_tags(data: Dataset, key: str, fields: list[str]) -> dict[str, str]:
-    """Some tags of one pool row."""
-    row = data.papers.set_index("key").loc[key]
+    """Some tags of one pool row; each ``None`` when the row is not in the pool of the view
+    (not yet screened, or not yet public)."""
+    pool = data.papers.set_index("key")
+    if key not in pool.index:
+        return {field: None for field in fields}
+    row = pool.loc[key]
     return {field: str(row[field]) for field in fields}
 
 
 @computation
 def spotcheck_agreement(data: Dataset) -> dict[str, list[int]]:
     """Per re-coded field: [rows on which the second reader agrees, rows re-coded]."""
-    table = agreement_table(data.spotcheck)
-    return {field: [int(r["agree"]), int(r["rows"])] for field, r in table.iterrows()}
+    check = data.spotcheck
+    return {field: [int((check[f"orig_{field}"] == check[f"ann_{field}"]).sum()), len(check)]
+            for field in recoded_fields(check)}
 
 
 @computation
@@ -183,8 +217,12 @@ def strict_reading_disagreements(data: Dataset) -> list[str]:
 @computation
 def near_miss_stress(data: Dataset) -> dict[str, int]:
     """What retaining every near-miss exclusion would add to strict message credit, strict
-    orchestrator credit and learned stopping (O5)."""
-    table = gaps.stress_test(data.papers, data.audit, data.near_misses, data.excluded)
+    orchestrator credit and learned stopping (O5), over the headline rows (a near miss of a
+    category set apart is set apart too)."""
+    papers, audit = headline(data)
+    near = data.near_misses
+    near = near[~near["category"].isin(data.coding_rules.headline_scope.apart)]
+    table = gaps.stress_test(papers, audit, near, data.excluded)
     every = table.set_index("record").loc["all"]
     return {"records": len(table) - 1, "message strict": int(every["message strict +"]),
             "orchestrator strict": int(every["orchestrator strict +"]),
@@ -258,18 +296,33 @@ def who_and_when_labels_outside_runs(data: Dataset) -> dict[str, list[str]]:
 
 @dataclass(frozen=True)
 class Result:
+    """One claim evaluated on one view: the value computed there, its status (:data:`STATUSES`)
+    and why; for a CHANGED claim, the value at the cut-off (``at_cutoff``) and the rows that
+    change it (``changed_by``; those of them left out of the view, not added, in ``left_out``)."""
+
     claim: Claim
     computed: Any
     status: str
     message: str = ""
+    at_cutoff: Any = None
+    changed_by: tuple[str, ...] = ()
+    left_out: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
         return self.status == PASS
 
     @property
+    def changed(self) -> bool:
+        return self.status == CHANGED
+
+    @property
     def failed(self) -> bool:
         return self.status == FAIL
+
+    @property
+    def pinned(self) -> bool:
+        return self.claim.pinned
 
     @property
     def finding_holds(self) -> bool | None:
@@ -285,14 +338,27 @@ class Result:
                 "args": c.args, "origin": c.origin, "expected": c.expected,
                 "computed": self.computed,
                 "status": self.status, "message": self.message, "boundary": c.boundary,
+                "pinned": c.pinned, "at_cutoff": self.at_cutoff,
+                "changed_by": list(self.changed_by), "left_out": list(self.left_out),
                 "finding": None if c.finding is None else
                 {**c.finding.model_dump(), "holds": self.finding_holds},
                 "external": None if c.external is None else c.external.model_dump()}
 
 
 def normalise(value: Any) -> Any:
-    """A value as plain JSON (tuples become lists, NumPy numbers Python ones)."""
-    return json.loads(json.dumps(value, default=_plain))
+    """A value as plain JSON (tuples become lists, NumPy numbers Python ones, a NaN ``None``:
+    a figure the data cannot support is not recorded, and JSON has no NaN)."""
+    return _no_nan(json.loads(json.dumps(value, default=_plain)))
+
+
+def _no_nan(value: Any) -> Any:
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _no_nan(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_no_nan(v) for v in value]
+    return value
 
 
 def _plain(value: Any) -> Any:
@@ -356,6 +422,7 @@ def ledger_problems(claims: list[Claim]) -> list[DataProblem]:
 
 def summary(results: list[Result]) -> dict[str, int]:
     return {"claims": len(results), "passed": sum(r.passed for r in results),
+            "changed": sum(r.changed for r in results),
             "failed": sum(r.failed for r in results),
             "skipped": sum(r.status == SKIP for r in results),
             "findings": sum(r.claim.finding is not None for r in results)}

@@ -258,7 +258,8 @@ def retention_deltas(pool: pd.DataFrame, audit: pd.DataFrame,
     base_tally, base_o5 = cell_tally(base), learned_o5(pool, audit, stop)
     rows = []
     for records, rid, title in groups:
-        added = pd.DataFrame(records)
+        added = pd.DataFrame(records, columns=None if records else
+                             [*base.columns, "learned_subdecisions"])  # no record: adds nothing
         coded = [c for c in added.columns if c in base.columns]  # the tags and the reading
         combined = pd.concat([base, added[coded]], ignore_index=True)
         tally = cell_tally(combined)

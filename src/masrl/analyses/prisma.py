@@ -6,9 +6,14 @@ For round *r*, with the pool rows, exclusions and candidates that belong to it:
   rows, its exclusions, and the candidates found to duplicate a record already held (those join
   neither file);
 * **duplicates removed** before screening: exclusions at the duplicate screen, plus those
-  duplicate candidates;
-* **screened** (title and abstract) = identified - duplicates; **excluded on title and
-  abstract**: exclusions at the abstract screen;
+  duplicate candidates, plus the records a round's searches found already held and dropped
+  without a row (``duplicates_not_recorded`` in the round; counted in identified under "records
+  without a row");
+* **not assessable**, removed before screening: records the searches found but could not
+  identify (``not_assessable`` in the round: a mention, a bare title; also counted in
+  identified under "records without a row");
+* **screened** (title and abstract) = identified - duplicates - not assessable; **excluded on
+  title and abstract**: exclusions at the abstract screen;
 * **assessed for eligibility** (full text, or the artifact for industrial sources) = screened -
   excluded on title and abstract; **excluded with reasons**: exclusions at the full-text and
   artifact screens, counted by exclusion rule;
@@ -29,6 +34,7 @@ from masrl.data.dataset import Dataset
 
 DUPLICATE, ABSTRACT = "duplicate_screen", "abstract_screen"
 ASSESSED = ("full_text_screen", "artifact_screen")
+WITHOUT_ROW = "records without a row (already held, or not identifiable)"
 
 
 @dataclass(frozen=True)
@@ -46,14 +52,17 @@ class RoundFlow:
     previous: int  # studies in the previous version of the review (0 for round 0)
     pending: int = 0
     duplicate_records: list[str] = field(default_factory=list)
+    not_assessable: int = 0
+    searches: int = 0  # queries recorded for the round
+    hits: int = 0  # results those queries returned
+
+    @property
+    def screened(self) -> int:
+        return self.total_identified - self.duplicates - self.not_assessable
 
     @property
     def total_identified(self) -> int:
         return sum(self.identified.values())
-
-    @property
-    def screened(self) -> int:
-        return self.total_identified - self.duplicates
 
     @property
     def assessed(self) -> int:
@@ -85,11 +94,16 @@ def flows(data: Dataset) -> list[RoundFlow]:
         sources = pd.concat([pool["source"], log["source"], dups["source"]], ignore_index=True)
         identified = {s.name: int(sources.map(lambda v, s=s: v in s.labels).sum())
                       for s in protocol.sources}
+        unrecorded = r.duplicates_not_recorded + r.not_assessable
+        if unrecorded:
+            identified[WITHOUT_ROW] = unrecorded
         assessed_out = log[log["stage"].isin(ASSESSED)]
         reasons = assessed_out["exclusion_rule"].value_counts()
         out.append(RoundFlow(
             round=r.id, date=r.date, label=r.label, identified=identified,
-            duplicates=int((log["stage"] == DUPLICATE).sum()) + len(dups),
+            duplicates=int((log["stage"] == DUPLICATE).sum()) + len(dups)
+            + r.duplicates_not_recorded,
+            not_assessable=r.not_assessable, searches=len(r.searches), hits=r.hits,
             excluded_on_abstract=int((log["stage"] == ABSTRACT).sum()),
             excluded_with_reasons={rule: int(reasons[rule]) for rule in vocab.values("exclusion_rule")
                                    if rule in reasons.index},
@@ -126,7 +140,10 @@ def table(all_flows: list[RoundFlow]) -> pd.DataFrame:
         for source, n in f.identified.items():
             put(f"identified: {source}", column, n)
         put("identified (all sources)", column, f.total_identified)
+        put("queries run (recorded)", column, f.searches)
+        put("results the queries returned", column, f.hits)
         put("duplicates removed", column, f.duplicates)
+        put("not assessable (identity not established)", column, f.not_assessable)
         put("screened on title and abstract", column, f.screened)
         put("excluded on title and abstract", column, f.excluded_on_abstract)
         put("assessed for eligibility", column, f.assessed)

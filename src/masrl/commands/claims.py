@@ -1,15 +1,24 @@
-"""``masrl claims``: evaluate the claims ledger, one line per claim; exit 1 if any fails.
+"""``masrl claims``: evaluate the claims ledger, one line per claim, on one view of the pool.
 
-``--as-of DATE`` (``YYYY-MM-DD``, or ``latest`` for the latest screening round) evaluates every
-claim on the pool as it stood at DATE (:class:`masrl.data.dataset.Dataset`); without it, at the
-survey's cut-off, where the claims' expected values come from. A claim whose value at DATE
-differs from its value at the cut-off names the rows of later rounds that change it
-(:mod:`masrl.analyses.living`).
+Without a date, at the survey's cut-off, where the claims' expected values come from. Two views
+of a date (:mod:`masrl.data.views`):
 
-Exit codes as for every sub-command: 0 no claim fails (claims whose data is absent, such as those
-on the public logs of ``../shared/traces``, are reported as SKIP with the reason and do not fail),
-1 a claim fails (or the ledger itself is invalid), 2 usage error, a missing data directory, or a
-data file that is missing or cannot be read (its problem line is printed on stderr).
+* ``--as-of DATE`` (or ``latest``): the pool *as this survey had screened it on DATE* (the rows
+  of the screening rounds dated by then); a date before the first round is refused;
+* ``--published-by DATE`` (or ``latest``): *what had been published by DATE*, from every round
+  (a row of unknown first public date counts from its round's date); a date after the latest
+  round's search is refused.
+
+Each claim is PASS, CHANGED (it held at the cut-off and differs on the view because of the rows
+it names), FAIL (it differs at the cut-off, or the data contradict themselves) or SKIP (its data
+is absent, such as the public logs of ``../shared/traces``); a claim pinned to the cut-off (about
+the survey's own screening or artifact) is evaluated there and says so.
+
+Exit codes as for every sub-command: 0 no claim fails (CHANGED and SKIP do not fail; with
+``--fail-on-change`` a CHANGED claim exits 1 too), 1 a claim fails (or the ledger itself is
+invalid), 2 usage error (a date the view cannot answer for, in one line), a missing data
+directory, or a data file that is missing or cannot be read (its problem line is printed on
+stderr).
 """
 
 from __future__ import annotations
@@ -36,15 +45,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_dir_option(parser)
     parser.add_argument("--json", action="store_true",
                         help="print a JSON list, one object per claim")
-    parser.add_argument("--as-of", metavar="DATE", default=None,
-                        help="evaluate on the pool as it stood at DATE (YYYY-MM-DD, or 'latest'); "
-                             "default: the survey's cut-off")
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--as-of", metavar="DATE", default=None,
+                      help="the pool as this survey had screened it on DATE (YYYY-MM-DD, or "
+                           "'latest'); default: the survey's cut-off")
+    when.add_argument("--published-by", metavar="DATE", default=None,
+                      help="what had been published by DATE (YYYY-MM-DD, or 'latest'), from "
+                           "every screening round")
+    parser.add_argument("--fail-on-change", action="store_true",
+                        help="exit 1 when a claim is CHANGED, not only when one fails")
     parser.set_defaults(func=run_claims)
 
 
 def run_claims(args) -> int:
     # imported here: pandas is not needed by other commands
-    from masrl.analyses import claims, living
+    from masrl.analyses import living
     from masrl.data.problems import DataError
     from masrl.presentation.claims_views import text_lines
 
@@ -52,27 +67,32 @@ def run_claims(args) -> int:
     if data is None:
         return USAGE
     try:
-        data = data.at(args.as_of)
+        data = data.at(args.as_of, args.published_by)
     except ValueError as exc:
-        print(f"masrl claims: --as-of: {printable(exc)}", file=sys.stderr)
-        return USAGE
-    changed_by: dict[str, tuple[str, ...]] = {}
+        return _usage(exc)
     try:
-        when = data.as_of.isoformat()
-        results = claims.evaluate(data)
-        if data.as_of > data.at(None).as_of and any(r.failed for r in results):
-            changed_by = {c.claim.id: c.rows for c in living.compare(data, scope="all")
-                          if c.changed}
+        when = data.describe_view()
+        results = living.ledger(data)
     except DataError as exc:
         return print_problems(exc.problems)
+    except ValueError as exc:  # a date the view cannot answer for (views.ViewError)
+        return _usage(exc)
     if args.json:
-        print(json.dumps([{**r.as_dict(), "as_of": when,
-                           "changed_by": list(changed_by.get(r.claim.id, ()))}
+        print(json.dumps([{**r.as_dict(), "view": when, "as_of": data.as_of.isoformat()}
                           for r in results], indent=2, ensure_ascii=False))
     else:
-        for line in text_lines(results, changed_by, when):
+        for line in text_lines(results, when):
             print(printable(line))
     unreadable = [p for p in data.problems() if p.unreadable]
     if unreadable:  # the claims that need these files failed; say why, and exit 2
         return print_problems(unreadable)
-    return INVALID if any(r.failed for r in results) else OK
+    if any(r.failed for r in results):
+        return INVALID
+    return INVALID if args.fail_on_change and any(r.changed for r in results) else OK
+
+
+def _usage(exc: ValueError) -> int:
+    text = str(exc)
+    prefix = "" if text.startswith("--") else "--as-of/--published-by: "
+    print(f"masrl claims: {prefix}{printable(text)}", file=sys.stderr)
+    return USAGE

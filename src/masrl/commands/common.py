@@ -9,14 +9,13 @@ error (a bug, reported as one line by :func:`masrl.commands.main`; never a verdi
 from __future__ import annotations
 
 import argparse
-import json
-import math
 import os
 import sys
-from json.encoder import encode_basestring_ascii
-from pathlib import Path
 
 from masrl.terminal import printable
+
+# (json, math and pathlib are imported where they are used: `masrl --version` and `--help`
+# import this module and nothing else of the package's commands)
 
 OK, INVALID, USAGE, INTERNAL = 0, 1, 2, 3
 
@@ -86,7 +85,8 @@ def _is_command() -> bool:
     spec = getattr(program, "__spec__", None)
     if spec is not None:
         return spec.name == "masrl.__main__"
-    return Path(getattr(program, "__file__", "") or "").stem == "masrl"
+    name = os.path.basename(getattr(program, "__file__", "") or "")
+    return os.path.splitext(name)[0] == "masrl"
 
 
 def json_text(value, deep: bool = False) -> str:
@@ -98,6 +98,8 @@ def json_text(value, deep: bool = False) -> str:
     stops growing past :data:`MAX_INDENT_LEVELS` levels: still JSON, linear in size. A caller
     that knows the value is deep says ``deep=True`` and skips the encoder's attempt.
     """
+    import json
+
     if not deep:
         try:
             return json.dumps(value, indent=2, sort_keys=True, allow_nan=False)
@@ -138,6 +140,10 @@ def _deep_json_text(value, indent: int) -> str:
 
 def _scalar(value) -> str:
     """One JSON scalar (or an empty container) exactly as ``json.dumps`` writes it."""
+    import json
+    import math
+    from json.encoder import encode_basestring_ascii
+
     if isinstance(value, str):
         return encode_basestring_ascii(value)
     if value is None or isinstance(value, bool):

@@ -1,22 +1,21 @@
 """``masrl import FORMAT SRC -o OUT``: turn a real multi-agent log into validated traces.
 
-FORMAT is ``auto`` (recognised from the content) or one of the formats of
-:data:`masrl.traces.importers.FORMATS` (``otel``, ``claude-code``, ``who-and-when``, ``langfuse``,
-``openai-agents``, ``atif``, ``codex``, ``gemini-cli``, ``autogen``, ``chat``, ``adk``,
-``langgraph``, ``langchain``, ``a2a``, ``chatdev``; see :mod:`masrl.traces.importers`). The
-trace is validated before it is written; OUT is written atomically (a temporary file, then a
-rename) and only when the trace is valid. A summary goes to stderr (events, edges, agents, how a
-Who&When log was recognised, counted skips and repairs, validation warnings); ``--json`` also
-prints it as JSON on stdout. The trace keeps the same counts, with the name and SHA-256 of every
-file read, in its ``provenance``, so they are not lost with the terminal output.
+FORMAT is ``auto`` (recognised from the content) or a format of
+:data:`masrl.traces.importers.registry.REGISTRY`. The trace is validated before it is written;
+OUT is written atomically (a temporary file, then a rename) and only when the trace is valid. A
+summary goes to stderr (events, edges, agents, how a Who&When log was recognised, counted skips
+and repairs, validation warnings); ``--json`` also prints it as JSON on stdout. The trace keeps
+the same counts, with the name and SHA-256 of every file read, in its ``provenance``, so they are
+not lost with the terminal output.
 
 A source that holds several runs (an OTLP batch, a console output of many traces, a Langfuse
-export of many traces, an ADOT bundle of several sessions: every format with
-``import_traces``) gives one trace per run, never merged. ``-o DIR/`` (a path ending in
+export of many traces, an ADOT bundle of several sessions: the formats whose declaration says
+``several_runs``) gives one trace per run, never merged. ``-o DIR/`` (a path ending in
 ``/``, whatever the number of runs; or, for several runs, an existing directory or a new path
 without ``.json``; created when missing) writes one file per trace,
 named by its trace id made safe for a file name (``otel:4bf9...`` -> ``otel_4bf9....json``; a
-name two traces would share gets ``-2``, ``-3``);
+name two traces would share gets ``-2``, ``-3``, past every name the ids give, all reserved
+before any file is written: :func:`file_names`);
 ``-o OUT.jsonl`` (or ``.ndjson``) writes JSON Lines, one trace per line, in the source's order;
 ``-o OUT.json`` is for a source of one run, written as before (several runs there are a usage
 error that says so). Every trace is validated before anything is written; each file is written atomically.
@@ -39,31 +38,21 @@ from pathlib import Path
 from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
-
-AUTO = "auto"
-FORMATS = ("otel", "claude-code", "who-and-when", "langfuse", "openai-agents", "atif", "codex",
-           "gemini-cli", "autogen", "chat", "adk", "langgraph",
-           "langchain", "a2a", "chatdev")
-"""The names of :data:`masrl.traces.importers.FORMATS` (a test keeps them in step): written
-here so that building the ``masrl`` parser does not import every importer (and their
-libraries), which other commands, ``replay`` on a million events included, never use."""
+from masrl.traces.importers.registry import AUTO, FORMATS, REGISTRY
 
 
 def register(subparsers) -> None:
     """Add the ``import`` sub-command to the ``masrl`` parser."""
     command = subparsers.add_parser(
         "import", help=COMMANDS["import"].help,
-        description="Import one log (OpenTelemetry GenAI spans, a Claude Code session with its "
-        "sub-agents, a Who&When log, a Langfuse trace, OpenAI Agents SDK spans, an ATIF "
-        "trajectory, a Codex CLI rollout, a Gemini CLI session, AutoGen AgentChat events, a chat "
-        "transcript, a Google ADK session, a LangGraph stream or state history, LangChain runs "
-        "or callback events, A2A protocol traffic, a ChatDev log) as an "
-        "orchestration trace, validate it and write it.")
+        description="Import one log as an orchestration trace, validate it and write it. "
+        "Formats: " + "; ".join(f"{entry.name}: {entry.description}" for entry in REGISTRY)
+        + ".")
     command.add_argument("format", choices=[AUTO, *FORMATS], metavar="FORMAT",
                          help=f"source format: {AUTO} (recognised from the content), "
                          + ", ".join(FORMATS))
-    command.add_argument("source", metavar="SRC", help="the log file (for claude-code, codex "
-                         "and gemini-cli, the main session file; its sub-agent files are found "
+    command.add_argument("source", metavar="SRC", help="the log file (for a session with "
+                         "sub-agents, the main session file; its sub-agent files are found "
                          "beside it)")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
                          help="the trace file to write; DIR/ (a folder: one file per trace, as "
@@ -71,6 +60,10 @@ def register(subparsers) -> None:
                          "directory) or OUT.jsonl (one trace per line)")
     command.add_argument("--json", action="store_true",
                          help="print the import summary as JSON on stdout")
+    command.add_argument("--keep-content", action="store_true",
+                         help="keep the text of messages and tool calls in the trace (at most "
+                         "4 KiB per event, cut and marked beyond, and 1 MiB per trace); by "
+                         "default a trace holds only hashes of it")
     command.set_defaults(func=run_import)
 
 
@@ -83,7 +76,7 @@ def run_import(args: argparse.Namespace) -> int:
     from masrl.traces.validate import validate_document
 
     try:
-        results = import_traces(args.format, args.source)
+        results = import_traces(args.format, args.source, keep_content=args.keep_content)
     except OSError as exc:  # missing, a directory, a FIFO or a device, too large (InputError)
         print(cannot_read(getattr(exc, "path", None) or args.source, exc), file=sys.stderr)
         return USAGE
@@ -151,13 +144,31 @@ def _targets(output: str, mode: str, results: list) -> list[str]:
         return [output]
     if mode == "lines":
         return [f"{output}:{k}" for k in range(1, len(results) + 1)]
-    used: dict[str, int] = {}
+    return [str(Path(output) / f"{name}.json")
+            for name in file_names([r.trace["trace_id"] for r in results])]
+
+
+def file_names(trace_ids: list[str]) -> list[str]:
+    """One file name (without ``.json``) per trace id, none shared: each id made safe
+    (:func:`safe_name`); a name already given gets ``-2``, ``-3``... past every name the ids
+    themselves give, all reserved before any is chosen (ids ``x, x, x-2`` give ``x``, ``x-3``,
+    ``x-2``), and compared without case (a folder on macOS or Windows holds one of ``X`` and
+    ``x``)."""
+    stems = [safe_name(trace_id) for trace_id in trace_ids]
+    taken = {stem.casefold() for stem in stems}
+    given: set[str] = set()
     names = []
-    for result in results:
-        stem = safe_name(result.trace["trace_id"])
-        used[stem] = used.get(stem, 0) + 1
-        names.append(stem if used[stem] == 1 else f"{stem}-{used[stem]}")
-    return [str(Path(output) / f"{name}.json") for name in names]
+    for stem in stems:
+        if stem.casefold() not in given:
+            given.add(stem.casefold())
+            names.append(stem)
+            continue
+        k = 2
+        while f"{stem}-{k}".casefold() in taken:
+            k += 1
+        taken.add(f"{stem}-{k}".casefold())
+        names.append(f"{stem}-{k}")
+    return names
 
 
 def safe_name(trace_id: str) -> str:

@@ -1,5 +1,6 @@
 """Running a chapter with papermill, the one way: ``scripts/execute_notebook.py`` (the book) and
-``masrl report`` (one trace) both call :func:`execute`.
+the chapter tests call :func:`execute`. (``masrl report`` runs no notebook: it renders its page
+straight from the replay, :mod:`masrl.presentation.report`.)
 
 The chapter's MyST source is read with jupytext, its cells get stable ids (same source, same
 bytes out), papermill runs it in the given working directory and what changes from run to run
@@ -16,7 +17,6 @@ starts without them.
 
 from __future__ import annotations
 
-import ast
 import tempfile
 from pathlib import Path
 
@@ -62,28 +62,3 @@ def execute(source: Path, parameters: dict, cwd: Path | None = None):
         )
     strip_volatile(executed)
     return executed
-
-
-def glued(notebook) -> dict[str, str]:
-    """The values a notebook glued (``myst_nb.glue``), as their plain text (a string's quotes
-    removed, as the book shows it)."""
-    values = {}
-    for cell in notebook.cells:
-        for output in cell.get("outputs", []):
-            scrap = output.get("metadata", {}).get("scrapbook")
-            if scrap:
-                text = "".join(output["data"][scrap.get("mime_prefix", "") + "text/plain"])
-                values[scrap["name"]] = _unquoted(text)
-    return values
-
-
-def _unquoted(text: str) -> str:
-    """A string's repr back to the string; any other text as it is."""
-    if text[:1] in ("'", '"'):
-        try:
-            value = ast.literal_eval(text)
-        except (ValueError, SyntaxError):
-            return text
-        if isinstance(value, str):
-            return value
-    return text

@@ -119,10 +119,19 @@ def run_replay(args: argparse.Namespace) -> int:
     return finish(OK)
 
 
+SUMMARY_FIGURES = {  # the figures the text summary shows, by their key in the JSON
+    "wall_clock": "wall clock", "busy_time": "busy time", "speedup": "speedup",
+    "tokens.total": "tokens", "tokens.recorded": "recorded tokens",
+    "cost_usd.total": "cost", "cost_usd.recorded": "recorded cost",
+    "cost_usd_estimated.total": "estimated cost", "credit.team_reward": "team reward",
+}
+NOT_RECORDED = "not recorded"
+
+
 def summary(result: dict) -> str:
-    """A few human-readable lines about a replay result."""
-    tokens, credit = result["tokens"], result["credit"]
-    speedup = "-" if result["speedup"] is None else f"{result['speedup']:.2f}"
+    """A few human-readable lines about a replay result; a figure the trace cannot support
+    reads "not recorded", and the last lines say why, figure by figure."""
+    tokens, cost, credit = result["tokens"], result["cost_usd"], result["credit"]
     agents = credit["equal"]["agent"]
     lines = [
         f"trace {result['trace_id']} ({result['topology'] or 'unknown topology'}): "
@@ -130,15 +139,58 @@ def summary(result: dict) -> str:
         f"{result['messages']} messages",
         f"critical steps {result['critical_steps']}, parallelism {result['parallelism']:.2f}, "
         f"spawn depth {result['spawn_depth']}, max concurrency {result['max_concurrency']}",
-        f"wall clock {result['wall_clock']:g} s, speedup {speedup}, "
-        f"tokens {tokens['total']:g} (recorded {tokens['recorded']:g})",
+    ]
+    if result["clock"] == "steps":
+        lines.append("clock: steps (the events are replayed in their order, one step each)")
+    lines += [
+        f"wall clock {_figure(result['wall_clock'], '{:g} s')}, "
+        f"speedup {_figure(result['speedup'], '{:.2f}')}, "
+        f"tokens {_pair(tokens, '{:,.0f}')}",
+        f"cost {_pair(cost, 'US$ {:.4f}')}, {_estimated(result)}",
     ]
     if credit["team_reward"] is not None:
         lines.append(f"team reward {credit['team_reward']:g}: equal split "
                      f"{credit['team_reward'] / max(agents['items'], 1):g} per agent over "
                      f"{agents['items']} agents")
+    else:
+        lines.append(f"team reward {NOT_RECORDED}: no credit to split (counterfactual credit "
+                     "from an outcome model: masrl replay FILE --outcome decisive_step)")
     lines.extend(costliest(credit))
+    lines.extend(_reasons(result["not_recorded"]))
     return "\n".join(map(printable, lines))  # the trace id and topology come from the file
+
+
+def _figure(value, form: str) -> str:
+    return NOT_RECORDED if value is None else form.format(value)
+
+
+def _pair(rollup: dict, form: str) -> str:
+    """A sum over the events with the trace's own total beside it (once when neither is)."""
+    if rollup["total"] is None and rollup["recorded"] is None:
+        return NOT_RECORDED
+    return f"{_figure(rollup['total'], form)} (recorded {_figure(rollup['recorded'], form)})"
+
+
+def _estimated(result: dict) -> str:
+    """The estimated cost, the price table it comes from, and whether it is partial."""
+    found = result["cost_usd_estimated"]
+    if found["total"] is None:
+        return f"estimated from tokens {NOT_RECORDED}"
+    table = found["price_table"]
+    text = (f"estimated from tokens US$ {found['total']:.4f} "
+            f"({table['source']} {table['version']})")
+    left = found["model_calls"] - found["priced_calls"]
+    return text + (f", partial: {left} of {found['model_calls']} model calls not priced"
+                   if found["partial"] else "")
+
+
+def _reasons(reasons: dict[str, str]) -> list[str]:
+    """"why not recorded" lines for the summary's figures, one per reason."""
+    grouped: dict[str, list[str]] = {}
+    for key, name in SUMMARY_FIGURES.items():
+        if key in reasons:
+            grouped.setdefault(reasons[key], []).append(name)
+    return [f"{NOT_RECORDED}: {', '.join(names)}: {reason}" for reason, names in grouped.items()]
 
 
 def costliest(credit: dict) -> list[str]:

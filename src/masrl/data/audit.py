@@ -22,6 +22,7 @@ import pandera.pandas as pa
 
 from masrl import paths
 from masrl.data import tables
+from masrl.data.coding_rules import CodingRules
 from masrl.data.pool import RECODED
 from masrl.data.problems import DataProblem
 from masrl.data.taxonomy import Taxonomy
@@ -120,6 +121,7 @@ def credit_evidence_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     values = vocab.values("credit_mechanism")
     return pa.DataFrameSchema({
         "key": tables.text(tables.matches(tables.KEY, "a pool key"), unique=True),
+        "credit_comparison": tables.tag(vocab, "credit_comparison"),
         "secondary": tables.text(pa.Check(
             lambda s: s.map(lambda cell: all(v in values for v in split(cell))),
             element_wise=False,
@@ -129,16 +131,25 @@ def credit_evidence_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
     }, strict=True)
 
 
-def load_credit_evidence(data_dir: PathLike, vocab: Vocabulary,
-                         papers: pd.DataFrame | None) -> pd.DataFrame:
-    """Per pool row, the evidence for its ``credit_mechanism`` tag (and any secondary
-    mechanisms, as a list): every pool row has exactly one row here, and every key is a pool
-    key (checked when ``papers`` is valid)."""
+def load_credit_evidence(data_dir: PathLike, vocab: Vocabulary, papers: pd.DataFrame | None,
+                         rules: CodingRules | None = None) -> pd.DataFrame:
+    """Per pool row, the evidence for its ``credit_mechanism`` tag (what its credit compares,
+    ``credit_comparison``, and any secondary mechanisms, as a list): every pool row has exactly
+    one row here, and every key is a pool key (checked when ``papers`` is valid); given the
+    coding ``rules``, each row's comparison decides its mechanism as the counterfactual rule
+    says."""
     def against_pool(frame: pd.DataFrame) -> list[DataProblem]:
         keys = set(papers["key"])
         problems = [tables.not_a_key(paths.CREDIT_EVIDENCE, str(row[tables.LINE]), "key",
                                      row["key"], paths.PAPERS)
                     for row in frame.to_dict("records") if row["key"] not in keys]
+        if rules is not None:
+            mechanism = dict(zip(papers["key"], papers["credit_mechanism"]))
+            for row in frame.to_dict("records"):
+                if row["key"] in mechanism:
+                    problems += rules.comparison_problems(
+                        paths.CREDIT_EVIDENCE, str(row[tables.LINE]), row["credit_comparison"],
+                        mechanism[row["key"]])
         listed = set(frame["key"])
         problems += [DataProblem(paths.CREDIT_EVIDENCE, "-", "key",
                                  f"pool row {key!r} has no evidence for its credit mechanism")

@@ -20,6 +20,7 @@ import pandera.pandas as pa
 from masrl import paths
 from masrl.data import dates, tables
 from masrl.data.audit import AUDITED_CELLS, IDS, split
+from masrl.data.coding_rules import CodingRules
 from masrl.data.pool import RECODED, first_public
 from masrl.data.problems import DataProblem
 from masrl.data.protocol import Protocol
@@ -29,6 +30,7 @@ PathLike = str | os.PathLike | None
 
 # the tags an included candidate must carry (besides the recoded group and credit_reading)
 POOL_TAGS = ("scenario", "is_core", "verified", "credit_mechanism")
+EVIDENCE_TAGS = ("credit_comparison",)  # tags of an included candidate's credit_evidence row
 RECORD = r"[a-z0-9][a-z0-9-]*|E[0-9]{3}"  # a pool key or an exclusion id
 
 
@@ -63,6 +65,7 @@ def candidates_schema(vocab: Vocabulary) -> pa.DataFrameSchema:
         "record": tables.text(tables.matches(RECORD, "a pool key or an exclusion id, or empty",
                                              optional=True)),
         **{field: tables.tag(vocab, field, optional=True) for field in tag_fields(vocab)},
+        **{field: tables.tag(vocab, field, optional=True) for field in EVIDENCE_TAGS},
         "subdecisions": tables.text(tables.matches(
             IDS, "sub-decision ids such as O1, separated by ' ; '", optional=True)),
         "credit_reading": tables.tag(vocab, "credit_reading", optional=True),
@@ -84,17 +87,23 @@ def coverage_parts(cell: str) -> dict[str, str]:
     return dict(zip(COVERAGE_PARTS, split(cell))) if cell.strip() else {}
 
 
-def load_candidates(data_dir: PathLike, vocab: Vocabulary,
-                    protocol: Protocol | None) -> pd.DataFrame:
+def load_candidates(data_dir: PathLike, vocab: Vocabulary, protocol: Protocol | None,
+                    rules: CodingRules | None = None) -> pd.DataFrame:
     """The candidates in file order. Besides the columns: a screened candidate (not pending)
     gives its stage, reason, screener, date and round, a round of the protocol whose dates
     hold its date; it was public by the day it was screened; an included one carries every
     tag, a pool key, a one-line summary, and a credit reading exactly when its credit is
-    message or orchestrator; an excluded one names its rule; a duplicate names its record."""
+    message or orchestrator, and (given the coding ``rules``) a credit comparison that decides its
+    credit mechanism as the counterfactual rule says; an excluded one names its rule; a duplicate
+    names its record."""
     def rows_are_whole(frame: pd.DataFrame) -> list[DataProblem]:
         problems = []
         for row in frame.to_dict("records"):
             problems += _row_problems(row, vocab, protocol)
+            if rules is not None and row["decision"] == "include" and row["credit_mechanism"]:
+                problems += rules.comparison_problems(
+                    paths.CANDIDATES, str(row[tables.LINE]), row["credit_comparison"] or "NA",
+                    row["credit_mechanism"])
         return problems
 
     frame = tables.load_table(paths.CANDIDATES, candidates_schema(vocab), data_dir,
@@ -168,9 +177,9 @@ def _round_problems(row: dict, line: str, protocol: Protocol) -> list[DataProble
     if number == 0:
         problems.append(DataProblem(paths.CANDIDATES, line, "screening_round",
                                     "round 0 is the survey's own; a candidate belongs to a later round"))
-    elif not protocol.round(number - 1).date < row["date_screened"] <= this.date:
+    elif not protocol.round(number - 1).date <= row["date_screened"] <= this.date:
         problems.append(DataProblem(paths.CANDIDATES, line, "date_screened",
-                                    f"{row['date_screened']} is not within round {number} (after "
+                                    f"{row['date_screened']} is not within round {number} (from "
                                     f"{protocol.round(number - 1).date}, at the latest {this.date})"))
     start = dates.earliest(row["first_public"])
     if start is not None and start.isoformat() > row["date_screened"]:

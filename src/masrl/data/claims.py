@@ -7,7 +7,10 @@ claim rests on (a chapter of ``_toc.yml``, named as there: ``notebooks/31_readin
 record a *finding*: a value the survey's
 artifact states that our data does not reproduce, with the reason. *External* claims (an
 ``external`` block: the reference and where it states the claim) are claims of other papers
-that our data can check, such as the Who&When paper's published accuracies. This loader checks the
+that our data can check, such as the Who&When paper's published accuracies. A claim about the
+survey's own screening or artifact (its pool size, its published counts, its spot-check) is
+*pinned* to the cut-off (``pinned: true``): it is evaluated there whatever the date asked, as
+:mod:`masrl.analyses.living` says. This loader checks the
 structure, that ids are unique and that every chapter is in the book's table of contents (when
 the book is there: an installed package without ``_toc.yml`` skips that check); that every
 entry says where its expected value comes from (``origin``, one of :data:`ORIGINS`); that every
@@ -62,6 +65,7 @@ class Claim(BaseModel):
     expected: Any
     boundary: str
     chapter: str
+    pinned: bool = False
     finding: Finding | None = None
     external: External | None = None
 

@@ -8,16 +8,15 @@ Each attribute is named after what its file holds and comes from that file's one
     data.papers                 # papers.csv, validated against the vocabulary
     data.problems()             # every problem of every file, FILE:ROW:FIELD: message
 
-**A dataset sees the pool as it stood on one date** (``as_of``): the pool and exclusion rows of
-the screening rounds dated by then (``search_protocol.yaml``) that were public by then
-(:func:`masrl.data.dates.public_by`), and the rows of the other files that refer to them (the
-audit, the spot-check, the benchmark coverage, the envelopes, the bibliography, the near
-misses). ``Dataset()`` sees the pool at the survey's cut-off (round 0), the pool the survey's
-statements are about; ``Dataset(as_of="latest")`` sees every round; ``Dataset(as_of=
-"2026-12-01")`` the pool of that day. Before the cut-off there was no pool of ours: such a date
-gives the hindsight reading, round 0's rows that were public by then. Whatever the date, every
-file is validated whole (``masrl check-data`` checks every round); ``all_papers`` and
-``all_excluded`` hold every row of every round.
+**A dataset sees the pool on one date, in one of two views** (:mod:`masrl.data.views`):
+``Dataset(as_of=D)`` the pool *as this survey had screened it on D* (the rows of the screening
+rounds dated by D), ``Dataset(published_by=D)`` *what had been published by D* (the rows of every
+round that were public by D), each with the rows of the other files that refer to them (the
+audit, the spot-check, the benchmark coverage, the envelopes, the bibliography, the near misses).
+``Dataset()`` sees the pool at the survey's cut-off (round 0), the pool the survey's statements
+are about; ``Dataset(as_of="latest")`` every round. Whatever the view, every file is validated
+whole (``masrl check-data`` checks every round); ``all_papers`` and ``all_excluded`` hold every
+row of every round.
 
 A file is checked against the files it refers to (pool keys, exclusion ids, the taxonomy's
 sub-decisions) only when those are valid themselves; otherwise its own columns are still
@@ -43,17 +42,20 @@ from masrl.data import (
     bib,
     candidates,
     claims,
-    dates,
+    coding_rules,
     envelopes,
     log_sources,
     pool,
     protocol,
     published,
+    tag_evidence,
     taxonomy,
     vocabulary,
     who_and_when_published,
 )
 from masrl.data.problems import DataError, DataProblem, sort_problems
+from masrl.data.views import LATEST as LATEST  # re-exported: Dataset(as_of=LATEST)
+from masrl.data.views import View
 
 
 def _validated(load: Callable[[Dataset], Any]) -> property:
@@ -76,9 +78,6 @@ def _validated(load: Callable[[Dataset], Any]) -> property:
     return property(get)
 
 
-LATEST = "latest"  # the as_of that sees every screening round
-
-
 class Dataset:
     """Every data file of one data directory, validated once, seen as of one date (see the
     module docstring)."""
@@ -86,37 +85,60 @@ class Dataset:
     FILES = ("vocabulary", "search_protocol", "all_papers", "all_excluded", "spotcheck",
              "bibliography", "taxonomy", "published", "audit", "near_misses",
              "benchmark_coverage", "envelopes", "claims", "log_sources",
-             "who_and_when_published", "candidates", "credit_evidence")
+             "who_and_when_published", "candidates", "credit_evidence", "coding_rules",
+             "tag_evidence")
 
     # the files read whole whatever the date (the others keep the rows of the pool of the date)
     WHOLE = ("vocabulary", "search_protocol", "all_papers", "all_excluded", "taxonomy",
-             "published", "claims", "log_sources", "who_and_when_published", "candidates")
+             "published", "claims", "log_sources", "who_and_when_published", "candidates",
+             "coding_rules")
 
-    def __init__(self, data_dir: str | os.PathLike | None = None, as_of: str | None = None):
+    def __init__(self, data_dir: str | os.PathLike | None = None, as_of: str | None = None,
+                 published_by: str | None = None):
         self.directory: Path = paths.data_dir(data_dir)
         self._loaded: dict[str, Any] = {}
-        if as_of not in (None, LATEST):
-            dates.parse_day(as_of, "as-of date")  # a ValueError for anything else
-        self.requested_as_of = as_of
+        self.view = View.of(as_of, published_by)  # a ViewError (a ValueError) for a bad date
         self.also: frozenset[str] = frozenset()  # rows seen whatever the date (with_records)
+        self.left_out: frozenset[str] = frozenset()  # rows not seen whatever the date
+
+    @property
+    def requested_as_of(self) -> str | None:
+        return self.view.requested if self.view.kind == "as-of" else None
 
     def __repr__(self) -> str:
-        when = "" if self.requested_as_of is None else f", as_of={self.requested_as_of!r}"
+        when = "" if self.view.is_cutoff else (
+            f", {self.view.kind.replace('-', '_')}={self.view.requested!r}")
         return f"Dataset({str(self.directory)!r}{when})"
 
-    def at(self, as_of: str | None) -> Dataset:
-        """The same data directory as of another date; the files already read are shared, not
+    def at(self, as_of: str | None = None, published_by: str | None = None) -> Dataset:
+        """The same data directory in another view; the files already read are shared, not
         read again."""
-        other = Dataset(self.directory, as_of)
+        other = Dataset(self.directory, as_of, published_by)
         other._loaded = {name: value for name, value in self._loaded.items()
                          if name in self.WHOLE}
+        return other
+
+    def cutoff(self) -> Dataset:
+        """The same data seen at the survey's cut-off (round 0, as screened)."""
+        return self.at()
+
+    def _same_view(self) -> Dataset:
+        other = self.at()
+        other.view = self.view
         return other
 
     def with_records(self, ids) -> Dataset:
         """This dataset's view plus the pool rows and exclusions named in ``ids`` (keys or
         record ids), whatever their round and date: what one later record would change."""
-        other = self.at(self.requested_as_of)
+        other = self._same_view()
         other.also = frozenset(ids)
+        return other
+
+    def without_records(self, ids) -> Dataset:
+        """This dataset's view less the pool rows and exclusions named in ``ids``: what leaving
+        one record out would change."""
+        other = self._same_view()
+        other.left_out = frozenset(ids)
         return other
 
     # --- time ----------------------------------------------------------------------------------
@@ -124,42 +146,33 @@ class Dataset:
     @property
     def as_of(self) -> dt.date:
         """The date this dataset sees the pool at: the cut-off (round 0's date) by default, the
-        latest round's date for ``latest``, else the date given."""
-        rounds = self.search_protocol.rounds
-        if self.requested_as_of is None:
-            return rounds[0].day
-        if self.requested_as_of == LATEST:
-            return rounds[-1].day
-        return dates.parse_day(self.requested_as_of)
+        latest round's date for ``latest``, else the date given (a :class:`ViewError` for a
+        date the view cannot answer for)."""
+        return self.view.day(self.search_protocol)
 
-    @property
-    def hindsight(self) -> bool:
-        """Whether the date is before the survey's cut-off (the hindsight reading)."""
-        return self.as_of < self.search_protocol.rounds[0].day
+    def describe_view(self) -> str:
+        """The view in words (``as screened on 2026-12-04 (rounds 0-1)``)."""
+        return self.view.describe(self.search_protocol)
 
     @property
     def rounds(self) -> list[protocol.Round]:
-        """The screening rounds this dataset sees (round 0 always: it is the survey's)."""
-        rounds = self.search_protocol.rounds
-        return [r for r in rounds if r.id == 0 or r.day <= self.as_of]
+        """The screening rounds whose rows this view may count."""
+        return self.view.rounds(self.search_protocol)
 
-    def _in_time(self, frame: pd.DataFrame, screened: str | None) -> pd.DataFrame:
-        """The rows of ``frame`` (pool or exclusions) present at :attr:`as_of`: their round is
-        seen and they were public by then (``screened``: the column of the day each row was
-        screened, else its round's date)."""
+    def _in_time(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """The rows of ``frame`` (pool or exclusions) this view counts (see
+        :mod:`masrl.data.views`), with :meth:`with_records` and :meth:`without_records`."""
+        day = self.as_of
         seen = {r.id: r.day for r in self.rounds}
         ident = "key" if "key" in frame.columns else "record_id"
         keep = []
         for row in frame.to_dict("records"):
-            if row[ident] in self.also:
-                keep.append(True)
+            if row[ident] in self.also or row[ident] in self.left_out:
+                keep.append(row[ident] in self.also)
                 continue
-            day = seen.get(int(row["screening_round"]))
-            if day is None:
-                keep.append(False)
-                continue
-            recorded = dt.date.fromisoformat(row[screened]) if screened else day
-            keep.append(dates.public_by(row["first_public"], recorded) <= self.as_of)
+            round_day = seen.get(int(row["screening_round"]))
+            keep.append(round_day is not None
+                        and self.view.counts(row["first_public"], round_day, day))
         return frame[keep].reset_index(drop=True)
 
     def _of_pool(self, frame: pd.DataFrame, column: str = "key") -> pd.DataFrame:
@@ -206,13 +219,12 @@ class Dataset:
     @property
     def papers(self) -> pd.DataFrame:
         """The retained pool as of :attr:`as_of`."""
-        return self._view("papers", lambda: self._in_time(self.all_papers, None))
+        return self._view("papers", lambda: self._in_time(self.all_papers))
 
     @property
     def excluded(self) -> pd.DataFrame:
         """The exclusion log as of :attr:`as_of`."""
-        return self._view("excluded",
-                          lambda: self._in_time(self.all_excluded, "date_screened"))
+        return self._view("excluded", lambda: self._in_time(self.all_excluded))
 
     def _view(self, name: str, make: Callable[[], Any]) -> Any:
         key = f"view:{name}"
@@ -274,12 +286,35 @@ class Dataset:
     def credit_evidence(self) -> pd.DataFrame:
         return self._of_pool(audit.load_credit_evidence(
             self.directory, self._vocabulary_for(paths.CREDIT_EVIDENCE),
-            self._valid("all_papers")))
+            self._valid("all_papers"), self._valid("coding_rules")))
+
+    @_validated
+    def coding_rules(self) -> coding_rules.CodingRules:
+        return coding_rules.load_coding_rules(self.directory,
+                                              self._vocabulary_for(paths.CODING_RULES))
+
+    @_validated
+    def tag_evidence(self) -> pd.DataFrame:
+        """The tags re-checked against their papers, for the pool rows of the view."""
+        return self._of_pool(tag_evidence.load_tag_evidence(
+            self.directory, self._vocabulary_for(paths.TAG_EVIDENCE), self._valid("all_papers")))
+
+    @property
+    def headline_papers(self) -> pd.DataFrame:
+        """The pool rows the survey's headline cells count (the LLM-based rows; classical MARL
+        foundations are set apart by ``coding_rules.yaml``)."""
+        return self.coding_rules.headline(self.papers)
+
+    @property
+    def foundations(self) -> pd.DataFrame:
+        """The pool rows set apart from the headline cells (classical MARL foundations)."""
+        return self.coding_rules.apart(self.papers)
 
     @_validated
     def candidates(self) -> pd.DataFrame:
         return candidates.load_candidates(self.directory, self._vocabulary_for(paths.CANDIDATES),
-                                          self._valid("search_protocol"))
+                                          self._valid("search_protocol"),
+                                          self._valid("coding_rules"))
 
     @_validated
     def claims(self) -> list[claims.Claim]:

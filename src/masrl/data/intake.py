@@ -191,7 +191,8 @@ def _include(result: Plan, row: dict, data: Dataset) -> None:
                           f"{row['date_screened']}): {row['reason']}")
     result.new_rows.setdefault(paths.PAPERS, []).append(pool_row)
     result.new_rows.setdefault(paths.CREDIT_EVIDENCE, []).append({
-        "key": key, "secondary": "", "evidence": row["evidence"] or row["summary"],
+        "key": key, "secondary": "", "credit_comparison": row["credit_comparison"] or "NA",
+        "evidence": row["evidence"] or row["summary"],
         "source": f"{row['identifier']} (candidate {cid}, screened {row['date_screened']})"})
     subdecisions = SEPARATOR.join(row["subdecisions"])
     audited = row["credit_granularity"] in AUDITED_CELLS
@@ -244,7 +245,8 @@ def new_texts(result: Plan, data: Dataset) -> dict[str, str]:
     columns = {paths.PAPERS: list(data.all_papers.columns),
                paths.EXCLUDED: list(data.all_excluded.columns),
                paths.AUDIT: ["key", "subdecisions", "credit_reading", "note"],
-               paths.CREDIT_EVIDENCE: ["key", "secondary", "evidence", "source"],
+               paths.CREDIT_EVIDENCE: ["key", "secondary", "credit_comparison", "evidence",
+                                       "source"],
                paths.BENCHMARK_COVERAGE: ["key", "benchmark", "domain", "mas_native", *MEASURES,
                                           "coded_by", "note"]}
     for name, rows in result.new_rows.items():

@@ -165,10 +165,10 @@ def _round_problems(file: str, row: dict, protocol: Protocol,
                 f"screened after the cut-off ({protocol.cutoff}) is refused{later}"
                 if number == 0 else
                 f"{screened} is after the date of round {number} ({this.date})"))
-        elif number > 0 and screened <= protocol.round(number - 1).date:
+        elif number > 0 and screened < protocol.round(number - 1).date:
             problems.append(DataProblem(
                 file, line, "date_screened",
-                f"{screened} is not after round {number - 1} ({protocol.round(number - 1).date}); "
+                f"{screened} is before round {number - 1} ({protocol.round(number - 1).date}); "
                 f"a record screened then belongs to that round"))
     start = dates.earliest(row["first_public"])
     last = screened or this.date

@@ -139,6 +139,7 @@ NEEDED_FIELDS = {
     "scenario": paths.PAPERS, "is_core": paths.PAPERS, "verified": paths.PAPERS,
     "stage": paths.EXCLUDED, "source": paths.EXCLUDED, "query_family": paths.EXCLUDED,
     "exclusion_rule": paths.EXCLUDED, "credit_mechanism": paths.PAPERS,
+    "credit_comparison": paths.CREDIT_EVIDENCE, "tag_verdict": paths.TAG_EVIDENCE,
     "decision": paths.CANDIDATES,
     "strict_explicit_credit": paths.SPOTCHECK, "agreement": paths.SPOTCHECK,
     "credit_reading": paths.AUDIT, "domain": paths.BENCHMARK_COVERAGE,

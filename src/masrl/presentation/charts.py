@@ -16,7 +16,7 @@ the bars, for instance) follows the title in the caption.
 Where a reader wants detail (the id, type, agent and tokens of one event of a timeline), a chart
 is shown with ``show(chart, interactive=True)``: the static SVG is still there (the text
 alternative, the page without JavaScript, the notebook tests), and the chart's Vega-Lite
-specification travels with it; in the built book, ``book/_static/masrl-charts.js`` redraws it
+specification travels with it; in the built book, ``masrl/presentation/masrl-charts.js`` redraws it
 with vega-embed, from the book's own copy of Vega (``book/_ext/interactive_charts.py``), with
 tooltips. Nothing is fetched from elsewhere.
 """
@@ -24,18 +24,20 @@ tooltips. Nothing is fetched from elsewhere.
 from __future__ import annotations
 
 import html
-import json
 
 import altair as alt
 import pandas as pd
 import vl_convert as vlc
 
 from masrl.data.vocabulary import Field
+from masrl.presentation.vega import (  # noqa: F401  (embedded_spec, responsive: used by callers)
+    COLUMN_WIDTH,
+    OKABE_ITO,
+    embedded_spec,
+    responsive,
+    title_text,
+)
 
-# Okabe & Ito (2008), the palette recommended for colour-vision deficiencies.
-OKABE_ITO = [
-    "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
-]
 SEQUENTIAL = "blues"  # single-hue ramp, readable in grey and for every colour-vision type
 
 _RENDERING_SET = False
@@ -50,7 +52,6 @@ def use_offline_rendering() -> None:
         _RENDERING_SET = True
 
 
-COLUMN_WIDTH = 760  # px: the book's text column at 1440 px; charts are laid out this wide
 NOT_APPLICABLE = "NA"  # the vocabulary's "not applicable" value (data/vocabulary.yaml)
 MUTED = "#e4e4e4"  # the fill of cells that carry no information of the colour scale
 
@@ -153,10 +154,10 @@ class Figure:
     of the data can close the element), keys sorted so that the same chart gives the same bytes.
     """
 
-    def __init__(self, chart: alt.TopLevelMixin, interactive: bool = False,
-                 caption: str | None = None, live: alt.TopLevelMixin | None = None):
-        spec = chart.to_dict()
-        self.title = _title_text(spec.pop("title", ""))
+    def __init__(self, chart: alt.TopLevelMixin | dict, interactive: bool = False,
+                 caption: str | None = None, live: alt.TopLevelMixin | dict | None = None):
+        spec = _spec(chart)
+        self.title = title_text(spec.pop("title", ""))
         self.description = spec.get("description", "")
         if not self.title or not self.description:
             raise ValueError("every chart needs a title and a description (text alternative)")
@@ -164,7 +165,7 @@ class Figure:
                              if part)
         self.svg = vlc.vegalite_to_svg(spec)
         if live is not None:  # the page draws another chart than the static one
-            live_spec = live.to_dict()
+            live_spec = _spec(live)
             live_spec.pop("title", None)
             self.spec = embedded_spec(responsive(live_spec))
         else:
@@ -190,41 +191,21 @@ class Figure:
         return f"Chart: {self.title}. {self.description}{note}"
 
 
-def responsive(spec: dict) -> dict:
-    """The specification an interactive chart is drawn from in the page: a single or layered
-    view takes the width of its container (and is drawn again when that width changes);
-    faceted and concatenated charts keep their panel sizes."""
-    if any(key in spec for key in ("facet", "hconcat", "vconcat", "concat", "repeat")):
-        return spec
-    return {**spec, "width": "container",
-            "autosize": {"type": "fit-x", "contains": "padding", "resize": True}}
+def _spec(chart: alt.TopLevelMixin | dict) -> dict:
+    """A chart's Vega-Lite specification: a dictionary as given (copied), an Altair chart's
+    ``to_dict()``."""
+    return dict(chart) if isinstance(chart, dict) else chart.to_dict()
 
 
-def embedded_spec(spec: dict) -> str:
-    """A Vega-Lite specification as JSON that is safe inside an HTML ``<script>`` element:
-    sorted keys, no ``$schema`` address (the book names no outside host; the page's script says
-    the mode), and ``<``, ``>``, ``&`` written as JSON escapes."""
-    text = json.dumps({k: v for k, v in spec.items() if k != "$schema"}, sort_keys=True,
-                      ensure_ascii=False, separators=(",", ":"))
-    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
-
-
-def show(chart: alt.TopLevelMixin, *, interactive: bool = False,
-         caption: str | None = None, live: alt.TopLevelMixin | None = None) -> Figure:
-    """Render a finished chart for display (the last expression of a notebook cell); with
+def show(chart: alt.TopLevelMixin | dict, *, interactive: bool = False,
+         caption: str | None = None, live: alt.TopLevelMixin | dict | None = None) -> Figure:
+    """Render a finished chart (an Altair chart, or a specification finished by
+    :func:`masrl.presentation.vega.finish`) for display (the last expression of a notebook cell); with
     ``interactive``, the built book also draws it with tooltips (see the module docstring);
     with ``live``, the built book draws that chart instead (say, one a reader can zoom), and
     the static SVG of ``chart`` stays for pages without JavaScript. ``caption`` adds a sentence
     to the figure's caption, after the chart's title."""
     return Figure(chart, interactive, caption, live)
-
-
-def _title_text(title) -> str:
-    if isinstance(title, dict):
-        title = title.get("text", "")
-    if isinstance(title, list):
-        title = " ".join(title)
-    return str(title)
 
 
 def screening_flow(flow: pd.DataFrame, *, title: str, description: str) -> alt.Chart:

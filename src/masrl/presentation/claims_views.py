@@ -127,20 +127,45 @@ def chapter_href(chapter: str, here: str) -> str:
     return posixpath.relpath(f"{chapter}.html", posixpath.dirname(here) or ".")
 
 
+FOLD = 8  # a list longer than this shows as its count, with the items in a fold-out
+
+
+def folded_html(words: str, items: list[str], keys=frozenset(), noun: str = "items") -> str:
+    """``words`` escaped; when ``items`` is longer than :data:`FOLD`, the count instead, with
+    the items in a ``<details>`` fold-out that wraps (no long line widens the table)."""
+    if len(items) <= FOLD:
+        return tables.cite_text_html(words, keys)
+    listed = "".join(f"<li>{tables.cite_text_html(str(i), keys)}</li>" for i in items)
+    return (f'<details class="masrl-fold"><summary>{len(items)} {noun}</summary>'
+            f'<ul class="masrl-fold-list">{listed}</ul></details>')
+
+
+def _items(result: Result, value) -> list[str]:
+    """The items of a computed list (the published figures that differ, say), for folding."""
+    return [str(v) for v in value] if isinstance(value, list) and all(
+        isinstance(v, str) for v in value) else []
+
+
 class Ledger:
     """The evaluated claims as one table a reader can follow: per claim its id and full
-    statement, its computed value in words (and, when it fails, the value the survey gives),
-    its boundary, its status and a link to the chapter that computes it. ``here`` is the
-    chapter showing the table (links are relative to its page). With ``keys`` (the pool's
-    paper keys), a key named in a statement or a computed value links to its bibliography
-    entry. Every text is escaped."""
+    statement, where its expected value comes from (the survey's text or artifact, this project,
+    another paper), its computed value in words (and, when it fails, the value expected), its
+    boundary, its status and a link to the chapter that computes it. With ``then`` (the results
+    at the cut-off) the table sets the cut-off and the view side by side, each value with its
+    status; a CHANGED claim names the rows that change it (a long list folds). ``here`` is the
+    chapter showing the table (links are relative to its page). With ``keys`` (the pool's paper
+    keys), a key named in a statement or a value links to its bibliography entry. Every text is
+    escaped."""
 
     COLUMNS = ["claim", "computed", "boundary", "status", "computed in"]
     CAPTION = "The claims ledger: each claim, its value computed from the data, its boundary"
 
     def __init__(self, results: list[Result], here: str, root=None,
-                 keys: set[str] | frozenset[str] = frozenset(), caption: str = CAPTION):
+                 keys: set[str] | frozenset[str] = frozenset(), caption: str = CAPTION,
+                 then: list[Result] | None = None, labels: tuple[str, str] = ("", "")):
         self.results = results
+        self.then = then
+        self.labels = labels
         self.here = here
         self.keys = frozenset(keys)
         self.caption = caption
@@ -150,13 +175,14 @@ class Ledger:
         rows = []
         for r in self.results:
             computed = computed_words(r)
-            if r.failed:
-                computed += f" (the survey gives {expected_words(r)})"
+            if r.failed and r.computed is not None:
+                computed += f" (expected: {expected_words(r)})"
+            if r.changed:
+                computed += f"; changed by {listing(list(r.changed_by))}"
             if r.claim.finding is not None:
                 computed += f". Finding: {finding_words(r)}"
             rows.append({"id": r.claim.id, "statement": r.claim.statement,
-                         "origin": f"expected value from {ORIGINS[r.claim.origin]}",
-                         "computed": computed,
+                         "origin": origin_words(r), "computed": computed,
                          "boundary": r.claim.boundary, "status": r.status,
                          "chapter": r.claim.chapter, "title": self.titles[r.claim.chapter]})
         return rows
@@ -174,30 +200,79 @@ class Ledger:
                             f"  computed in: {row['title']} ({row['chapter']})"
                             for row in self.rows())
 
+    def _value_html(self, r: Result) -> str:
+        """One result's value cell: the value in words (a long list folded), the expected
+        value of a failure, the rows of a change (folded when many), any finding."""
+        esc = html.escape
+        value = r.computed if r.computed is not None else None
+        items = _items(r, value)
+        words = computed_words(r)
+        out = folded_html(words, items, self.keys) if items else tables.cite_text_html(words, self.keys)
+        if r.failed and r.computed is not None:
+            out += f" <small>(expected: {esc(expected_words(r))})</small>"
+        if r.changed:
+            rows = list(r.changed_by)
+            named = folded_html(listing(rows), rows, self.keys, noun="rows")
+            out += f'<br><small class="masrl-changed-by">changed by {named}</small>'
+        if r.pinned:
+            out += '<br><small>pinned to the cut-off</small>'
+        return out
+
     def _repr_html_(self) -> str:
         esc = html.escape
-
-        def cited(text: str) -> str:
-            return tables.cite_text_html(text, self.keys)
-
-        head = "".join(f'<th class="masrl-text" scope="col">{esc(c)}</th>'
-                       for c in self.COLUMNS)
+        side = self.then is not None
+        if side:
+            heads = ["claim", self.labels[0] or "at the cut-off", self.labels[1] or "now",
+                     "boundary", "computed in"]
+        else:
+            heads = self.COLUMNS
+        head = "".join(f'<th class="masrl-text" scope="col">{esc(c)}</th>' for c in heads)
+        then = {r.claim.id: r for r in (self.then or [])}
         body = []
-        for row in self.rows():
+        for r, row in zip(self.results, self.rows()):
             href = chapter_href(row["chapter"], self.here)
-            body.append(
-                f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
-                f'<td class="masrl-text"><strong>{esc(row["id"])}</strong><br>'
-                f'{cited(row["statement"])}<br><small>{esc(row["origin"])}</small></td>'
-                f'<td class="masrl-text">{cited(row["computed"])}</td>'
-                f'<td class="masrl-text">{esc(row["boundary"])}</td>'
-                f'<td class="masrl-status">{esc(row["status"])}</td>'
-                f'<td class="masrl-text"><a href="{esc(href, quote=True)}">'
-                f'{esc(row["title"])}</a></td></tr>')
+            claim = (f'<td class="masrl-text"><strong>{esc(row["id"])}</strong><br>'
+                     f'{tables.cite_text_html(row["statement"], self.keys)}<br>'
+                     f'<small>{esc(row["origin"])}</small></td>')
+            if side:
+                before = then[r.claim.id]
+                cells = (f'<td class="masrl-text masrl-{esc(before.status.lower())}">'
+                         f'<span class="masrl-status">{esc(before.status)}</span> '
+                         f'{self._value_html(before)}</td>'
+                         f'<td class="masrl-text masrl-{esc(r.status.lower())}">'
+                         f'<span class="masrl-status">{esc(r.status)}</span> '
+                         f'{self._value_html(r)}</td>')
+            else:
+                cells = (f'<td class="masrl-text">{self._value_html(r)}</td>')
+            rest = f'<td class="masrl-text">{esc(row["boundary"])}</td>'
+            if not side:
+                rest += f'<td class="masrl-status">{esc(row["status"])}</td>'
+            link = (f'<td class="masrl-text"><a href="{esc(href, quote=True)}">'
+                    f'{esc(row["title"])}</a></td>')
+            body.append(f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
+                        f'{claim}{cells}{rest}{link}</tr>')
         return (f'<div class="masrl-table-wrap"><table class="masrl-table masrl-ledger">'
                 f'<caption class="masrl-caption">{esc(self.caption)}</caption>'
                 f"<thead><tr>{head}</tr></thead>"
                 f'<tbody>{"".join(body)}</tbody></table></div>')
+
+
+def origin_words(result: Result) -> str:
+    """Whose claim it is: the survey's (its text or its artifact), this project's own, or
+    another paper's."""
+    origin = result.claim.origin
+    whose = ("a claim of the survey" if origin.startswith("survey")
+             else "this project's own claim" if origin == "project" else "another paper's claim")
+    return f"{whose}; expected value from {ORIGINS[origin]}"
+
+
+def origin_counts(results: list[Result]) -> dict[str, int]:
+    """How many claims are the survey's, this project's own, and other papers'."""
+    counts = {"survey": 0, "project": 0, "other_paper": 0}
+    for r in results:
+        origin = r.claim.origin
+        counts["survey" if origin.startswith("survey") else origin] += 1
+    return counts
 
 
 def results_table(results: list[Result]) -> pd.DataFrame:
@@ -237,78 +312,106 @@ def findings_table(results: list[Result]) -> pd.DataFrame:
 
 
 class Banner:
-    """A warning at the top of the ledger when claims fail as of the book's date: which ones,
-    and the rows of later screening rounds that change them (``changed_by``); nothing (an empty
-    page element) when every claim holds. Every text is escaped."""
+    """A note at the top of the ledger: the claims that fail (a warning) and the claims that
+    changed since the cut-off with the rows that change them (a neutral note: the field moved,
+    the survey was not wrong); nothing (an empty page element) when every claim holds. Every
+    text is escaped."""
 
-    def __init__(self, results: list[Result], as_of: str, cutoff: str,
-                 changed_by: dict[str, tuple[str, ...]] | None = None, link: str = ""):
+    def __init__(self, results: list[Result], as_of: str, cutoff: str, link: str = ""):
         self.failed = [r for r in results if r.failed]
+        self.changed = [r for r in results if r.changed]
         self.as_of, self.cutoff, self.link = as_of, cutoff, link
-        self.changed_by = changed_by or {}
 
     def lines(self) -> list[str]:
-        out = []
-        for r in self.failed:
-            rows = self.changed_by.get(r.claim.id)
-            why = (f"changed since the cut-off by {listing(list(rows))}" if rows
-                   else "the data differs from the expected value")
-            out.append(f"{r.claim.id}: {why}")
+        out = [f"{r.claim.id}: fails; {r.message or 'the data differs from the expected value'}"
+               for r in self.failed]
+        out += [f"{r.claim.id}: changed by {listing(list(r.changed_by))}" for r in self.changed]
         return out
 
     def heading(self) -> str:
-        return (f"{len(self.failed)} of the survey's claims do not hold on the pool as of "
-                f"{self.as_of}; they held at the survey's cut-off ({self.cutoff}) unless said "
-                "otherwise.")
+        parts = []
+        if self.failed:
+            parts.append(f"{len(self.failed)} claim(s) fail")
+        if self.changed:
+            parts.append(f"{len(self.changed)} claim(s) held at the survey's cut-off "
+                         f"({self.cutoff}) and changed by {self.as_of}")
+        return "; ".join(parts) + "."
 
     def _repr_html_(self) -> str:
-        if not self.failed:
+        if not self.failed and not self.changed:
             return '<div class="masrl-banner masrl-banner-clear"></div>'
         esc = html.escape
-        items = "".join(f"<li>{esc(line)}</li>" for line in self.lines())
+        items = "".join(f"<li><strong>{esc(r.claim.id)}</strong>: fails; "
+                        f"{esc(r.message or 'the data differs from the expected value')}</li>"
+                        for r in self.failed)
+        items += "".join(f"<li><strong>{esc(r.claim.id)}</strong>: changed by "
+                         f"{folded_html(listing(list(r.changed_by)), list(r.changed_by), noun='rows')}</li>"
+                         for r in self.changed)
         more = (f'<p>What changed, row by row: <a href="{esc(self.link, quote=True)}">Since the '
                 "cut-off</a>.</p>" if self.link else "")
-        return (f'<div class="admonition warning masrl-banner" role="alert">'
+        kind = "warning" if self.failed else "note"
+        return (f'<div class="admonition {kind} masrl-banner" role="{"alert" if self.failed else "note"}">'
                 f'<p class="admonition-title">{esc(self.heading())}</p><ul>{items}</ul>{more}</div>')
 
     def __repr__(self) -> str:
-        if not self.failed:
+        if not self.failed and not self.changed:
             return f"Every claim holds as of {self.as_of}."
         return "\n".join([self.heading(), *(f"- {line}" for line in self.lines())])
 
 
 def status_line(results: list[Result]) -> str:
-    """One line saying whether the ledger holds: every claim passes, or which fail (skipped
-    claims, whose data is absent, are counted apart)."""
+    """One line saying whether the ledger holds: every claim passes, or which change (held at
+    the cut-off, differ on the view) and which fail; skipped claims, whose data is absent, are
+    counted apart. The line is never cut: a long list of ids wraps where the page ends."""
     s = summary(results)
-    if not s["failed"] and s["skipped"]:
+    parts = []
+    if s["changed"]:
+        parts.append(f"{s['changed']} changed since the cut-off "
+                     f"({', '.join(r.claim.id for r in results if r.changed)})")
+    if s["skipped"]:
+        parts.append(f"{s['skipped']} skipped (their data is absent)")
+    if s["failed"]:
+        failed = ", ".join(r.claim.id for r in results if r.failed)
+        return "; ".join([f"FAIL: {s['failed']} of {s['claims']} claims fail ({failed})", *parts]) + "."
+    if not parts:
+        return f"PASS: all {s['claims']} claims hold."
+    if not s["changed"]:
         return (f"PASS: all {s['passed']} claims that could be checked hold; {s['skipped']} "
                 "skipped (their data is absent).")
-    if not s["failed"]:
-        return f"PASS: all {s['claims']} claims hold."
-    failed = ", ".join(r.claim.id for r in results if r.failed)
-    return f"FAIL: {s['failed']} of {s['claims']} claims fail: {failed}"
+    return "; ".join([f"PASS: {s['passed']} of {s['claims']} claims hold, none fails", *parts]) + "."
 
 
-def text_lines(results: list, changed_by: dict[str, tuple[str, ...]] | None = None,
-               as_of: str = "") -> list[str]:
-    """``STATUS id: computed`` per claim (plus what was expected when it fails, the rows of later
-    rounds that change it (``changed_by``), and any finding), then one summary line that says
-    the date (``as_of``); ``results`` are :class:`masrl.analyses.claims.Result` objects."""
-    changed_by = changed_by or {}
+def text_lines(results: list, view: str = "") -> list[str]:
+    """``STATUS id: computed`` per claim (plus what was expected when it fails; for a CHANGED
+    claim its value at the cut-off and the rows that change it; ``pinned`` for a claim pinned to
+    the cut-off; any finding), then one summary line that names the view (``view``, e.g. ``as
+    screened on 2026-12-04 (rounds 0-1)``); ``results`` are
+    :class:`masrl.analyses.claims.Result` objects."""
     width = max((len(r.claim.id) for r in results), default=0)
+    status_width = max((len(r.status) for r in results), default=0)
     lines = []
     for r in results:
-        head = f"{r.status} {r.claim.id:<{width}}"
+        head = f"{r.status:<{status_width}} {r.claim.id:<{width}}"
         if r.passed:
             line = f"{head}  {compact(r.computed)}"
+        elif r.changed:
+            line = (f"{head}  at the cut-off {compact(r.at_cutoff)}, "
+                    f"now {compact(r.computed)}")
         elif r.status == SKIP or r.computed is None:
             line = f"{head}  {r.message}"
         else:
             line = (f"{head}  expected {compact(r.claim.expected)}, "
                     f"computed {compact(r.computed)}")
-        if r.claim.id in changed_by:
-            line += f"  [changed since the cut-off by {', '.join(changed_by[r.claim.id])}]"
+        if r.changed:
+            added = [row for row in r.changed_by if row not in r.left_out]
+            why = []
+            if added:
+                why.append(f"added: {', '.join(added)}")
+            if r.left_out:
+                why.append(f"left out: {', '.join(r.left_out)}")
+            line += f"  [changed by rows {'; '.join(why)}]"
+        if r.claim.pinned:
+            line += "  [pinned to the cut-off]"
         if r.claim.finding is not None:
             f = r.claim.finding
             line += f"  [finding: {f.where} states {compact(f.artifact_states)}]"
@@ -316,8 +419,10 @@ def text_lines(results: list, changed_by: dict[str, tuple[str, ...]] | None = No
     s = summary(results)
     skipped = f", {s['skipped']} skipped (data absent)" if s["skipped"] else ""
     external = sum(r.claim.external is not None for r in results)
-    when = f"; as of {as_of}" if as_of else ""
-    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['failed']} fail{skipped}; "
+    pinned = sum(r.claim.pinned for r in results)
+    when = f"; {view}" if view else ""
+    lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['changed']} changed, "
+                 f"{s['failed']} fail{skipped}; {pinned} pinned to the cut-off; "
                  f"{s['findings']} finding(s) about the survey's artifact or another paper; "
                  f"{external} external claim(s){when}")
     return lines

@@ -102,3 +102,84 @@ def evidence_table(protocol: Protocol) -> pd.DataFrame:
     """Which kind of source supports which claims."""
     return pd.DataFrame([{"source": e.kind, "supports": e.supports}
                          for e in protocol.evidence_levels])
+
+
+# --- which pool a chapter shows, and what each round brought -------------------------------------
+
+def pool_statement(data: Dataset) -> str:
+    """One sentence a chapter opens with: which pool it shows (the survey's at its cut-off, or
+    the view it was given), with its size, and the latest round's pool with its date and data
+    release."""
+    from masrl.data.dataset import LATEST
+
+    cutoff = data.cutoff()
+    latest = data.at(LATEST)
+    newest = latest.search_protocol.latest
+    later = (f"the latest screening round (round {newest.id}, release {newest.version}, "
+             f"assessed as up to date on {newest.searched_through}) holds {len(latest.papers)} "
+             f"papers and {len(latest.excluded)} exclusions")
+    if data.view.is_cutoff:
+        return (f"This chapter shows the survey's pool at its cut-off "
+                f"({cutoff.search_protocol.cutoff}): {len(data.papers)} papers and "
+                f"{len(data.excluded)} exclusions; {later}.")
+    return (f"This chapter shows the pool {data.describe_view()}: {len(data.papers)} papers and "
+            f"{len(data.excluded)} exclusions, against the survey's {len(cutoff.papers)} at its "
+            f"cut-off ({cutoff.search_protocol.cutoff}); {later}.")
+
+
+def whats_new(data: Dataset) -> pd.DataFrame:
+    """One row per screening round after the survey's: its release, the day it was
+    assessed as up to date, the records it screened and what became of them, the records it
+    included, and the claims that moved because of its rows (the claims whose changing rows,
+    :func:`masrl.analyses.living.ledger`, belong to the round)."""
+    from masrl.data.dataset import LATEST
+
+    latest = data.at(LATEST)
+    round_of = {**dict(zip(latest.all_papers["key"], latest.all_papers["screening_round"])),
+                **dict(zip(latest.all_excluded["record_id"],
+                           latest.all_excluded["screening_round"]))}
+    moved: dict[int, list[str]] = {}
+    for result in living.ledger(latest, scope="survey"):
+        for r in {round_of.get(row) for row in result.changed_by} - {None}:
+            moved.setdefault(int(r), []).append(result.claim.id)
+    candidates = latest.candidates
+    rows = []
+    for r in latest.search_protocol.rounds[1:]:
+        of_round = candidates[candidates["screening_round"] == str(r.id)]
+        included = latest.all_papers.loc[latest.all_papers["screening_round"] == r.id, "key"]
+        rows.append({
+            "round": r.id, "release": r.version, "assessed as up to date on": r.searched_through,
+            "queries": len(r.searches) or "none recorded",
+            "screened": len(of_round),
+            "included": int((of_round["decision"] == "include").sum()),
+            "excluded": int((of_round["decision"] == "exclude").sum()),
+            "duplicates": int((of_round["decision"] == "duplicate").sum()),
+            "new in the pool": list(included),
+            "claims moved": claims_listing(moved.get(r.id, [])),
+        })
+    return pd.DataFrame(rows)
+
+
+def claims_listing(ids: list[str]) -> str:
+    return ", ".join(ids) if ids else "none"
+
+
+def searches_table(protocol: Protocol, round_id: int) -> pd.DataFrame:
+    """The queries a round ran: family, source, the query, the day, the results it returned
+    and what it found (the round's note per query)."""
+    r = protocol.round(round_id)
+    families = {f.id: f.name for f in protocol.query_families}
+    sources = {s.id: s.name for s in protocol.sources}
+    return pd.DataFrame([{"family": families[s.family], "source": sources[s.source],
+                          "query": s.query, "run on": s.date, "results": s.hits,
+                          "found": s.note} for s in r.searches],
+                        columns=["family", "source", "query", "run on", "results", "found"])
+
+
+def search_summary(protocol: Protocol, round_id: int) -> pd.DataFrame:
+    """A round's queries counted per family: how many were run and the results they returned."""
+    table = searches_table(protocol, round_id)
+    if table.empty:
+        return pd.DataFrame(columns=["family", "queries", "results"])
+    return (table.groupby("family", sort=False)
+            .agg(queries=("query", "size"), results=("results", "sum")).reset_index())

@@ -51,6 +51,8 @@ def _arrow(x1: int, y1: int, x2: int, y2: int) -> str:
 def rows(flow: RoundFlow) -> list[tuple[list[str], list[str] | None]]:
     """The diagram's rows: (main box lines, exclusion box lines or ``None``), top to bottom."""
     identified = [f"Records identified (n = {flow.total_identified})"]
+    if flow.searches:
+        identified.append(f"  from {flow.searches} queries ({flow.hits} results)")
     identified += [f"  {source}: {n}" for source, n in flow.identified.items() if n]
     excluded = [f"Reports excluded (n = {flow.total_excluded_with_reasons})"]
     excluded += [f"  {rule_name(rule)}: {n}"
@@ -60,6 +62,8 @@ def rows(flow: RoundFlow) -> list[tuple[list[str], list[str] | None]]:
                 if flow.round > 0 else None)
     out: list[tuple[list[str], list[str] | None]] = [
         (identified, [f"Duplicates removed (n = {flow.duplicates})"]
+         + ([f"Records not assessable (n = {flow.not_assessable})",
+             "  identity not established"] if flow.not_assessable else [])
          + ([f"  awaiting screening: {flow.pending}"] if flow.pending else [])),
         ([f"Records screened (n = {flow.screened})", "  on title and abstract"],
          [f"Records excluded (n = {flow.excluded_on_abstract})", "  on title and abstract"]),
@@ -81,6 +85,8 @@ def description(flow: RoundFlow) -> str:
     sources = ", ".join(f"{source} {n}" for source, n in flow.identified.items() if n)
     parts.append(f"{flow.total_identified} records identified ({sources})")
     parts.append(f"{flow.duplicates} duplicates removed")
+    if flow.not_assessable:
+        parts.append(f"{flow.not_assessable} records not assessable (identity not established)")
     parts.append(f"{flow.screened} screened, {flow.excluded_on_abstract} excluded on title and abstract")
     reasons = ", ".join(f"{rule_name(r)} {n}" for r, n in flow.excluded_with_reasons.items())
     parts.append(f"{flow.assessed} assessed for eligibility, {flow.total_excluded_with_reasons} "

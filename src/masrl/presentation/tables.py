@@ -26,13 +26,16 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from masrl.presentation.escaping import html_text
+
+if TYPE_CHECKING:  # pandas is imported by table() only: Table and formatted() work without it
+    import pandas as pd
 
 MISSING = "—"  # an em dash: the value does not exist or does not apply
 
@@ -55,17 +58,22 @@ KINDS = {
 # where a chapter page (notebooks/*.html) finds the bibliography; its entries' anchors are
 # "cite-KEY" (bibtex_cite_id in _config.yml)
 BIBLIOGRAPHY = "../book/bibliography.html"
+# a table whose rows a narrow screen may show as cards (each cell with its column's name, in
+# data-label): the report's stylesheet does, on a phone, rather than scroll a wide table
+STACKED = "masrl-stacked"
 NUMERIC = {"count", "tokens", "share", "percent", "seconds", "number"}
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
 def is_missing(value: Any) -> bool:
-    """``None``, ``NaN``, ``pd.NA`` and ``NaT`` are missing; containers never are."""
-    if value is None or value is pd.NA or value is pd.NaT:
+    """``None``, ``NaN``, ``pd.NA`` and ``NaT`` are missing; containers never are. (When
+    pandas was never imported, no value can be one of its markers: it is not imported here.)"""
+    if value is None:
         return True
     if isinstance(value, (float, np.floating)):
         return math.isnan(value)
-    return False
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and (value is pandas.NA or value is pandas.NaT)
 
 
 def words(items: list) -> str:
@@ -167,6 +175,8 @@ def cite_text_html(text: str, keys: set[str] | frozenset[str]) -> str:
 def infer_kind(column: pd.Series) -> str:
     """The kind of a column whose caller named none: booleans are flags, integers counts, other
     numbers measurements, the rest text."""
+    import pandas as pd
+
     if pd.api.types.is_bool_dtype(column.dtype):
         return "flag"
     if pd.api.types.is_integer_dtype(column.dtype):
@@ -224,7 +234,9 @@ class Table:
         else:
             body = html_text(text)
         scope = ' scope="row"' if tag == "th" else ""
-        return f'<{tag} class="{" ".join(classes)}"{scope}>{body}</{tag}>'
+        label = (f' data-label="{html_text(self.header[at])}"'
+                 if STACKED in self.classes.split() else "")
+        return f'<{tag} class="{" ".join(classes)}"{scope}{label}>{body}</{tag}>'
 
     def _repr_html_(self) -> str:
         head = "".join(f'<th class="{self._align(at)}" scope="col">{html_text(name)}</th>'
@@ -276,6 +288,8 @@ def table(frame: pd.DataFrame, caption: str, kinds: Mapping[str, str] | None = N
     the levels' names; by default the index is dropped. ``notes`` is a line under the table
     (what a dash means, where the numbers come from). ``classes`` adds CSS classes.
     """
+    import pandas as pd
+
     kinds = dict(kinds or {})
     unknown = {k.partition(":")[0] for k in kinds.values()} - set(KINDS)
     if unknown:

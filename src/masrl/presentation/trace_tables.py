@@ -1,70 +1,24 @@
-"""The tables of a replayed trace in the book's table style (:mod:`masrl.presentation.tables`):
-the frames of :mod:`masrl.presentation.trace_views`, captioned, with each column formatted by
-what it holds (counts, seconds, tokens, shares of the reward), and :func:`replay_tabs`, the
-tables of one replay as tabs.
+"""The tables of a replayed trace for the book's worked examples (chapter 21), in the book's
+table style (:mod:`masrl.presentation.tables`): the topologies side by side, the coalitions of
+counterfactual credit, and :func:`replay_tabs`, the tables of one replay as tabs.
 
-``None`` or ``NaN`` (a value that does not apply) shows as a dash.
+The tabs show what the trace report shows (:mod:`masrl.presentation.report.sections`: the
+figures in words, the critical path folded by agent, the credit tables), from the same
+builders. ``None`` or ``NaN`` (a value that does not apply) shows as a dash.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-import pandas as pd
-
 from masrl.presentation import tables
 from masrl.presentation import trace_views as views
 from masrl.presentation.blocks import Tabs
+from masrl.presentation.report import sections
+from masrl.presentation.report.facts import Facts
 from masrl.traces.replay import Replay
 
 CREDIT = "number:3"  # shares of a reward: three decimals
-METRIC_KINDS = {  # metrics_frame rows -> how the value reads
-    "parallelism": "number:2", "speedup": "number:2", "wall_clock (s)": "seconds",
-    "busy_time, all agents (s)": "seconds", "tokens.total": "tokens",
-    "tokens.recorded": "tokens", "cost_usd.total": "number:4", "cost_usd.recorded": "number:4",
-}
-
-
-def metrics_table(replay: Replay, caption: str = "The run's metrics") -> tables.Table:
-    """One row per metric under its ``masrl replay --json`` name, each formatted by its kind."""
-    frame = views.metrics_frame(replay)
-    rows = [[name, tables.formatted(value, METRIC_KINDS.get(name, "count"
-                                                            if float(value).is_integer()
-                                                            else "number"))]
-            for name, value in zip(frame.index, frame["value"])]
-    return tables.Table(["metric", "value"], ["code", "number"], rows, caption)
-
-
-def critical_path_table(replay: Replay, caption: str = "The critical path, event by event",
-                        limit: int | None = None) -> tables.Table:
-    """The critical path's steps in order; with ``limit``, its first ``limit`` steps."""
-    return tables.table(views.critical_path_frame(replay).head(limit), caption,
-                        {"step": "count", "event": "code", "type": "code",
-                         "start (s)": "seconds", "end (s)": "seconds"}, index=True)
-
-
-def agents_table(replay: Replay, caption: str = "The agents: life, busy time and tokens"
-                 ) -> tables.Table:
-    return tables.table(views.agents_frame(replay), caption,
-                        {"agent": "code", "depth": "count", "alive from (s)": "seconds",
-                         "alive to (s)": "seconds", "busy time (s)": "seconds",
-                         "tokens": "tokens", "subtree tokens": "tokens"}, index=True)
-
-
-def credit_units_table(replay: Replay, caption: str = "How the team reward divides within "
-                       "each credit unit") -> tables.Table:
-    return tables.table(views.credit_units_frame(replay), caption,
-                        {"unit": "code", "items": "count", "equal share each": "number",
-                         "equal total": CREDIT, "recorded total": CREDIT,
-                         "recorded residual": CREDIT}, index=True)
-
-
-def credit_items_table(replay: Replay, unit: str, caption: str | None = None,
-                       limit: int | None = None) -> tables.Table:
-    frame = views.credit_items_frame(replay, unit).head(limit)
-    return tables.table(frame, caption or f"Credit per {unit} under every rule the trace "
-                        "supports", {unit: "code", **{c: CREDIT for c in frame.columns}},
-                        index=True)
 
 
 def coalitions_table(replay: Replay, caption: str = "The coalitions and their values v(S)",
@@ -72,20 +26,6 @@ def coalitions_table(replay: Replay, caption: str = "The coalitions and their va
     frame = views.coalitions_frame(replay) if limit is None \
         else views.coalitions_frame(replay, limit)
     return tables.table(frame, caption, {"size": "count", "v(S)": CREDIT}, index=True)
-
-
-def counts_table(replay: Replay, caption: str = "How many events, sub-decisions and edges of "
-                 "each kind the run holds") -> tables.Table:
-    return tables.table(views.counts_frame(replay), caption,
-                        {"count of": "text", "value": "code", "n": "count"}, index=True)
-
-
-def problems_table(report, caption: str = "The problems found, each with where it is"
-                   ) -> tables.Table:
-    """The validation report's problems (``report.problems``), one row each."""
-    return tables.table(views.problems_frame(report), caption,
-                        {"#": "count", "severity": "code", "code": "code", "where": "code",
-                         "message": "text"}, index=True)
 
 
 def comparison_table(replays: Mapping[str, Replay],
@@ -99,16 +39,22 @@ def comparison_table(replays: Mapping[str, Replay],
                         index=True)
 
 
+def agents_table(replay: Replay) -> tables.Table:
+    """The agents as the trace report lists them (:func:`sections.agents_table`)."""
+    return sections.agents_table(Facts(replay))
+
+
 def replay_tabs(name: str, replay: Replay, unit: str = "agent") -> Tabs:
-    """The tables of one replay as tabs: critical path, metrics, credit by unit, credit per
-    item of ``unit``, and the coalitions when the trace records counterfactual outcomes."""
+    """The tables of one replay as tabs: the critical path folded by agent, the figures in
+    words, credit by unit, credit per item of ``unit`` (with leave-one-out and Shapley values
+    when the trace records counterfactual outcomes for it), and then the coalitions."""
+    facts = Facts(replay)
     tabs: dict[str, object] = {
-        "Critical path": critical_path_table(replay),
-        "Metrics": metrics_table(replay),
-        "Credit by unit": credit_units_table(replay),
-        f"Credit per {unit}": credit_items_table(replay, unit),
+        "Critical path": sections.path_table(facts),
+        "Figures": sections.numbers_table(facts),
+        "Credit by unit": sections.units_table(facts),
+        f"Credit per {unit}": sections.items_table(facts, unit),
     }
-    if isinstance(views.coalitions_frame(replay), pd.DataFrame) and \
-            len(views.coalitions_frame(replay)):
+    if len(views.coalitions_frame(replay)):
         tabs["Coalitions"] = coalitions_table(replay)
     return Tabs(name, tabs)

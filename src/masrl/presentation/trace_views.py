@@ -1,5 +1,8 @@
-"""Presentation of a replayed trace for the book and the trace report: the spawn tree as text,
-and metrics, critical path, agents and credit as pandas DataFrames.
+"""Presentation of replayed traces for the book's worked examples (chapter 21): the spawn tree
+as text, the critical path, credit and the topologies side by side as pandas DataFrames, and the
+figures the chapter's prose quotes. What the trace report shows too (the agents, the figures
+in words, the critical path folded by agent, the timeline) is built once, in
+:mod:`masrl.presentation.report`, and used from there.
 
 Builders return numeric frames (``NaN`` where a value does not apply), so that tests and callers
 can compute with them; :func:`shown` turns one into the strings a reader sees. Trace-supplied
@@ -13,79 +16,20 @@ import html
 import math
 from collections.abc import Mapping
 from itertools import combinations, islice
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from masrl.presentation.report.agents import agent_kinds, agent_order  # noqa: F401 (re-exported)
 from masrl.traces import credit, metrics
-from masrl.traces import replay as replay_trace
 from masrl.traces.graph import EVENT_TYPES
-from masrl.traces.replay import NonFiniteResult, Replay
-from masrl.traces.run import Run
-from masrl.traces.validate import TraceProblem, ValidationReport
+from masrl.traces.replay import Replay
 
 NOT_APPLICABLE = "–"
-
-
-# ---------------------------------------------------------------------------------- validation
-
-def locate(path: str | Path, base: str | Path | None = None) -> Path:
-    """``path`` as given if it exists (relative to the working directory), else relative to
-    ``base`` (the notebook's directory, where the report's default path points from)."""
-    given = Path(path)
-    if given.exists() or given.is_absolute() or base is None:
-        return given
-    fallback = Path(base) / given
-    return fallback if fallback.exists() else given
-
-
-def replayed(report: ValidationReport) -> Replay | None:
-    """The replay of a valid trace, else ``None``. A trace whose figures overflow a double
-    (:class:`~masrl.traces.replay.NonFiniteResult`) gets ``None`` too, its reason added to the
-    report's problems, so the report shows why instead of a traceback."""
-    if not report.valid:
-        return None
-    try:
-        return replay_trace(report.trace)
-    except NonFiniteResult as exc:
-        report.problems.append(TraceProblem("error", "non-finite", exc.key, "", str(exc)))
-        return None
-
-
-def verdict(report: ValidationReport) -> str:
-    """One line: valid or invalid, with the numbers of errors and warnings."""
-    state = "valid" if report.valid else "invalid"
-    return f"{state}: {len(report.errors)} error(s), {len(report.warnings)} warning(s)"
-
-
-def problems_frame(report: ValidationReport) -> pd.DataFrame:
-    """Every problem of a validation report, one row each, in the order found."""
-    columns = ["severity", "code", "where", "message"]
-    rows = [{key: getattr(p, key) for key in columns} for p in report.problems]
-    return pd.DataFrame(rows, columns=columns, index=pd.RangeIndex(1, len(rows) + 1, name="#"))
+NOT_RECORDED = "not recorded"  # a figure the trace cannot support (masrl.traces.recorded)
 
 
 # ---------------------------------------------------------------------------------- agents
-
-def agent_kinds(run: Run) -> dict[str, str]:
-    """Agent -> ``spawned``, ``root`` (never spawned, acts) or ``tool`` (never spawned and only
-    answers tool calls: the environment, which credit leaves out)."""
-    acts = dict(zip(run.trace.events.agent_names, credit.acting(run).tolist()))
-    return {name: "spawned" if agent.parent is not None
-            else "root" if acts.get(name, True) else "tool"
-            for name, agent in run.agents.items()}
-
-
-def agent_order(run: Run) -> list[str]:
-    """Agents depth first down the spawn tree from each acting root, tools last."""
-    kinds = agent_kinds(run)
-    order = []
-    for root in run.roots:
-        if kinds[root.name] != "tool":
-            order.extend(run.subtree(root.name))
-    return order + [name for name, kind in kinds.items() if kind == "tool"]
-
 
 class Preformatted:
     """Lines of text (the spawn tree, a note) shown as escaped preformatted text in HTML."""
@@ -147,99 +91,25 @@ def spawn_tree(replay: Replay) -> Preformatted:
     return Preformatted(lines)
 
 
-def agents_frame(replay: Replay) -> pd.DataFrame:
-    """One row per agent, in :func:`agent_order`: kind, role, spawner, depth, life, busy time,
-    tokens of its own events and of its spawn subtree."""
-    run, found = replay.run, replay.metrics
-    kinds = agent_kinds(run)
-    tokens = found["tokens"]
-    rows = []
-    for name in agent_order(run):
-        agent = run.agents[name]
-        rows.append({
-            "agent": name, "kind": kinds[name], "role": agent.role or NOT_APPLICABLE,
-            "spawned by": agent.parent or NOT_APPLICABLE, "depth": agent.depth,
-            "alive from (s)": _or_nan(agent.spawned_at),
-            "alive to (s)": (math.nan if agent.spawned_at is None
-                             else run.trace_end if agent.ended_at is None else agent.ended_at),
-            "busy time (s)": found["busy_time"].get(name, 0.0),
-            "tokens": tokens["per_agent"].get(name, 0.0),
-            "subtree tokens": tokens["per_subtree"].get(name, tokens["per_agent"].get(name, 0.0)),
-        })
-    return pd.DataFrame(rows).set_index("agent")
-
-
-# ---------------------------------------------------------------------------------- metrics
-
-METRIC_ROWS = [
-    ("events", "events"), ("edges", "edges"), ("tool_calls", "tool_calls"),
-    ("messages", "messages"), ("critical_steps", "critical_steps"),
-    ("parallelism", "parallelism"), ("spawn_depth", "spawn_depth"),
-    ("max_concurrency", "max_concurrency"), ("wall_clock (s)", "wall_clock"),
-    ("busy_time, all agents (s)", None), ("speedup", "speedup"),
-    ("tokens.total", None), ("tokens.recorded", None),
-    ("cost_usd.total", None), ("cost_usd.recorded", None),
-]
-
-
-def metrics_frame(replay: Replay) -> pd.DataFrame:
-    """The scalar metrics under their ``masrl replay --json`` names, one row each."""
-    found = replay.metrics
-    derived = {
-        "busy_time, all agents (s)": sum(found["busy_time"].values()),
-        "tokens.total": found["tokens"]["total"],
-        "tokens.recorded": found["tokens"]["recorded"],
-        "cost_usd.total": found["cost_usd"]["total"],
-        "cost_usd.recorded": found["cost_usd"]["recorded"],
-    }
-    values = [found[key] if key else derived[label] for label, key in METRIC_ROWS]
-    return pd.DataFrame({"value": [_or_nan(v) for v in values]},
-                        index=pd.Index([label for label, _ in METRIC_ROWS], name="metric"))
-
-
-def counts_frame(replay: Replay) -> pd.DataFrame:
-    """The non-zero counts of event types, O1-O5 decisions, edge types and edge modes."""
-    found = replay.metrics
-    rows = [(kind, value, n)
-            for kind, key in (("event type", "event_types"), ("decision", "decisions"),
-                              ("edge type", "edge_types"), ("edge mode", "edge_modes"))
-            for value, n in found[key].items() if n]
-    return pd.DataFrame(rows, columns=["count of", "value", "n"]).set_index(["count of", "value"])
-
-
 def critical_path_frame(replay: Replay) -> pd.DataFrame:
-    """The events of the critical path in order: id, type, agent, start and end."""
+    """The events of the critical path in order: id, type, agent, start and end (in seconds;
+    in steps, ``start (step)``, when the trace has no clock: :mod:`masrl.traces.recorded`)."""
     run = replay.run
     events = run.trace.events
     path = metrics.critical_path(run)
+    times = {"start (s)": [float(events.start[i]) for i in path],
+             "end (s)": [float(events.end[i]) for i in path]}
+    if run.recorded.clock == "steps":  # start and end are the event's step
+        times = {"start (step)": [int(events.start[i]) for i in path]}
     return pd.DataFrame({
         "event": [events.ids[i] for i in path],
         "type": [EVENT_TYPES[events.types[i]] for i in path],
         "agent": [events.agent(i) for i in path],
-        "start (s)": [float(events.start[i]) for i in path],
-        "end (s)": [float(events.end[i]) for i in path],
+        **times,
     }, index=pd.RangeIndex(1, len(path) + 1, name="step"))
 
 
 # ---------------------------------------------------------------------------------- credit
-
-def credit_units_frame(replay: Replay) -> pd.DataFrame:
-    """Per credit unit: its items, the equal share of one item (of one token for ``token``),
-    the recorded rewards credited within it and the residual they leave of the team reward."""
-    found = replay.credit
-    rows = []
-    for unit in found["units"]:
-        even, kept = found["equal"][unit], found["recorded"][unit]
-        per_item = math.nan
-        if found["team_reward"] is not None and even["items"]:
-            weight = (replay.metrics["tokens"]["total"] if unit == "token" else even["items"])
-            per_item = found["team_reward"] / weight if weight else math.nan
-        rows.append({"unit": unit, "items": even["items"], "equal share each": per_item,
-                     "equal total": _or_nan(even["total"]),
-                     "recorded total": _or_nan(kept["total"]),
-                     "recorded residual": _or_nan(kept["residual"])})
-    return pd.DataFrame(rows).set_index("unit")
-
 
 def credit_items_frame(replay: Replay, unit: str) -> pd.DataFrame:
     """Per item of ``unit``: its equal share and its recorded rewards, plus leave-one-out and
@@ -304,9 +174,10 @@ def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
     rows = []
     for name, replay in replays.items():
         found = replay.metrics
-        row = {"trace": name, **{key.replace("_", " "): _or_nan(found[key]) for key in COMPARED}}
-        row["tokens"] = found["tokens"]["total"]
-        row["team reward"] = _or_nan(replay.credit["team_reward"])
+        row = {"trace": name,
+               **{key.replace("_", " "): _or_not_recorded(found[key]) for key in COMPARED}}
+        row["tokens"] = _or_not_recorded(found["tokens"]["total"])
+        row["team reward"] = _or_not_recorded(replay.credit["team_reward"])
         rows.append(row)
     return pd.DataFrame(rows).set_index("trace")
 
@@ -326,7 +197,7 @@ def headline_figures(replay: Replay) -> dict[str, int | float | str | None]:
     values = {
         **{key: found[key] for key in ("events", "critical_steps", "parallelism", "spawn_depth",
                                        "max_concurrency", "wall_clock", "speedup")},
-        "tokens": int(found["tokens"]["total"]),
+        "tokens": None if found["tokens"]["total"] is None else int(found["tokens"]["total"]),
         "team_reward": replay.credit["team_reward"],
         "spawned": sum(kind == "spawned" for kind in kinds.values()),
         "tools": sum(kind == "tool" for kind in kinds.values()),
@@ -394,17 +265,13 @@ def shown(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.map(number)
 
 
-def note(text: str) -> Preformatted:
-    """A one-line message shown in place of a table or chart."""
-    return Preformatted([text])
-
-
-def skipped(reason: str = "the trace is invalid (see the validation above)") -> Preformatted:
-    """The message a report section shows instead of its content."""
-    return note(f"Skipped: {reason}.")
-
-
 # ---------------------------------------------------------------------------------- definitions
 
 def _or_nan(value) -> float:
     return math.nan if value is None else value
+
+
+def _or_not_recorded(value):
+    """A replay's figure, or :data:`NOT_RECORDED` where the replay says the trace cannot
+    support it (``None``)."""
+    return NOT_RECORDED if value is None else value

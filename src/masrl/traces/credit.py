@@ -2,7 +2,8 @@ r"""How the team reward of a run splits over the survey's eight credit units, an
 unit would have been worth had it not been there (counterfactual credit).
 
 The *team reward* R is the trace's ``rewards.team`` (``None`` when the trace has no team
-channel; equal splits and residuals are then ``None`` too). The eight *units* and their items:
+channel; equal splits and residuals are then ``None`` too, and the recorded splits are ``None``
+when no event records a reward: unknown is not zero, :mod:`.recorded`). The eight *units* and their items:
 
 * ``team``: one item, the team;
 * ``orchestrator``: each orchestration decision: an ``orchestrator_decision`` event, a ``spawn``
@@ -782,15 +783,22 @@ def compute(run: Run, outcome: Outcome | None = None, model: str = "model") -> d
     """The ``credit`` object of ``masrl replay --json``: equal and recorded splits per unit,
     the recorded players' ``counterfactual`` credit, ``counterfactual_units`` (credit at every
     unit a game reaches: from ``outcome``, named ``model``, when given, else from the rollouts)
-    and the orchestrator's ``decisions`` with their sub-decisions."""
+    and the orchestrator's ``decisions`` with their sub-decisions.
+
+    Unknown is not zero (:mod:`masrl.traces.recorded`): without a team reward the equal splits
+    and every residual are ``None``; without any event's reward the recorded splits are
+    ``None``; the ``token`` unit's splits are ``None`` when no event records tokens."""
     reward, rewards = team_reward(run), event_rewards(run)
+    found = run.recorded
     by_rule: dict[str, dict] = {"equal": {}, "recorded": {}}
     for unit in UNITS:
         names, of, weight = items(run, unit)
-        even = None if reward is None else equal_shares(reward, weight)
+        counted = unit != "token" or found.tokens
+        even = None if reward is None or not counted else equal_shares(reward, weight)
         by_rule["equal"][unit] = _summary(names, even, reward)
-        by_event = recorded_shares(rewards, of, len(names))
-        by_rule["recorded"][unit] = _summary(names, by_event, reward)
+        kept = recorded_shares(rewards, of, len(names)) if found.event_rewards and counted \
+            else None
+        by_rule["recorded"][unit] = _summary(names, kept, reward)
     return {"team_reward": reward, "units": list(UNITS), **by_rule,
             "counterfactual": counterfactual(run),
             "counterfactual_units": game_units(run, outcome, model),

@@ -190,6 +190,7 @@ class EventColumns:
     end: np.ndarray  # float64, t_end, t + duration, or t
     index: IdIndex
     overdetermined: int = 0  # events giving both t_end and duration, which the schema forbids
+    timed: int = 0  # events giving t_end or duration (the others end where they start)
 
     @property
     def count(self) -> int:
@@ -240,7 +241,7 @@ def event_columns(events: list[dict] | Records) -> EventColumns:
     ids = events.column("id")
     agent_codes, agent_names = events.codes("agent")
     start = events.numbers("t")
-    end, overdetermined = _end_times(events, start)
+    end, overdetermined, timed = _end_times(events, start)
     return EventColumns(
         ids=ids,
         types=events.codes("type", TYPE_CODES, np.int8)[0],
@@ -250,17 +251,20 @@ def event_columns(events: list[dict] | Records) -> EventColumns:
         end=end,
         index=IdIndex(ids),
         overdetermined=overdetermined,
+        timed=timed,
     )
 
 
-def _end_times(events: Records, start: np.ndarray) -> tuple[np.ndarray, int]:
-    """End times, and how many events give both ``t_end`` and ``duration``."""
+def _end_times(events: Records, start: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """End times, how many events give both ``t_end`` and ``duration``, and how many give
+    either."""
     end, duration = events.numbers("t_end"), events.numbers("duration")
-    given = ~np.isnan(duration)
-    overdetermined = int(np.count_nonzero(given & ~np.isnan(end)))
+    given, stated = ~np.isnan(duration), ~np.isnan(end)
+    overdetermined = int(np.count_nonzero(given & stated))
+    timed = int(np.count_nonzero(given | stated))
     with np.errstate(over="ignore"):  # t + duration past 1.8e308 is infinite (end-overflow)
         ends = np.where(np.isnan(end), start + np.where(given, duration, 0.0), end)
-    return ends, overdetermined
+    return ends, overdetermined, timed
 
 
 def edge_columns(edges: list[dict] | Records, index: IdIndex) -> EdgeColumns:

@@ -22,12 +22,21 @@ Definitions (quoted by the book):
 * ``speedup``, $\sum_a \mathit{busy}_a / \mathit{wall\_clock}$: the sum of all agents' busy time
   over ``wall_clock``: how much faster the run was
   than the same work done by one agent at a time, assuming the work could be serialised without
-  extra waiting. ``None`` when ``wall_clock`` is 0 or no event records a duration.
+  extra waiting. ``None`` when ``wall_clock`` or the busy time is 0.
 * ``tokens`` and ``cost_usd``: the sum of the events' ``tokens`` / ``cost_usd`` fields, per agent
   (its own events) and per spawn subtree (an agent's own events plus those of every agent it
   spawned, directly or not; each event belongs to exactly one agent and each agent to one
   subtree per ancestor, so nothing is counted twice within an entry). ``recorded`` repeats the
   trace's ``costs`` total for comparison.
+
+``masrl replay --json`` adds ``cost_usd_estimated``: what the model calls would have cost at a
+price table's prices (:mod:`masrl.traces.cost_estimate`), kept apart from ``cost_usd``, which
+holds only what the trace records.
+
+Unknown is not zero (:mod:`masrl.traces.recorded`): a trace without a usable clock has no
+``wall_clock``, ``busy_time`` or ``speedup`` (``None``; ``clock`` is ``"steps"``); a trace whose
+events record no end or duration has no ``busy_time`` or ``speedup``; ``tokens`` and
+``cost_usd`` are ``None`` (total, per agent, per subtree) when no event records the field.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from masrl.traces import graph
+from masrl.traces import graph, recorded
 from masrl.traces.run import Run
 from masrl.traces.schema import schema_enum
 
@@ -49,9 +58,12 @@ def compute(run: Run) -> dict:
     path = critical_path(run)
     types = run.trace.events.type_counts()
     edges = run.trace.edge_records
-    wall = wall_clock(run)
-    busy = busy_time(run)
+    found = run.recorded
+    timed = found.clock == recorded.SECONDS
+    wall = wall_clock(run) if timed else None
+    busy = busy_time(run) if timed and found.durations else None
     return {
+        "clock": found.clock,
         "events": run.trace.events.count,
         "edges": run.trace.edges.count,
         "event_types": types,
@@ -68,9 +80,9 @@ def compute(run: Run) -> dict:
         "max_concurrency": max_concurrency(run),
         "wall_clock": wall,
         "busy_time": busy,
-        "speedup": speedup(busy, wall),
-        "tokens": rollup(run, "tokens"),
-        "cost_usd": rollup(run, "cost_usd"),
+        "speedup": None if busy is None or wall is None else speedup(busy, wall),
+        "tokens": rollup(run, "tokens", found.tokens),
+        "cost_usd": rollup(run, "cost_usd", found.costs),
     }
 
 
@@ -183,17 +195,22 @@ def _seconds(value: float) -> float:
     return round(float(value), 6)
 
 
-def rollup(run: Run, key: str) -> dict:
-    """Totals of a numeric event field: overall, recorded, per agent and per spawn subtree."""
+def rollup(run: Run, key: str, present: bool = True) -> dict:
+    """Totals of a numeric event field: overall, recorded, per agent and per spawn subtree;
+    ``None`` for the sums when no event records the field (``present`` false)."""
+    recorded_total = (recorded.tokens_recorded_total(run.trace, run.recorded) if key == "tokens"
+                      else run.trace.head["costs"].get("usd" if key == "cost_usd" else key))
+    if not present:
+        return {"total": None, "recorded": recorded_total, "per_agent": None,
+                "per_subtree": None}
     events = run.trace.events
     values = run.trace.numeric(key)
     per_code = np.bincount(events.agent_codes, weights=values, minlength=len(events.agent_names))
     own = {name: float(per_code[k]) for k, name in enumerate(events.agent_names)}
     own.update({name: 0.0 for name in run.agents if name not in own})
-    recorded_key = "usd" if key == "cost_usd" else key
     return {
         "total": float(values.sum()),
-        "recorded": run.trace.head["costs"].get(recorded_key),
+        "recorded": recorded_total,
         "per_agent": own,
         "per_subtree": subtree_totals(run, own),
     }

@@ -9,7 +9,9 @@ unit. Any Python callable of that shape is a model; :func:`resolve` also accepts
 * a reward term of :mod:`masrl.traces.rewards` (``process``, ``token_penalty``,
   ``critical_steps_ratio``...): the term computed on the trace without the units (validated and
   replayed again for every coalition, so each value costs a replay); a run with every event
-  taken out earns 0, and a term the trimmed trace cannot compute counts 0. ``outcome`` reads
+  taken out earns 0, and a term the trimmed trace cannot compute counts 0. A term the whole
+  trace cannot compute (``cost_penalty`` on a log that records no cost) is refused: its
+  credit would be zeros that mean "unknown". ``outcome`` reads
   ``rewards.team``, which a trimmed trace still records as it was: it gives every unit zero
   credit, the honest answer of a model that knows nothing of counterfactual runs.
 * ``decisive_step``, a heuristic that reads nothing but the graph (below).
@@ -121,5 +123,9 @@ def resolve(model: str | Callable, run: Run) -> Callable[[credit.Without], float
     if model == DECISIVE_STEP:
         return DecisiveStep(run)
     if model in TERMS:
+        if TERMS[model](Replay(run, metrics.compute(run), {})) is None:
+            raise ValueError(f"the reward term {model} cannot be computed on this trace (it "
+                             "records nothing the term reads), so it cannot value the runs "
+                             "without some of its events")
         return term_model(model)
     raise ValueError(f"unknown outcome model {model!r}; known: {', '.join(names())}")

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from masrl.traces import credit, metrics
+from masrl.traces import cost_estimate, credit, metrics, recorded
 from masrl.traces.run import Run, reconstruct
 from masrl.traces.schema import BASE_VERSION
 from masrl.traces.validate import Trace
@@ -22,7 +22,8 @@ from masrl.traces.validate import Trace
 
 @dataclass
 class Replay:
-    """The result of replaying a trace: the reconstructed run, its metrics and its credit."""
+    """The result of replaying a trace: the reconstructed run, its metrics (with the estimated
+    cost of its model calls, ``cost_usd_estimated``) and its credit."""
 
     run: Run
     metrics: dict
@@ -30,13 +31,17 @@ class Replay:
 
     def to_dict(self) -> dict:
         """One JSON-ready object: identity of the trace (with its ``provenance``, as recorded,
-        when it has one), every metric, then ``credit``."""
+        when it has one), ``clock`` and every metric, ``credit``, and ``not_recorded``: the
+        dotted key path of every ``null`` figure with the reason the trace cannot support it
+        (:mod:`masrl.traces.recorded`)."""
         head = self.run.trace.head
         identity = {key: head.get(key) for key in ("trace_id", "task_id", "topology")}
         identity["schema_version"] = head.get("schema_version", BASE_VERSION)
         if "provenance" in head:
             identity["provenance"] = head["provenance"]
-        return {**identity, **self.metrics, "credit": self.credit}
+        result = {**identity, **self.metrics, "credit": self.credit}
+        result["not_recorded"] = recorded.not_recorded(result, self.run.recorded)
+        return result
 
 
 class NonFiniteResult(ValueError):
@@ -57,7 +62,9 @@ def replay(trace: Trace, outcome: credit.Outcome | None = None,
     counterfactual credit at every unit comes from it instead of the recorded rollouts."""
     with np.errstate(over="ignore", invalid="ignore"):
         run = reconstruct(trace)
-        result = Replay(run, metrics.compute(run), credit.compute(run, outcome, model))
+        figures = metrics.compute(run)
+        figures["cost_usd_estimated"] = cost_estimate.estimate(run)
+        result = Replay(run, figures, credit.compute(run, outcome, model))
     _check_finite({**result.metrics, "credit": result.credit})
     return result
 

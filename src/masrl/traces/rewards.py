@@ -22,7 +22,8 @@ signals reach a trace as recorded rewards, which the credit rules split (:mod:`.
   our critical steps count the events on a longest path of the event graph.
 * ``token_penalty`` (R7, the efficiency side of an orchestration reward: every spawned agent
   costs): minus the run's tokens in thousands, the sum of the events' ``tokens`` or, when no
-  event records tokens, the trace's ``costs.tokens``.
+  event records tokens, the trace's ``costs.tokens``; ``None`` when that total is the
+  placeholder 0 of a log that counts no tokens (:mod:`.recorded`).
 * ``cost_penalty`` (R7): minus the run's cost in US dollars, the sum of the events'
   ``cost_usd`` or, when no event records one, ``costs.usd``; ``None`` when neither is recorded.
 
@@ -40,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from masrl.traces import recorded
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay, replay
 from masrl.traces.validate import ValidationReport, validate_bytes, validate_document
@@ -95,19 +97,21 @@ def critical_steps_ratio(result: Replay) -> float:
     return result.metrics["events"] / result.metrics["critical_steps"]
 
 
-def _total(result: Replay, field: str, recorded: str) -> float | None:
+def _total(result: Replay, field: str, total: str) -> float | None:
     trace = result.run.trace
     values = trace.recorded(field)
     present = ~np.isnan(values)
     if present.any():
         return float(values[present].sum())
-    value = trace.head["costs"].get(recorded)
+    value = (recorded.tokens_recorded_total(trace, result.run.recorded) if total == "tokens"
+             else trace.head["costs"].get(total))
     return None if value is None else float(value)
 
 
-def token_penalty(result: Replay) -> float:
-    """R7: minus the run's tokens, in thousands."""
-    return -_total(result, "tokens", "tokens") / 1000
+def token_penalty(result: Replay) -> float | None:
+    """R7: minus the run's tokens, in thousands; ``None`` when the trace counts no tokens."""
+    tokens = _total(result, "tokens", "tokens")
+    return None if tokens is None else -tokens / 1000
 
 
 def cost_penalty(result: Replay) -> float | None:

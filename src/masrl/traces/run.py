@@ -11,18 +11,23 @@ Definitions (quoted by the book):
   recorded on one of its own events (in timeline order), else ``None``.
 * A spawned agent is *alive* from the start of its spawn event to the start of the event that
   ends it, both included, or to the end of the trace when nothing ends it.
+* A trace whose events carry no usable clock (:mod:`masrl.traces.recorded`: every event starts
+  at the same time and none records an end) is replayed in *step order*: each event's start and
+  end become its position in the timeline (0, 1, 2...), so that the run is ordered and drawn by
+  step, and ``clock`` is ``"steps"``; the figures measured in seconds are then not recorded.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import repeat
 from operator import is_not
 from typing import Any
 
 import numpy as np
 
+from masrl.traces import recorded
 from masrl.traces.validate import Trace
 
 
@@ -48,6 +53,7 @@ class Run:
     timeline: np.ndarray  # event positions in start-time order (a topological order)
     agents: dict[str, AgentLife]  # in order of first appearance (spawned-only agents last)
     trace_end: float  # the latest end time of any event
+    recorded: recorded.Facts  # what the trace records (its clock among them)
     _memo: dict = field(default_factory=dict, repr=False, compare=False)
 
     def remembered(self, key: str, compute: Callable[[], Any]) -> Any:
@@ -76,7 +82,11 @@ class Run:
 
 
 def reconstruct(trace: Trace) -> Run:
-    """The run of a validated trace (validation has ruled out cycles of edges and of spawns)."""
+    """The run of a validated trace (validation has ruled out cycles of edges and of spawns).
+    A trace without a usable clock is reconstructed on a copy whose times are its steps."""
+    found = recorded.facts(trace)
+    if found.clock == recorded.STEPS:
+        trace = in_steps(trace)
     events = trace.events
     timeline = trace.order
     names = list(dict.fromkeys([*events.agent_names, *trace.life.spawn_event]))
@@ -86,7 +96,16 @@ def reconstruct(trace: Trace) -> Run:
         agents[spawner].children = children
     _set_depths(agents)
     trace_end = float(events.end.max())
-    return Run(trace, timeline, agents, trace_end)
+    return Run(trace, timeline, agents, trace_end, found)
+
+
+def in_steps(trace: Trace) -> Trace:
+    """A copy of ``trace`` in which each event starts and ends at its step: its position in the
+    timeline (a topological order, so every edge still runs forward in time)."""
+    steps = np.empty(trace.events.count, dtype=np.float64)
+    steps[trace.order] = np.arange(trace.events.count, dtype=np.float64)
+    steps.flags.writeable = False
+    return replace(trace, events=replace(trace.events, start=steps, end=steps))
 
 
 def _life(trace: Trace, name: str, role: str | None) -> AgentLife:

@@ -28,13 +28,17 @@ values, so that every trace valid under the previous version stays valid with th
 raises the minor version; any other change (a field removed, renamed or given another meaning, a
 new required field, a rule made stricter) raises the major version. ``schema_version`` accepts
 every version of the current major (:data:`SCHEMA_VERSIONS`); a trace without it is read as
-:data:`BASE_VERSION`. Writers record the oldest version that has every field they write (the
-importers write no 1.1 field, so they record 1.0), so that older readers keep reading them.
+:data:`BASE_VERSION`. Writers record the oldest version that has every field they write (an
+imported trace records 1.0 unless it holds labels or text, then 1.2:
+:func:`oldest_version`), so that older readers keep reading them.
 
 * 1.0: the first version.
 * 1.1: counterfactual rollouts of any unit (``counterfactuals.unit`` ``turn``, ``orchestrator``,
   ``message``, ``tool_call``, ``event``), rollouts that name the players they ``changed`` and
   how, and rollout ``id`` (all optional; :mod:`masrl.traces.credit`).
+* 1.2: the source's ``labels`` (gold answers and annotations, ``$defs/label``), an event's
+  ``content`` (its text, kept on request and bounded, ``$defs/content``) and
+  ``provenance.content`` (the bounds and what they left out); all optional.
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ import re
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import jsonschema_rs
 import msgspec
@@ -57,7 +61,7 @@ from msgspec import UNSET, Meta, Raw, Struct
 from masrl.traces import repeated_keys, resources, strict_json
 
 SCHEMA_PATH = resources.SCHEMA
-SCHEMA_VERSIONS = ("1.0", "1.1")  # every version schema_version accepts, oldest first
+SCHEMA_VERSIONS = ("1.0", "1.1", "1.2")  # every version schema_version accepts, oldest first
 SCHEMA_VERSION = SCHEMA_VERSIONS[-1]  # the current version
 BASE_VERSION = SCHEMA_VERSIONS[0]  # how a trace without schema_version is read
 BULK = ("events", "edges")  # the arrays the records decode; the rest is the document's head
@@ -94,6 +98,23 @@ def subdecision_ids() -> dict[str, str]:
     return dict(load_schema()["$defs"]["event"]["properties"]["decision"]["x-subdecision-ids"])
 
 
+def oldest_version(document: dict) -> str:
+    """The oldest version that has every field ``document`` uses, as far as importers write them:
+    1.2 for ``labels``, an event's ``content`` or ``provenance.content``, 1.1 for the
+    counterfactual fields of 1.1, else 1.0."""
+    provenance = document.get("provenance")
+    if document.get("labels") is not None or any("content" in e for e in document["events"]) \
+            or (isinstance(provenance, dict) and "content" in provenance):
+        return "1.2"
+    counterfactuals = document.get("counterfactuals")
+    if isinstance(counterfactuals, dict) and (
+            counterfactuals.get("unit") not in (None, "agent", "role")
+            or any("changed" in o or "id" in o for o in counterfactuals.get("outcomes", ())
+                   if isinstance(o, dict))):
+        return "1.1"
+    return BASE_VERSION
+
+
 def schema_enum(definition: str, name: str) -> list[str]:
     """The allowed values of property ``name`` of ``$defs/<definition>``."""
     return load_schema()["$defs"][definition]["properties"][name]["enum"]
@@ -110,10 +131,19 @@ def schema_enum(definition: str, name: str) -> list[str]:
 _NAN = math.nan
 _Name = Annotated[str, Meta(min_length=1)]
 _NonNegative = Annotated[float, Meta(ge=0)]
+CONTENT_BYTES = 4096  # bytes of UTF-8 an event's content.text holds at most ($defs/content)
 
 
 def _one_of(definition: str, name: str):
     return Literal[tuple(schema_enum(definition, name))]
+
+
+class ContentRecord(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=True):
+    """An event's ``content`` (version 1.2), fields as in ``$defs/content``."""
+
+    text: Annotated[str, Meta(max_length=CONTENT_BYTES)]
+    truncated: bool = None
+    bytes: _NonNegative = _NAN
 
 
 class EventRecord(Struct, gc=False, omit_defaults=True):
@@ -141,6 +171,20 @@ class EventRecord(Struct, gc=False, omit_defaults=True):
     reward: float = _NAN
     t_end: _NonNegative = _NAN
     duration: _NonNegative = _NAN
+    content: ContentRecord = None
+
+
+class ModelCallRecord(Struct):
+    """The two extension fields of an event that the cost estimate reads
+    (:mod:`masrl.traces.cost_estimate`): ``x_model`` and ``x_usage``, as written (any JSON value:
+    validation does not check ``x_`` fields). The fast path decodes them, in a second pass over
+    the events, only when the text names ``"x_model"`` (see :func:`decode_records`)."""
+
+    x_model: Any = None
+    x_usage: Any = None
+
+
+MODEL_MARK = b'"x_model"'
 
 
 class EdgeRecord(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=True):
@@ -173,6 +217,7 @@ class TraceRecord(Struct, forbid_unknown_fields=True):
     costs: Raw = UNSET
     metrics: Raw = UNSET
     counterfactuals: Raw = UNSET
+    labels: Raw = UNSET
     provenance: Raw = UNSET
 
     def members(self) -> dict[str, Raw]:
@@ -188,11 +233,13 @@ class DecodedTrace:
     head: dict
     events: list[EventRecord]
     edges: list[EdgeRecord]
+    model_calls: list[ModelCallRecord] | None = None  # None when no event names a model
 
 
 _TOP = msgspec.json.Decoder(TraceRecord)
 _EVENTS = msgspec.json.Decoder(Annotated[list[EventRecord], Meta(min_length=1)])
 _EDGES = msgspec.json.Decoder(list[EdgeRecord])
+_MODEL_CALLS = msgspec.json.Decoder(list[ModelCallRecord])
 _MEMBER_GAP = re.compile(rb'\s*[{,]\s*"(?:[^"\\\x00-\x1f]|\\.)*"\s*:\s*')
 _CLOSING = re.compile(rb"\s*}\s*")
 
@@ -230,10 +277,19 @@ def decode_records(data: bytes) -> DecodedTrace | None:
             return None
         head = {name: strict_json.loads(bytes(raw)) for name, raw in members.items()
                 if name not in BULK}
+        calls = _MODEL_CALLS.decode(top.events) if _mentions(data, MODEL_MARK) else None
     except (msgspec.DecodeError, UnicodeDecodeError, RecursionError,
             strict_json.StrictJSONError):  # not JSON, or a rule of the records broken
         return None
-    return DecodedTrace(head, events, edges) if head_validator().is_valid(head) else None
+    if not head_validator().is_valid(head):
+        return None
+    return DecodedTrace(head, events, edges, calls)
+
+
+def _mentions(data, mark: bytes) -> bool:
+    """Whether ``mark`` occurs in ``data`` (bytes, a memory map or another buffer)."""
+    find = getattr(data, "find", None)
+    return (find(mark) if find is not None else bytes(data).find(mark)) >= 0
 
 
 def _each_key_once(raw: Raw, records: list) -> bool:

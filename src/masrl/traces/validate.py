@@ -32,7 +32,8 @@ Errors (the trace is invalid):
   decision; ``duplicate-coalition``: a rollout leaves the same players as recorded as an
   earlier one. For the event units (``orchestrator``, ``message``, ``tool_call``, ``event``):
   ``unknown-event``: a player is not the id of an event; ``wrong-unit``: it is an event of
-  another type than the unit's.
+  another type than the unit's;
+* ``label-event``: a label (version 1.2) names an event the trace does not have.
 
 Warnings (the trace stays valid):
 
@@ -41,7 +42,11 @@ Warnings (the trace stays valid):
 * ``return-not-to-spawner``: a return addressed (``to``) to someone other than the agent that
   spawned the returning agent;
 * ``never-ended``: a spawned agent never returns and is never despawned;
-* ``newer-field``: a trace that declares ``schema_version`` 1.0 uses a field of 1.1.
+* ``newer-field``: a trace that declares an older ``schema_version`` than a field it uses
+  (1.0 with a field of 1.1; 1.0 or 1.1 with ``labels`` or an event's ``content``, of 1.2);
+* ``label-agent``: a label names an agent that has no event in the trace;
+* ``thin-import``: an imported trace whose provenance says that at most a third of the log's
+  records gave events and that holds fewer than ten events (:mod:`masrl.traces.provenance`).
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ from masrl.files import InputError, check_input, input_limit
 from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
+from masrl.traces.provenance import thin
 from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
 
 ERROR, WARNING = "error", "warning"
@@ -104,6 +110,7 @@ class Trace:
     edges: graph.EdgeColumns
     life: Lifecycle
     order: np.ndarray | None = None  # a topological order of the events; None if cyclic
+    model_calls: list | None = None  # fast path: the events' x_model and x_usage, when named
     source: str = "<memory>"
     _document: dict | None = field(default=None, repr=False)
     _data: bytes | None = field(default=None, repr=False)  # the file, when _document is unset
@@ -288,6 +295,7 @@ def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
                    graph.Records(record.edges, structs=True), source)
     if trace.events.overdetermined:
         return None
+    trace.model_calls = record.model_calls
     trace._data = data
     return trace
 
@@ -363,7 +371,8 @@ def _schema_message(err) -> str:
 
 
 def _pointer_key(text: str) -> list:
-    return [(0, int(p), "") if p.isdigit() else (1, 0, p) for p in text.split("/")]
+    return [(0, int(p), "") if p.isascii() and p.isdigit() else (1, 0, p)
+            for p in text.split("/")]
 
 
 # ---------------------------------------------------------------------------------- graph
@@ -416,7 +425,7 @@ def graph_problems(trace: Trace) -> list[TraceProblem]:
     checks = (
         _duplicate_ids, _unknown_ends, _self_loops, _time_order, _cycles, _end_before_start,
         _end_overflow, _before_spawn, _spawn_cycles, _counterfactual_players, _newer_fields,
-        _recounted_costs, _returns_to_spawner, _never_ended,
+        _recounted_costs, _returns_to_spawner, _never_ended, _labels, _thin_import,
     )
     return [problem for check in checks for problem in check(trace)]
 
@@ -651,7 +660,19 @@ def _is_stop(trace: Trace, unit: str, player: str) -> bool:
 
 
 def _newer_fields(trace: Trace):
-    """A trace that declares version 1.0 but uses a field of 1.1 (see masrl.traces.schema)."""
+    """A trace that declares a version older than a field it uses (see masrl.traces.schema)."""
+    if trace.head.get("schema_version") in ("1.0", "1.1"):
+        declared = trace.head["schema_version"]
+        if "labels" in trace.head:
+            yield _found(trace, WARNING, "newer-field", ["labels"],
+                         f"labels is version 1.2 but the trace declares schema_version "
+                         f"{declared}")
+        with_content = [i for i, value in enumerate(trace.event_records.optional("content"))
+                        if value is not None]
+        if with_content:
+            yield _found(trace, WARNING, "newer-field", ["events", with_content[0], "content"],
+                         f"content is version 1.2 but the trace declares schema_version "
+                         f"{declared} ({len(with_content)} events hold it)")
     counterfactuals = trace.head.get("counterfactuals")
     if trace.head.get("schema_version") != "1.0" or not counterfactuals:
         return
@@ -690,6 +711,32 @@ def _returns_to_spawner(trace: Trace):
                          ["events", i, "to"],
                          f"return addressed to '{addressee}' but '{sender}' was spawned by "
                          f"'{spawner}'")
+
+
+def _labels(trace: Trace):
+    """Labels that name an event the trace lacks (an error) or an agent without events."""
+    labels = trace.head.get("labels") or []
+    if not labels:
+        return
+    agents = set(trace.events.agent_names)
+    for k, item in enumerate(labels):
+        event = item.get("event")
+        if event is not None and int(trace.events.index.positions([event])[0]) < 0:
+            yield _found(trace, ERROR, "label-event", ["labels", k, "event"],
+                         f"label {printable(item['name'], PART_LIMIT)!r} names event "
+                         f"'{printable(event, PART_LIMIT)}', which the trace does not have")
+        agent = item.get("agent")
+        if agent is not None and agent not in agents:
+            yield _found(trace, WARNING, "label-agent", ["labels", k, "agent"],
+                         f"label {printable(item['name'], PART_LIMIT)!r} names agent "
+                         f"'{printable(agent, PART_LIMIT)}', which has no event in the trace")
+
+
+def _thin_import(trace: Trace):
+    """An import that holds a small share of its log (:mod:`masrl.traces.provenance`)."""
+    message = thin(trace.head.get("provenance"), trace.events.count)
+    if message is not None:
+        yield _found(trace, WARNING, "thin-import", ["provenance", "records"], message)
 
 
 def _never_ended(trace: Trace):

@@ -33,7 +33,7 @@ def fails(path, where, message):
 
 @pytest.mark.parametrize("bad, message", [
     ('{"id": "hand-crafted/1", "agent": "WebSurfer", "step": ', None),
-    ('["hand-crafted/1", "WebSurfer", 3]', "a record must be a JSON object, not list"),
+    ('["hand-crafted/1", "WebSurfer", 3]', "a record must be a JSON object, not an array"),
     ({"id": "hand-crafted/1", "agent": "WebSurfer"}, "no 'step' key (a prediction has id, "
      "agent, step)"),
     ({"agent": "WebSurfer", "step": 3}, "no 'id' key (a prediction has id, agent, step)"),

@@ -19,7 +19,7 @@ def test_atif_round_trip_keeps_all_but_the_edges():
     kept = dict(zip(table["quantity"], table["kept"]))
     assert kept == {"events": True, "identical events": True, "acting agents": True,
                     "tools": True, "event types": True, "tokens": True, "cost (USD)": True,
-                    "costs of the run": True, "rewards": True, "edges": False,
+                    "durations (s)": True, "costs of the run": True, "rewards": True, "edges": False,
                     "edges in both": False}
     both = table.set_index("quantity").loc["edges in both"]
     assert (both["before"], both["after"]) == ("21", "12")
@@ -50,3 +50,21 @@ def test_kept_flags_a_changed_quantity():
     after["events"][0]["tokens"] = after["events"][0].get("tokens", 0) + 1
     table = round_trip.kept(before, after).set_index("quantity")
     assert not table.loc["tokens", "kept"] and table.loc["events", "kept"]
+
+
+def test_otlp_keeps_the_durations_of_tool_calls_results_spawns_and_returns():
+    """The tool span runs from the call to the end of its result; the call's own end, the
+    result's start and the ends of spawns and returns ride as masrl attributes, so every
+    event lasts as long after the round trip as before (busy time needs it)."""
+    for example in sorted(resources.EXAMPLES.glob("*.json")):
+        before = json.loads(example.read_text(encoding="utf-8"))
+        after = round_trip.round_trip(before, "otlp")
+
+        def lasting(doc):
+            found: dict[str, list] = {}
+            for e in doc["events"]:
+                end = e.get("t_end", e["t"] + e.get("duration", 0))
+                found.setdefault(e["type"], []).append(round(end - e["t"], 6))
+            return {k: sorted(v) for k, v in found.items()}
+
+        assert lasting(after) == lasting(before), example.name

@@ -1,5 +1,5 @@
 """Every real log of ``../shared/traces`` imports as its format, validates, balances its books
-(:mod:`masrl.traces.importers.accounting`) and gives the figures a person counted in the raw
+(:mod:`masrl.traces.importers._kit.accounting`) and gives the figures a person counted in the raw
 file (``conformance/*.csv``, see its README); a file that must be refused is refused with the
 reason written there. Skipped with a reason on a fresh clone, where ``../shared`` is absent."""
 
@@ -12,9 +12,9 @@ import pytest
 
 from masrl import paths
 from masrl.traces import validate_document
-from masrl.traces.importers import MODULES, SourceError, import_file, import_traces
-from masrl.traces.importers.accounting import FIGURES, conservation_problems, figures
-from masrl.traces.importers.detect import detect
+from masrl.traces.importers import SourceError, import_file, import_traces
+from masrl.traces.importers._kit.accounting import FIGURES, conservation_problems, figures
+from masrl.traces.importers._kit.detect import detect
 
 HERE = Path(__file__).parent / "conformance"
 REAL = paths.public_logs_dir()
@@ -89,7 +89,7 @@ def test_real_log_conforms(name):
             import_traces("auto", path)
         assert first["refusal"] in str(caught.value), first["_where"]
         return
-    assert detect(path, MODULES)[0] == first["format"], first["_where"]
+    assert detect(path)[0] == first["format"], first["_where"]
     results = import_traces("auto", path)
     assert len(results) == len(rows), f"{name}: {len(results)} traces, expected {len(rows)}"
     traces = {r.trace["trace_id"]: r for r in results}

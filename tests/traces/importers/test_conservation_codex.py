@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from masrl.traces.importers import import_file
-from masrl.traces.importers.accounting import conservation_problems
+from masrl.traces.importers._kit.accounting import conservation_problems
 
 PROPERTY = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -2,7 +2,7 @@
 generated logs with random records (known kinds, kinds the importer does not know, records that
 are skipped with usage, exact copies, prints of a span at its start), every record read is
 mapped or skipped, and the tokens and dollars the generator put in are found again in the
-events or among the skipped records (:mod:`masrl.traces.importers.accounting`).
+events or among the skipped records (:mod:`masrl.traces.importers._kit.accounting`).
 
 Examples are derandomised and few, so the suite stays fast and cannot turn red by chance."""
 
@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_traces
-from masrl.traces.importers.accounting import conservation_problems, trace_usage
+from masrl.traces.importers._kit.accounting import conservation_problems, trace_usage
 
 PROPERTY = settings(max_examples=40, deadline=None, derandomize=True, database=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -7,8 +7,11 @@ import shutil
 import pytest
 from importer_helpers import FIXTURES
 
-from masrl.traces.importers import MODULES, claude_code, detect, import_file
-from masrl.traces.importers.common import SourceError
+from masrl.traces.importers import import_file
+from masrl.traces.importers._kit import detect
+from masrl.traces.importers._kit.common import SourceError
+from masrl.traces.importers.registry import FORMATS, load
+from masrl.traces.importers.sessions import claude_code
 
 
 def _metadata(path) -> bool:
@@ -16,7 +19,7 @@ def _metadata(path) -> bool:
     return "claude_code" in path.parts and claude_code.workflow_metadata(path)
 
 
-EVERY_FIXTURE = [(path, fmt) for fmt in MODULES
+EVERY_FIXTURE = [(path, fmt) for fmt in FORMATS
                  for path in sorted((FIXTURES / fmt.replace("-", "_")).rglob("*"))
                  if path.suffix in (".json", ".jsonl", ".log") and not _metadata(path)]
 
@@ -62,13 +65,13 @@ CASES = [
 def test_each_fixture_is_recognised_by_its_content(fixture, expected, tmp_path):
     renamed = tmp_path / "log.data"  # a name that says nothing about the format
     shutil.copy(FIXTURES / fixture, renamed)
-    found, reason = detect.detect(renamed, MODULES)
+    found, reason = detect.detect(renamed)
     assert found == expected
     assert reason
 
 
 def test_every_format_has_fixtures():
-    assert {fmt for _, fmt in EVERY_FIXTURE} == set(MODULES)
+    assert {fmt for _, fmt in EVERY_FIXTURE} == set(FORMATS)
 
 
 @pytest.mark.parametrize("path,expected", EVERY_FIXTURE,
@@ -77,7 +80,7 @@ def test_every_fixture_is_recognised_as_exactly_its_own_format(path, expected):
     """Every fixture file of every importer (the layouts of Claude Code, sub-agent logs
     included) is recognised by its own format's sniffer and by no other."""
     seen = detect.sample(path)
-    found = [name for name, module in MODULES.items() if module.sniff(seen) is not None]
+    found = [name for name in FORMATS if load(name).sniff(seen) is not None]
     assert found == [expected]
 
 
@@ -91,14 +94,14 @@ def test_unknown_content_names_what_was_found(tmp_path):
     path = tmp_path / "x.json"
     path.write_text('{"alpha": 1, "beta": []}')
     with pytest.raises(SourceError, match="no known log format.*keys alpha, beta"):
-        detect.detect(path, MODULES)
+        detect.detect(path)
 
 
 def test_neither_json_nor_json_lines(tmp_path):
     path = tmp_path / "x.txt"
     path.write_text("hello\nworld\n")
     with pytest.raises(SourceError, match=r"x.txt:1: neither JSON nor JSON Lines"):
-        detect.detect(path, MODULES)
+        detect.detect(path)
 
 
 def test_import_auto_command_says_what_it_chose(tmp_path, capsys):
@@ -119,6 +122,6 @@ def test_every_fixture_is_recognised_by_exactly_one_format():
     for folder, expected in folders.items():
         for path in sorted((FIXTURES / folder).iterdir()):
             if path.is_file():
-                assert detect.detect(path, MODULES)[0] == expected, path
+                assert detect.detect(path)[0] == expected, path
                 seen += 1
     assert seen >= 15

@@ -9,7 +9,7 @@ from importer_helpers import FIXTURES, assert_source_error
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_file, import_traces
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "a2a"
 

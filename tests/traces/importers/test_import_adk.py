@@ -11,7 +11,7 @@ from importer_helpers import FIXTURES, assert_source_error
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_file, import_traces
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "adk"
 
@@ -93,8 +93,9 @@ def test_a_listing_of_sessions_gives_one_trace_each():
      "must be an object {role, parts}, found a string"),
     (lambda d: d["events"][1]["content"].__setitem__("parts", {"text": "x"}),
      "events[1].content.parts", "must be a list of parts (objects), found an object"),
-    (lambda d: d["events"][2].__setitem__("timestamp", "noon"), "events[2].timestamp",
-     "must be seconds since the epoch (a number), found a string"),
+    (lambda d: d["events"][2].__setitem__("timestamp", "noon"), "events[2]",
+     'timestamp must be an ISO 8601 time or an epoch number of 0 or more (or its digits), '
+     'found the string "noon"'),
     (lambda d: d.__setitem__("events", {}), "events", "must be a list of events, found an "
      "object"),
 ])
@@ -116,3 +117,42 @@ def test_a_run_sse_stream_is_read_as_its_events():
                                                      "skipped": 0}
     assert validate_document(result.trace).errors == []
     assert conservation_problems(result.trace) == []
+
+
+def test_a_session_as_adk_saves_it_is_read():
+    """``{id, context, events}`` with snake_case events: recognised, its app from the context,
+    the model's name and usage on each model call, a tool call lasting until its response."""
+    path = FOLDER / "saved_session.json"
+    result = import_file("auto", path)
+    trace = result.trace
+    assert result.detected == "an ADK session as ADK saves it: an id and events with authors"
+    assert trace["system"] == "Google ADK (quill_helpdesk)"
+    assert trace["task_id"] == "b6d0c1e2-7a3f-4c55-9e10-0000000000a1"
+    assert shape(trace) == [
+        ("a0.0", "message", "user", None, None),
+        ("a1.0", "orchestrator_decision", "helpdesk", "refunds", "delegate"),
+        ("a3.0", "tool_call", "refunds", "lookup_order", None),
+        ("a4.0", "tool_result", "refunds", "lookup_order", None),
+        ("a5.0", "message", "refunds", None, None)]
+    by_id = {e["id"]: e for e in trace["events"]}
+    assert by_id["a3.0"]["t_end"] == by_id["a4.0"]["t"] == 3.275
+    assert by_id["a5.0"]["x_model"] == "gemini-invented-1"
+    assert by_id["a5.0"]["x_usage"] == {"input": 470, "output": 21}
+    assert conservation_problems(trace) == []
+    assert validate_document(trace).problems == []
+
+
+def test_counts_written_as_text_are_read_and_counted(tmp_path):
+    document = json.loads((FOLDER / "saved_session.json").read_text(encoding="utf-8"))
+    document["events"][5]["usage_metadata"]["prompt_token_count"] = "470"
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = import_file("adk", path)
+    assert result.trace["events"][-1]["x_usage"] == {"input": 470, "output": 21}
+    assert result.repairs == {"count written as text (read as the number its digits spell)": 1}
+    document["events"][5]["usage_metadata"]["prompt_token_count"] = -470
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("adk", path)
+    assert str(caught.value) == (f"{path}:events[5]: usage_metadata.prompt_token_count must be "
+                                 "a count of 0 or more, found the number -470")

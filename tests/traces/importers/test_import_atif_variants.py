@@ -13,7 +13,7 @@ from importer_helpers import FIXTURES
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "atif"
 TERMINUS = FOLDER / "terminus" / "trajectory.json"
@@ -157,3 +157,46 @@ def test_run_totals_stated_only_in_final_metrics_are_kept_and_accounted():
     counted = figures(trace)
     assert (counted["model_calls"], counted["tokens_in"], counted["tokens_out"]) == (2, 0, 0)
     assert validate_document(trace).problems == []
+
+
+PREFIXED = FOLDER / "prefixed" / "quill-lint__a1.trajectory.json"
+
+
+def test_references_find_sibling_files_that_carry_the_trajectorys_prefix():
+    """A harness that keeps several runs in one folder prefixes their files
+    (``quill-lint__a1.trajectory.cont-1.json``) while the references inside name them without
+    (``trajectory.cont-1.json``): both the continuation and the summary sub-agent are found."""
+    result = import_file("atif", PREFIXED)
+    assert sorted(p.rsplit("/", 1)[-1] for p in result.files) == [
+        "quill-lint__a1.trajectory.cont-1.json", "quill-lint__a1.trajectory.json",
+        "quill-lint__a1.trajectory.summarization-1-summary.json"]
+    assert result.repairs["reference resolved to the file beside it that carries the "
+                          "referring file's prefix before 'trajectory'"] == 2
+    trace = result.trace
+    assert {e["agent"] for e in trace["events"]} == {"user", "main",
+                                                    "trajectory.summarization-1-summary"}
+    assert validate_document(trace).problems == []
+    assert conservation_problems(trace) == []
+
+
+def test_a_prefixed_reference_with_no_file_is_still_an_error(tmp_path):
+    shutil.copytree(FOLDER / "prefixed", tmp_path / "prefixed")
+    (tmp_path / "prefixed" / "quill-lint__a1.trajectory.cont-1.json").unlink()
+    root = tmp_path / "prefixed" / PREFIXED.name
+    with pytest.raises(SourceError, match="'trajectory.cont-1.json' names no file beside"):
+        import_file("atif", root)
+
+
+def test_restored_event_ids_that_collide_are_refused_naming_both_steps(tmp_path):
+    document = json.loads(TERMINUS.read_text(encoding="utf-8"))
+    for k in (1, 2):
+        document["steps"][k]["extra"] = {"masrl": {"id": "e1", "t": 0, "type": "message",
+                                                   "agent": "main"}}
+    shutil.copytree(TERMINUS.parent, tmp_path / "t")
+    path = tmp_path / "t" / "trajectory.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("atif", path)
+    assert str(caught.value) == (f"{path}:steps[2]: event id 'e1' is given twice (first at "
+                                 "steps[1]): restored ids (extra.masrl.id) and step ids must "
+                                 "be unique")

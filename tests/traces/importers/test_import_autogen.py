@@ -13,7 +13,7 @@ from importer_helpers import FIXTURES, assert_source_error
 from masrl import paths
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_file, import_traces
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "autogen"
 ORCH = "MagenticOneOrchestrator"
@@ -150,9 +150,10 @@ def test_a_code_executor_generates_and_runs_code():
     (lambda d: d["events"][3]["model_dump"].pop("source"), "events[3].source",
      "must be the name of the agent that sent the item, found null"),
     (lambda d: d["events"][2]["model_dump"].__setitem__("created_at", "soon"),
-     "events[2].created_at", "must be an ISO 8601 time with a UTC offset, found a string"),
+     "events[2]", 'created_at must be an ISO 8601 time with a UTC offset, found the string '
+     '"soon"'),
     (lambda d: d["events"].__setitem__(1, [1]), "events[1]",
-     "an event must be an object, found a list"),
+     "an event must be an object, found an array"),
 ])
 def test_bad_records_are_errors_that_name_the_place(tmp_path, change, where, message):
     document = json.loads((FOLDER / "magentic_recorder.json").read_text(encoding="utf-8"))

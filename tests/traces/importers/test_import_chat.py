@@ -13,7 +13,7 @@ from importer_helpers import FIXTURES, assert_source_error
 from masrl import paths
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "chat"
 REAL = paths.public_logs_dir() / "real-logs" / "chat-message-list" / \

@@ -8,8 +8,9 @@ import shutil
 from importer_helpers import FIXTURES, assert_source_error
 
 from masrl.traces import validate_document
-from masrl.traces.importers import MODULES, detect, import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers import import_file
+from masrl.traces.importers._kit import detect
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 LOG = FIXTURES / "chatdev" / "Weather_Desk_20260110093000.log"
 
@@ -17,7 +18,7 @@ LOG = FIXTURES / "chatdev" / "Weather_Desk_20260110093000.log"
 def test_phases_are_the_chains_decisions_and_turns_carry_their_usage(tmp_path):
     renamed = tmp_path / "run.txt"  # recognised from the content, not the name
     shutil.copy(LOG, renamed)
-    assert detect.detect(renamed, MODULES)[0] == "chatdev"
+    assert detect.detect(renamed)[0] == "chatdev"
     result = import_file("auto", LOG)
     trace = result.trace
     assert [(e["type"], e["agent"], e.get("to"), e.get("x_phase"), e["t"])

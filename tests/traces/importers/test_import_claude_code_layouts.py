@@ -207,3 +207,87 @@ def test_wrong_container_types_name_the_place(fixture_copy, edit_file, old, new,
     with pytest.raises(SourceError) as caught:
         import_file("claude-code", path)
     assert str(caught.value) == f"{path}:{line}: {message}"
+
+
+# ---------------------------------------------------------------------------------- no tool ids
+
+NO_IDS = FOLDER / "no_ids" / "n1.jsonl"
+
+
+def test_a_task_call_without_an_id_finds_its_sub_agent_through_the_parent_chain():
+    """The Task call has no id, nor its result a tool_use_id, nor the progress record a
+    parentToolUseID: the call is named by its place, and the result and the progress copy
+    that chain back to it are joined to it; the sub-agent is its file, by the agentId the
+    result names; never main spawned by its own descendant."""
+    result = import_file("claude-code", NO_IDS)
+    trace = result.trace
+    spawns = [(e["agent"], e["to"]) for e in trace["events"] if e["type"] == "spawn"]
+    returns = [(e["agent"], e["to"]) for e in trace["events"] if e["type"] == "return"]
+    assert spawns == [("main", "agent-c7")] and returns == [("agent-c7", "main")]
+    assert result.repairs["tool call without an id (named by its place in the log)"] == 1
+    assert result.repairs["record naming no tool call joined to the call without an id up its "
+                          "parent chain"] == 2
+    assert [Path(f).name for f in result.files] == ["n1.jsonl", "agent-c7.jsonl"]
+    assert validate_document(trace).problems == []
+
+
+def test_a_tool_call_lasts_until_its_result():
+    trace = import_file("claude-code", NO_IDS).trace
+    calls = {e["id"]: (e["t"], e.get("t_end")) for e in trace["events"]
+             if e["type"] == "tool_call"}
+    assert calls == {"main:5": (24.0, 24.8), "c7:2": (8.0, 9.2)}
+
+
+def test_a_result_whose_call_cannot_be_told_is_refused_naming_it(tmp_path):
+    shutil.copytree(FOLDER / "no_ids", tmp_path / "no_ids")
+    path = tmp_path / "no_ids" / "n1.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    lines[3] = lines[3].replace('"parentUuid":"n-u2"', '"parentUuid":null')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("claude-code", path)
+    assert str(caught.value) == (
+        f"{path}:4: message.content[0]: a tool_result without tool_use_id, and no tool call "
+        "without an id up its chain of parent records: the call it belongs to cannot be told")
+
+
+def test_two_calls_without_ids_before_one_result_are_refused(tmp_path):
+    shutil.copytree(FOLDER / "no_ids", tmp_path / "no_ids")
+    path = tmp_path / "no_ids" / "n1.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    task = '{"type":"tool_use","name":"Task","input":{"description":"find the bug"'
+    assert task in lines[1]
+    lines[1] = lines[1].replace('"content":[{', '"content":[{"type":"tool_use","name":"Grep",'
+                                '"input":{"pattern":"x"}},{', 1)
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(SourceError, match=r"n1.jsonl:3: an agent_progress record without "
+                       r"parentToolUseID follows 2 tool calls without ids"):
+        import_file("claude-code", path)
+
+
+def test_a_sub_agent_claimed_by_two_calls_is_refused_never_a_self_spawn(tmp_path):
+    shutil.copytree(FOLDER / "no_ids", tmp_path / "no_ids")
+    child = tmp_path / "no_ids" / "n1" / "subagents" / "agent-c7.jsonl"
+    lines = child.read_text(encoding="utf-8").splitlines()
+    lines[1] = lines[1].replace('"name":"Grep","input":{"pattern":"range\\\\(len","path":"quill"}',
+                                '"name":"Task","input":{"prompt":"again"}')
+    lines[2] = lines[2].replace('"toolUseResult":{"mode":"content","numLines":1,'
+                                '"durationMs":35}', '"toolUseResult":{"agentId":"c7"}')
+    child.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("claude-code", tmp_path / "no_ids" / "n1.jsonl")
+    assert str(caught.value) == (
+        f"{child}:2: Task call toolu_grep1 of agent-c7 names agent-c7 itself as the sub-agent "
+        "it starts: an agent never spawns itself")
+
+
+def test_a_uuid_repeated_in_a_file_is_refused(tmp_path):
+    path = tmp_path / "s.jsonl"
+    lines = (FOLDER / "progress_only.jsonl").read_text(encoding="utf-8").splitlines()
+    lines[4] = lines[4].replace('"uuid":"d-3"', '"uuid":"d-1"')
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("claude-code", path)
+    assert str(caught.value) == (f"{path}:5: data.message.uuid d-1 is also that of line 3: "
+                                 "records are chained by their uuids, which must differ within "
+                                 "a file")

@@ -14,8 +14,8 @@ from importer_helpers import FIXTURES
 from masrl import paths
 from masrl.traces import validate_document
 from masrl.traces.importers import import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
-from masrl.traces.importers.common import content_ref
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.common import content_ref
 
 FOLDER = FIXTURES / "claude_code"
 WARMUP = FOLDER / "v2_0_warmup" / "s5.jsonl"

@@ -27,7 +27,7 @@ from importer_helpers import FIXTURES
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "claude_code" / "wf"
 SESSION = FOLDER / "w1.jsonl"

@@ -182,7 +182,7 @@ def first_lines(n: int) -> str:
     (first_lines(1) + '{"type":"event_msg","payload":{"type":"user_message"}}\n', 2,
      "record has no timestamp"),
     (first_lines(1) + '{"timestamp":"soon","type":"event_msg","payload":{"type":'
-     '"user_message"}}\n', 2, "unreadable timestamp 'soon'"),
+     '"user_message"}}\n', 2, 'timestamp must be an ISO 8601 time, found the string "soon"'),
     (first_lines(1) + '{"timestamp":"2026-02-03T10:00:00.000Z","type":"event_msg",\n', 2,
      "not a JSON record (Expecting property name enclosed in double quotes at column 60); is "
      "the line truncated?"),

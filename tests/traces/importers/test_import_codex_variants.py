@@ -10,10 +10,11 @@ from pathlib import Path
 
 from importer_helpers import FIXTURES
 
-from masrl.traces.importers import MODULES, import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
-from masrl.traces.importers.codex import token_order
-from masrl.traces.importers.detect import Sample, refusal
+from masrl.traces.importers import import_file
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.detect import Sample
+from masrl.traces.importers.sessions import codex
+from masrl.traces.importers.sessions.codex import token_order
 
 V040 = next((FIXTURES / "codex" / "v0_40").glob("rollout-*.jsonl"))
 
@@ -104,11 +105,33 @@ def test_version_decides_when_no_turn_tells():
     assert token_order([(1, meta)], None)[0] == "after"
 
 
-def test_an_early_rollout_is_refused_with_its_reason(tmp_path):
-    path = tmp_path / "rollout-old.jsonl"
-    path.write_text('{"id":"a","timestamp":"2025-09-10T18:58:38.331Z","instructions":"x"}\n'
-                    '{"record_type":"state"}\n'
-                    '{"type":"message","role":"user","content":[]}\n', encoding="utf-8")
-    sample = Sample(path, records=[json.loads(line) for line in
-                                   path.read_text(encoding="utf-8").splitlines()])
-    assert "an early Codex rollout" in refusal(MODULES["codex"], sample)
+OLDER = next((FIXTURES / "codex" / "v0_1").glob("rollout-*.jsonl"))
+
+
+def test_an_older_rollout_is_read_in_order_without_times():
+    """The older layout: a first line {id, timestamp, instructions}, items without the
+    envelope, state lines between; no item has a time or a token count."""
+    sample = Sample(OLDER, records=records(OLDER))
+    assert codex.sniff(sample).startswith("an older Codex rollout")
+    result = import_file("auto", OLDER)
+    trace = result.trace
+    assert [(e["type"], e["agent"], e.get("tool")) for e in trace["events"]] == [
+        ("message", "user", None), ("tool_call", "main", "shell"),
+        ("tool_result", "main", "shell"), ("tool_call", "main", "shell"),
+        ("tool_result", "main", "shell"), ("message", "main", None)]
+    assert {e["t"] for e in trace["events"]} == {0.0}  # the log keeps order, not times
+    assert result.time_origin is None and "time_origin" not in trace["provenance"]
+    assert result.skipped["state record (older layout: the session's state, no step)"] == 4
+    assert trace["provenance"]["recognised"]["shape"].startswith("older layout")
+    assert conservation_problems(trace) == []
+    assert trace["task_id"] == "5f1c9a2e-0000-4000-8000-00000000b0b0"
+
+
+def test_an_item_of_an_older_rollout_without_a_type_names_its_line(tmp_path):
+    path = tmp_path / OLDER.name
+    lines = OLDER.read_text(encoding="utf-8").splitlines()
+    lines[3] = '{"role": "user", "content": []}'
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    sample = Sample(path, records=[json.loads(line) for line in lines])
+    assert codex.sniff(sample) is None  # not the older layout: no format claims it
+    assert "older rollout" in codex.refusal(sample)

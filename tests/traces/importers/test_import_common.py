@@ -11,7 +11,7 @@ import pytest
 from importer_helpers import FIXTURES
 
 from masrl.traces.importers import import_file
-from masrl.traces.importers.common import (
+from masrl.traces.importers._kit.common import (
     ImportResult,
     SourceError,
     TraceBuilder,

@@ -13,9 +13,9 @@ import pytest
 from importer_helpers import FIXTURES
 
 from masrl.traces import validate_document
-from masrl.traces.importers import MODULES, SourceError, import_file
-from masrl.traces.importers.accounting import conservation_problems, figures
-from masrl.traces.importers.detect import detect
+from masrl.traces.importers import SourceError, import_file
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.detect import detect
 
 FOLDER = FIXTURES / "gemini_cli"
 SESSION = FOLDER / "session-2026-02-04T10-00-a1b2c3d4.jsonl"
@@ -29,8 +29,8 @@ def by_id(trace) -> dict:
 
 
 def test_import_auto_names_the_format():
-    assert detect(SESSION, MODULES)[0] == "gemini-cli"
-    assert detect(LEGACY, MODULES)[0] == "gemini-cli"
+    assert detect(SESSION)[0] == "gemini-cli"
+    assert detect(LEGACY)[0] == "gemini-cli"
 
 
 def test_the_conversation_as_the_recording_ends_with_it():

@@ -13,7 +13,7 @@ import pytest
 from importer_helpers import FIXTURES
 
 from masrl.traces.importers import SourceError, import_file
-from masrl.traces.importers.spans import CYCLE, WORKFLOW
+from masrl.traces.importers.spans.tree import CYCLE, WORKFLOW
 
 
 def otlp(spans: list[dict]) -> dict:
@@ -109,7 +109,9 @@ def test_deep_nesting_in_a_line_is_a_source_error_naming_it(tmp_path, fmt):
     assert caught.value.where == 2
 
 
-def test_token_counts_whose_sum_overflows_are_a_located_error(tmp_path):
+def test_token_counts_past_what_a_double_holds_are_a_located_error(tmp_path):
+    """Counts are read by the kit's rule: past 2^53 a count is refused where it is written, so a
+    sum of counts cannot reach infinity (``with_provenance`` still checks every number)."""
     folder = tmp_path / "codex"
     shutil.copytree(FIXTURES / "codex", folder)
     main = next(folder.glob("*aaaa.jsonl"))
@@ -121,15 +123,17 @@ def test_token_counts_whose_sum_overflows_are_a_located_error(tmp_path):
     main.write_text(text, encoding="utf-8")
     with pytest.raises(SourceError) as caught:
         import_file("codex", main)
-    assert str(caught.value) == (f"{main}: costs.tokens is inf: the log's numbers add up to "
-                                 "more than a double holds")
+    assert str(caught.value) == (
+        f"{main}:10: info.last_token_usage.input_tokens must be a count up to 2^53 "
+        "(9,007,199,254,740,992), the largest a double holds exactly, found the number "
+        "1.5e+308")
 
 
 # ---------------------------------------------------------------------------------- sequencing
 
 def reference_sequence(build, members):
     """The pairwise ``_sequence`` this module replaced (n^2 log n), kept as the definition."""
-    from masrl.traces.importers.spans import _inside
+    from masrl.traces.importers.spans.tree import _inside
 
     ordered = sorted(members, key=lambda u: (u.start, u.order))
     for j, unit in enumerate(ordered):
@@ -147,8 +151,8 @@ def reference_sequence(build, members):
 def test_sequencing_units_makes_the_edges_of_its_definition(seed):
     import random
 
-    from masrl.traces.importers.common import TraceBuilder
-    from masrl.traces.importers.spans import Span, Unit, _sequence
+    from masrl.traces.importers._kit.common import TraceBuilder
+    from masrl.traces.importers.spans.tree import Span, Unit, _sequence
 
     pick = random.Random(seed)
     members, spans = [], []
@@ -191,7 +195,7 @@ def test_enclosing_agents_are_those_of_the_definition(seed):
     """The latest-starting (then shortest, then smallest id) agent span around each root."""
     import random
 
-    from masrl.traces.importers.spans import AGENT, Span, _enclosing_agents
+    from masrl.traces.importers.spans.tree import AGENT, Span, _enclosing_agents
 
     pick = random.Random(seed)
     spans = []

@@ -9,7 +9,7 @@ from importer_helpers import FIXTURES, assert_source_error
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, import_file, import_traces
-from masrl.traces.importers.accounting import conservation_problems, figures
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
 
 FOLDER = FIXTURES / "langchain"
 
@@ -25,8 +25,8 @@ def test_a_run_tree_gives_each_node_its_model_and_tool_runs():
     assert shape(trace) == [
         ("r3", "message", "planner", None, 0.2, 1.9),
         ("r5", "message", "researcher", None, 2.2, 3.0),
-        ("r6.c", "tool_call", "researcher", "timetable", 3.1, None),
-        ("r7.c", "tool_call", "researcher", "fares", 3.15, None),
+        ("r6.c", "tool_call", "researcher", "timetable", 3.1, 4.0),  # until its result
+        ("r7.c", "tool_call", "researcher", "fares", 3.15, 5.5),
         ("r6.r", "tool_result", "researcher", "timetable", 4.0, None),
         ("r7.r", "tool_result", "researcher", "fares", 5.5, None),
         ("r8", "message", "researcher", None, 5.6, 8.8),
@@ -75,4 +75,4 @@ def test_callback_events():
 def test_a_bad_time_names_the_run(tmp_path):
     assert_source_error("langchain", tmp_path / "r.json",
                         '[{"id": "x", "run_type": "llm", "start_time": "soon"}]',
-                        "[0].start_time", "must be an ISO 8601 time, found a string")
+                        "[0]", 'start_time must be an ISO 8601 time, found the string "soon"')

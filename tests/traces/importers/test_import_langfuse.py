@@ -10,7 +10,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text, source
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.importers.langfuse import NO_END
+from masrl.traces.importers.spans.langfuse import NO_END
 
 FOLDER = FIXTURES / "langfuse"
 TRACE = FOLDER / "trace.json"
@@ -76,18 +76,63 @@ def changed(change) -> str:
     (changed(lambda d: d.update(observations={})), "observations",
      "observations must be a list, found an object"),
     (changed(lambda d: d["observations"][1].update(startTime="soon")), "observations[1]",
-     "observation obs-2: startTime must be an ISO-8601 time, found a string 'soon'"),
+     'observation obs-2: startTime must be an ISO 8601 time, found the string "soon"'),
     (changed(lambda d: d["observations"][1].update(endTime=[1])), "observations[1]",
-     "observation obs-2: endTime must be an ISO-8601 time or null, found a list [1]"),
+     "observation obs-2: endTime must be an ISO 8601 time, found an array"),
     (changed(lambda d: d["observations"][1].update(endTime="2025-06-10T11:00:00Z")),
      "observations[1]", ("observation obs-2 ends (2025-06-10T11:00:00Z) before it starts "
      "(2025-06-10T12:00:00.100Z)")),
     (changed(lambda d: d["observations"][1].update(traceId="other")), "observations[1]",
      "observation obs-2 belongs to trace other, not 7f3e1c2a-trace-0001"),
     (changed(lambda d: d["observations"][1].update(usageDetails=[1])),
-     "observations[1].usageDetails", "must be an object, found a list"),
+     "observations[1].usageDetails", "must be an object, found an array"),
     (changed(lambda d: d["observations"][2].pop("type")), "observations[2]",
      "observation obs-3 has no type (found null)"),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
     assert_source_error("langfuse", tmp_path / "trace.json", text, where, message)
+
+
+def crew_observation(oid: str, parent: str | None, kind: str, name: str, start: float,
+                     end: float, metadata: dict | None = None, **fields) -> dict:
+    stamp = "2026-02-03T10:00:{:06.3f}Z"
+    return {"id": oid, "traceId": "crew-1", "parentObservationId": parent, "type": kind,
+            "name": name, "startTime": stamp.format(start), "endTime": stamp.format(end),
+            "metadata": json.dumps(metadata or {}), "totalCost": 0, "inputUsage": 0,
+            "outputUsage": 0, "totalUsage": 0, **fields}
+
+
+def test_a_crewai_run_names_its_agent_by_role_and_its_telemetry_as_such(tmp_path):
+    """OpenInference's CrewAI instrumentation names the agent span after a method
+    (``Task._execute_core``) and writes the agent in ``input.value``; CrewAI's telemetry spans
+    (``Crew Created``) are no step of the run. The run is still one model call among six
+    observations: validation says the import is thin, with the counts."""
+    agent = ("id=UUID('0f0e0d0c-0000-4000-8000-000000000001') role='Quill editor' "
+             "goal='Edit the invented quill guide' backstory='Careful.'")
+    crew_scope = {"scope": {"name": "openinference.instrumentation.crewai"}}
+    document = {"trace": {"id": "crew-1", "name": "crew-run", "scores": []}, "observations": [
+        crew_observation("o1", None, "SPAN", "crew-run", 0, 4),
+        crew_observation("o2", "o1", "SPAN", "Crew.kickoff", 0.01, 3.9, {
+            "attributes": {"openinference.span.kind": "CHAIN"}, **crew_scope}),
+        crew_observation("o3", "o2", "SPAN", "Crew Created", 0.02, 0.03,
+                         {"scope": {"name": "crewai.telemetry"}}),
+        crew_observation("o4", "o2", "SPAN", "Task._execute_core", 0.05, 3.8, {
+            "attributes": {"openinference.span.kind": "AGENT",
+                           "input.value": json.dumps({"agent": agent})}, **crew_scope}),
+        crew_observation("o5", "o4", "SPAN", "Task Created", 0.05, 0.05,
+                         {"scope": {"name": "crewai.telemetry"}}),
+        crew_observation("o6", "o4", "GENERATION", "completion", 0.1, 3.7,
+                         usageDetails={"input": 190, "output": 164, "total": 354},
+                         model="model-c", totalCost=0.0002)]}
+    path = tmp_path / "crew.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    result = import_file("langfuse", path)
+    trace = result.trace
+    assert [(e["agent"], e["type"], e.get("x_model")) for e in trace["events"]] == [
+        ("Quill editor", "message", "model-c")]
+    assert result.skipped == {"span: CrewAI telemetry span (that a crew or a task was created: "
+                              "no step of the run)": 2, "span: SPAN": 2}
+    problems = validate_document(trace).problems
+    assert [(p.code, p.severity) for p in problems] == [("thin-import", "warning")]
+    assert problems[0].message.startswith("thin import: 2 of 6 observations of the log gave "
+                                          "events (1 event); skipped: ")

@@ -11,7 +11,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
-from masrl.traces.importers.openai_agents import NO_END
+from masrl.traces.importers.spans.openai_agents import NO_END
 
 FOLDER = FIXTURES / "openai_agents"
 PAYLOAD = FOLDER / "backend_payload.json"
@@ -65,7 +65,8 @@ def changed(change) -> str:
     (changed(lambda d: d["data"][2].update(span_data="x")), "data[2]",
      "span span_guard000000000000002: span_data must be an object with a type, found a string"),
     (changed(lambda d: d["data"][3].update(started_at=5)), "data[3]",
-     "span span_gen00000000000000003: started_at must be an ISO-8601 time, found a number 5"),
+     "span span_gen00000000000000003: started_at must be an ISO 8601 time, found the number "
+     "5"),
     (changed(lambda d: d["data"][3].update(ended_at="2020-01-01T00:00:00Z")), "data[3]",
      "span span_gen00000000000000003 ends (2020-01-01T00:00:00Z) before it starts "
      "(2025-05-13T09:37:40.050000+00:00)"),

@@ -190,10 +190,11 @@ def only_root(document):
      "traces")),
     ('{"spans": []}', None, "the file holds no spans"),
     (mutated(set_in(2, "start_time", "soon")), "spans[2]",
-     'start_time must be a time (integer nanoseconds, ISO-8601 text, [seconds, nanoseconds] '
-     'or epoch milliseconds), found a string "soon"'),
+     'start_time must be an ISO 8601 time or an epoch number of 0 or more (or its digits), '
+     'found the string "soon"'),
     (mutated(set_in(2, "end_time", 1000)), "spans[2]",
-     "span ends (1000) before it starts (1110000000)"),
+     "span ends before it starts: end_time (1970-01-01T00:00:00.000001Z) is before start_time "
+     "(1970-01-01T00:00:01.110000Z)"),
     (mutated(context(3, span_id=3)), "spans[3]",
      "span id 0000000000000003 is used by two different records (the other is spans[2])"),
     (mutated(context(3, trace_id=78)), None,

@@ -12,8 +12,8 @@ import pytest
 from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
-from masrl.traces.importers import dumps, import_file
-from masrl.traces.importers.spans import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT, WRAPPER
+from masrl.traces.importers import SourceError, dumps, import_file
+from masrl.traces.importers.spans.tree import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT, WRAPPER
 
 FOLDER = FIXTURES / "otel"
 RAW = json.loads((FOLDER / "any_agent.json").read_text(encoding="utf-8"))
@@ -206,12 +206,11 @@ def any_agent(change) -> str:
     (otlp(spans=[{"traceId": "ab" * 16, "spanId": "xyz", "startTimeUnixNano": "1",
                   "endTimeUnixNano": "2"}]), "resourceSpans[0].scopeSpans[0].spans[0]",
      "spanId 'xyz' is neither 16 hex digits nor base64 of 8 bytes"),
-    (otlp(spans=[{"traceId": "ab" * 16, "spanId": "cd" * 8, "startTimeUnixNano": 1.5,
+    (otlp(spans=[{"traceId": "ab" * 16, "spanId": "cd" * 8, "startTimeUnixNano": True,
                   "endTimeUnixNano": "2"}]), "resourceSpans[0].scopeSpans[0].spans[0]",
-     ("startTimeUnixNano must be integer nanoseconds (a number or a decimal string), found "
-     "a number 1.5")),
+     "startTimeUnixNano must be an epoch number of 0 or more (or its digits), found true"),
     (any_agent(lambda d: d["spans"][1].update(attributes=["a"])), "spans[1].attributes",
-     "must be an object (a JSON object), found a list"),
+     "must be an object (a JSON object), found an array"),
     (any_agent(lambda d: d["spans"][1].update(context="0x01")), "spans[1].context",
      "must be an object (a JSON object), found a string"),
     (any_agent(lambda d: d["spans"][1].update(status="ok")), "spans[1].status",
@@ -220,8 +219,8 @@ def any_agent(change) -> str:
      "spanId must be a hex string of up to 16 digits, found a number 7"),
     (('{"context": {"trace_id": "0x1", "span_id": "0x2"}, "start_time": "2025-02-30T00:00:00Z",'
      ' "end_time": "2025-03-01T00:00:00Z"}'), None,
-     ('start_time must be a time (integer nanoseconds, ISO-8601 text, [seconds, nanoseconds] or '
-     'epoch milliseconds), found a string "2025-02-30T00:00:00Z"')),
+     ('start_time must be an ISO 8601 time or an epoch number of 0 or more (or its digits), '
+     'found the string "2025-02-30T00:00:00Z"')),
     ('{"spans": []}\n{"spans": [', "2:12", "not JSON: Expecting value"),
     ("[1]", "[0]", "must be a span (a JSON object), found a number"),
 ])
@@ -234,3 +233,32 @@ def test_base64_and_hex_ids_of_one_span_agree():
     assert base64.b64decode(base64.b64encode(bytes.fromhex(hex_id))).hex() == hex_id
     trace = import_file("otel", FOLDER / "otlp_collector.jsonl").trace
     assert f"{hex_id}.call" in {e["id"] for e in trace["events"]}
+
+
+def test_the_javascript_console_exporter_writes_microseconds(tmp_path):
+    """The JavaScript ConsoleSpanExporter prints ``timestamp`` and ``duration`` in
+    microseconds (``hrTimeToMicroseconds``); read as milliseconds they put the run in the year
+    56334, a date no datetime holds (an internal error before)."""
+    spans = [{"traceId": "ab" * 16, "parentId": None, "name": "invoke_agent helper",
+              "id": "0000000000000001", "kind": 0, "timestamp": 1_720_000_000_000_000,
+              "duration": 2_000_000, "attributes": {"gen_ai.operation.name": "invoke_agent",
+                                                    "gen_ai.agent.name": "helper"},
+              "status": {"code": 0}},
+             {"traceId": "ab" * 16, "parentId": "0000000000000001", "name": "chat",
+              "id": "0000000000000002", "kind": 0, "timestamp": 1_720_000_000_250_000,
+              "duration": 1_500_000.5, "attributes": {"gen_ai.operation.name": "chat"},
+              "status": {"code": 0}}]
+    path = tmp_path / "console.json"
+    path.write_text(json.dumps(spans), encoding="utf-8")
+    result = import_file("otel", path)
+    assert result.time_origin == "2024-07-03T09:46:40.000000Z"
+    call = result.trace["events"][0]
+    assert (call["agent"], call["t"], call["t_end"]) == ("helper", 0.25, 1.7500005)
+    spans[1]["timestamp"] *= 1000  # nanoseconds where microseconds belong
+    path.write_text(json.dumps(spans), encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("otel", path)
+    assert str(caught.value) == (
+        f"{path}:[1]: timestamp must be a time between 1970 and the year 9999 (it is past the "
+        "year 9999 read as microseconds: is it in another unit?), found the number "
+        "1720000000250000000")

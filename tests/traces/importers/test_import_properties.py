@@ -1,4 +1,4 @@
-"""Property: every importer of :data:`masrl.traces.importers.MODULES`, and ``auto``, either
+"""Property: every importer of :data:`masrl.traces.importers.registry.FORMATS`, and ``auto``, either
 returns an :class:`ImportResult` whose trace can be written (finite numbers, no lone
 surrogates) or raises :class:`SourceError`; nothing else, whatever the log holds.
 
@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from importer_helpers import FIXTURES
 
-from masrl.traces.importers import AUTO, MODULES, SourceError, dumps, import_file
+from masrl.traces.importers import AUTO, FORMATS, SourceError, dumps, import_file
 from masrl.traces.strict_json import StrictJSONError, parse, parse_sequence
 from masrl.traces.validate import validate_document
 
@@ -104,7 +104,7 @@ def write(path: Path, lines: bool, values_: list) -> None:
     path.write_text(text, encoding="utf-8", errors="surrogatepass")
 
 
-@pytest.mark.parametrize("fmt", MODULES)
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_generated_logs_of_each_format(tmp_path, fmt):
     if all(is_text_log(p.read_text(encoding="utf-8")) for p in fixtures(fmt)):
         lines_ = text_lines(fmt)
@@ -135,7 +135,7 @@ def test_generated_logs_of_each_format(tmp_path, fmt):
     run()
 
 
-@pytest.mark.parametrize("fmt", MODULES)
+@pytest.mark.parametrize("fmt", FORMATS)
 def test_damaged_fixtures_of_each_format(tmp_path, fmt):
     files = fixtures(fmt)
 

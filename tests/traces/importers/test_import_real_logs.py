@@ -54,9 +54,14 @@ def test_real_log_provenance_holds_the_summary_counts(log):
 def test_real_log_text_never_reaches_the_trace(log):
     needs_logs(log)
     result = import_file(log.source.format, log.path)
-    text = dumps(result.trace)
+    labels = result.trace.get("labels", [])  # the source's gold answers and annotations:
+    text = dumps({k: v for k, v in result.trace.items() if k != "labels"})  # kept on purpose
     leaked = [s for s in source_texts(result.files) if s in text]
     assert leaked == []
+    if log.source.format == "who-and-when":  # labels hold the gold fields, nothing else
+        assert {label["name"] for label in labels} <= {
+            "mistake_agent", "mistake_step", "mistake_reason", "ground_truth", "is_correct",
+            "is_corrected"}
     carriers = ("message", "tool_call", "spawn")
     missing = [e["id"] for e in result.trace["events"]
                if e["type"] in carriers and "content_ref" not in e

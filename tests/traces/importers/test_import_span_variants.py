@@ -13,9 +13,9 @@ from importer_helpers import FIXTURES
 from masrl import paths
 from masrl.traces import validate_document
 from masrl.traces.importers import import_file, import_traces
-from masrl.traces.importers.accounting import conservation_problems, figures
-from masrl.traces.importers.otel import NO_RUN, NOT_IN_A_TRACE
-from masrl.traces.importers.spans import AS_TOOL, STARTED, WORKFLOW, WRAPPER
+from masrl.traces.importers._kit.accounting import conservation_problems, figures
+from masrl.traces.importers.spans.otel import NO_RUN, NOT_IN_A_TRACE
+from masrl.traces.importers.spans.tree import AS_TOOL, STARTED, WORKFLOW, WRAPPER
 
 OTEL, LANGFUSE = FIXTURES / "otel", FIXTURES / "langfuse"
 REAL = paths.public_logs_dir() / "real-logs"
@@ -274,3 +274,40 @@ def test_phoenix_otlpv1_snake_case_and_dataframe_records(tmp_path):
         found.append([(e["type"], e["agent"], e.get("tokens"), e.get("x_error"))
                       for e in result.trace["events"]])
     assert found[0] == found[1] == [("message", "tutor", 92, True)]
+
+
+def test_a_renamed_invocation_never_takes_a_name_the_log_uses():
+    """The second invocation of ``planner`` is ``planner#2`` unless the log has an agent of
+    that very name: then it is ``planner#3``, and the two agents stay apart."""
+    from masrl.traces.importers.spans.tree import AGENT, Span, agent_names
+
+    spans = [Span(f"s{k}", None, k, k + 1, AGENT, "-", name=name)
+             for k, name in enumerate(["planner", "planner#2", "planner", "planner"])]
+    assert list(agent_names(spans).values()) == ["planner", "planner#2", "planner#3",
+                                                 "planner#4"]
+
+
+def test_agents_named_like_a_renamed_invocation_stay_two_agents(tmp_path):
+    """Two invocations of ``planner`` and an agent the log calls ``planner#2``: three agents,
+    where renaming the second invocation ``planner#2`` merged two of them."""
+    def span(k: int, name: str, operation: str, parent: int | None = None) -> dict:
+        attributes = [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}}]
+        if operation == "invoke_agent":
+            attributes.append({"key": "gen_ai.agent.name", "value": {"stringValue": name}})
+        return {"traceId": "ab" * 16, "spanId": f"{k:016x}",
+                "parentSpanId": "" if parent is None else f"{parent:016x}", "name": name,
+                "startTimeUnixNano": str(1_760_000_000 * 10**9 + k * 10**8),
+                "endTimeUnixNano": str(1_760_000_000 * 10**9 + k * 10**8 + 5 * 10**7),
+                "attributes": attributes, "status": {}}
+
+    spans = []
+    for k, name in enumerate(["planner", "planner", "planner#2"], start=1):
+        spans += [span(2 * k, name, "invoke_agent"), span(2 * k + 1, "chat", "chat", 2 * k)]
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"resourceSpans": [{"resource": {"attributes": []},
+                                                   "scopeSpans": [{"spans": spans}]}]}),
+                    encoding="utf-8")
+    trace = import_file("otel", path).trace
+    assert sorted({e["agent"] for e in trace["events"]}) == ["planner", "planner#2",
+                                                             "planner#3"]
+    assert validate_document(trace).problems == []

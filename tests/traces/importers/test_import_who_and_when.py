@@ -80,8 +80,12 @@ def test_content_is_hashed_never_copied():
     text = dumps(result.trace)
     for record in document["history"]:
         assert record["content"] not in text
-    for key in ("question", "mistake_reason"):
-        assert document[key] not in text
+    assert document["question"] not in text
+    # the gold labels are kept on purpose (schema 1.2): the reason only there
+    without_labels = dumps({k: v for k, v in result.trace.items() if k != "labels"})
+    assert document["mistake_reason"] not in without_labels
+    assert [label["value"] for label in result.trace["labels"]
+            if label["name"] == "mistake_reason"] == [document["mistake_reason"]]
 
 
 def test_captain_agent_group_chat():

@@ -16,7 +16,7 @@ Definitions (quoted by the book):
 
 Under ``decisive_step`` every Who&When run failed ($R = 0$), so a step's credit is minus the share
 of the run's candidate steps at or downstream of it. The logs are chains (each record depends on
-the one before, :mod:`masrl.traces.importers.who_and_when`), so the most negative step is the
+the one before, :mod:`masrl.traces.importers.turns.who_and_when`), so the most negative step is the
 first step of an agent: the model can only rank steps by their place, which is what it knows.
 """
 
@@ -28,7 +28,8 @@ from masrl.traces import credit, outcome_models
 from masrl.traces.attribution.gold import Run, by_subset
 from masrl.traces.attribution.predictions import Prediction
 from masrl.traces.attribution.scoring import RESAMPLES, SEED, Score, outcomes, score_values
-from masrl.traces.importers import import_file, who_and_when
+from masrl.traces.importers import import_file
+from masrl.traces.importers.turns import who_and_when
 from masrl.traces.run import reconstruct
 from masrl.traces.validate import validate_document
 

@@ -2,7 +2,7 @@
 
 A *gold directory* (``GOLD_DIR``) holds one folder per subset, ``algorithm-generated/`` (the
 CaptainAgent group chats) and ``hand-crafted/`` (the Magentic-One runs), each of ``*.json``
-logs in the shape :mod:`masrl.traces.importers.who_and_when` reads; either folder may be
+logs in the shape :mod:`masrl.traces.importers.turns.who_and_when` reads; either folder may be
 absent, not both. Every log is imported (so a step and an agent mean here exactly what they mean
 in its trace) and must carry both labels, ``mistake_agent`` and ``mistake_step``.
 
@@ -39,7 +39,8 @@ from pathlib import Path
 
 from masrl.files import MissingInput
 from masrl.traces.attribution import SUBSET_LABELS, SUBSETS  # noqa: F401 (gold.SUBSETS is public)
-from masrl.traces.importers import SourceError, import_file, who_and_when
+from masrl.traces.importers import SourceError, import_file
+from masrl.traces.importers.turns import who_and_when
 
 
 @dataclass(frozen=True)

@@ -33,8 +33,8 @@ from typing import Any
 
 from masrl.traces.attribution.gold import SUBSETS, Run
 from masrl.traces.importers import SourceError
-from masrl.traces.importers.common import read_jsonl
-from masrl.traces.importers.who_and_when import found
+from masrl.traces.importers._kit.common import read_jsonl
+from masrl.traces.importers.turns.who_and_when import found
 
 KEYS = ("id", "agent", "step")
 SHOWN = 10  # missing ids listed in the message

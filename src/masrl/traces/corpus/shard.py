@@ -176,7 +176,7 @@ class ShardBuilder:
             "parallelism": measured["parallelism"], "spawn_depth": measured["spawn_depth"],
             "max_concurrency": measured["max_concurrency"],
             "wall_clock": measured["wall_clock"],
-            "busy_time": float(sum(measured["busy_time"].values())),
+            "busy_time": _sum(measured["busy_time"]),
             "speedup": measured["speedup"],
             "tokens": measured["tokens"]["total"], "cost_usd": measured["cost_usd"]["total"],
             "team_reward": credit.team_reward(run),
@@ -205,14 +205,16 @@ class ShardBuilder:
                                           minlength=len(events.agent_names)).tolist()))
         acts = dict(zip(events.agent_names, acting.tolist()))
         tokens, cost = measured["tokens"]["per_agent"], measured["cost_usd"]["per_agent"]
-        busy = measured["busy_time"]
+        busy = measured["busy_time"]  # each None when the trace does not record it
         columns = self.agent_columns
         for name, life in run.agents.items():
             family = run.subtree(name) if life.children else [name]
             row = (source, name, acts.get(name, False), life.role, life.parent, life.depth,
                    len(life.children), life.spawn_event, life.spawned_at, life.ended_at,
-                   own_events.get(name, 0), busy.get(name, 0.0), tokens[name], cost[name],
-                   float(sum(tokens[a] for a in family)), float(sum(cost[a] for a in family)))
+                   own_events.get(name, 0), None if busy is None else busy.get(name, 0.0),
+                   None if tokens is None else tokens[name],
+                   None if cost is None else cost[name],
+                   _sum(tokens, family), _sum(cost, family))
             for column, value in zip(AGENT_COLUMNS, row):
                 columns[column].append(value)
 
@@ -393,6 +395,14 @@ def _nullable_flags(values: np.ndarray) -> pa.Array:
 def _decoded(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:
     """The strings ``dictionary[codes]`` (taken in Arrow, no Python object per row)."""
     return dictionary.take(pa.array(codes))
+
+
+def _sum(values: dict | None, keys=None) -> float | None:
+    """The sum of a replay's per-agent figures (of ``keys``, else all); ``None`` when the
+    replay says the trace does not record the figure (:mod:`masrl.traces.recorded`)."""
+    if values is None:
+        return None
+    return float(sum(values.values() if keys is None else (values[k] for k in keys)))
 
 
 def _every(key: str, counts: dict[str, int]) -> dict[str, int]:

@@ -2,7 +2,7 @@
 
 ``export(document)`` takes a validated trace document and returns an OTLP JSON object
 ``{"resourceSpans": [...]}`` that any OpenTelemetry backend (a collector, Jaeger, Langfuse,
-Phoenix) reads, and that :mod:`masrl.traces.importers.otel` imports back.
+Phoenix) reads, and that :mod:`masrl.traces.importers.spans.otel` imports back.
 
 Mapping (GenAI semantic conventions where they have a span for the event, ``masrl.*``
 attributes for what they cannot say):
@@ -16,9 +16,13 @@ attributes for what they cannot say):
 * **message** -> a ``chat`` span in the agent's span (``gen_ai.usage.input_tokens`` /
   ``output_tokens`` from ``x_usage``, else ``gen_ai.usage.total_tokens``; ``gen_ai.usage.cost``;
   ``gen_ai.request.model`` from ``x_model``; ``masrl.to``).
-* **tool_call** -> an ``execute_tool`` span (``gen_ai.tool.name``) from the call to its result
-  (the ``tool_result`` an edge leads to from the call, else the next one of the same tool),
-  with the tokens and cost of both; ``masrl.tool_result: false`` when the call has no result.
+* **tool_call** -> an ``execute_tool`` span (``gen_ai.tool.name``) from the call to the end of
+  its result (the ``tool_result`` an edge leads to from the call, else the next one of the same
+  tool), with the tokens and cost of both; ``masrl.tool_result: false`` when the call has no
+  result; ``masrl.tool_call.end_unix_nano`` and ``masrl.tool_result.start_unix_nano`` when the
+  call ends or the result starts elsewhere than the span's end (so durations come back). A
+  spawn or a return with a duration keeps its end in ``masrl.spawn.end_unix_nano`` /
+  ``masrl.return.end_unix_nano``.
 * **Every other event** (``orchestrator_decision``, ``aggregate``, ``despawn``,
   ``human_intervention``, ``safety_event``, a second spawn or return, a result without a call) ->
   a span ``masrl <type>`` with ``masrl.event.type``, ``masrl.decision``, ``masrl.to`` and the
@@ -36,9 +40,9 @@ event types and counts, and token and cost totals): the names of tools, since th
 ``tool_result`` becomes the calling agent; edges (the importer infers them from time within each
 agent), event ids (they become span ids), ``content_ref`` (OTLP carries no hash of ours),
 ``role``, per-event ``reward``, ``trusted``, ``from``, ``x_*`` fields other than usage, model
-and error, ``rewards``, ``metrics``, ``counterfactuals``, ``provenance``, ``trace_id`` and
-``task_id`` (the importer names the run ``otel:<trace hex>``); ``duration`` becomes ``t_end``;
-times are rounded to nanoseconds.
+and error, ``rewards``, ``metrics``, ``counterfactuals``, ``provenance``, ``labels``,
+``trace_id`` and ``task_id`` (the importer names the run ``otel:<trace hex>``); ``duration``
+becomes ``t_end``; times are rounded to nanoseconds.
 """
 
 from __future__ import annotations
@@ -135,6 +139,8 @@ def _agent_span(run, trace_hex, agent, agent_ids, own, spawned, returned) -> dic
     for key, event in (("spawn", spawn), ("return", ret)):
         if event is not None:
             attributes += _usage_kv(f"masrl.{key}.tokens", f"masrl.{key}.cost_usd", event)
+            if _end(event) > event["t"]:  # the span starts at the spawn, ends at the return
+                attributes.append(_kv(f"masrl.{key}.end_unix_nano", _ns(_end(event))))
     if spawn is not None and ret is None:
         attributes.append(_kv("masrl.return", False))
     parent = agent_ids.get(spawn["agent"]) if spawn else None
@@ -144,7 +150,7 @@ def _agent_span(run, trace_hex, agent, agent_ids, own, spawned, returned) -> dic
 
 
 def _tool_span(run, trace_hex, parent, call, result) -> dict:
-    end = max(_end(call), result["t"] if result else _end(call))
+    end = max(_end(call), _end(result) if result else _end(call))
     merged = {"tokens": _sum(call.get("tokens"), (result or {}).get("tokens")),
               "cost_usd": _sum(call.get("cost_usd"), (result or {}).get("cost_usd"))}
     attributes = [_kv("gen_ai.operation.name", "execute_tool")]
@@ -153,6 +159,10 @@ def _tool_span(run, trace_hex, parent, call, result) -> dict:
     attributes += _usage_kv("gen_ai.usage.total_tokens", "gen_ai.usage.cost", merged)
     if result is None:
         attributes.append(_kv("masrl.tool_result", False))
+    if _end(call) != end:  # the call's own end and the result's start, when the span says less
+        attributes.append(_kv("masrl.tool_call.end_unix_nano", _ns(_end(call))))
+    if result is not None and result["t"] != end:
+        attributes.append(_kv("masrl.tool_result.start_unix_nano", _ns(result["t"])))
     error = call.get("x_error") is True or (result or {}).get("x_error") is True
     return _span(trace_hex, _digest(f"{run}\0{call['id']}", 8), parent,
                  f"execute_tool {call.get('tool') or ''}".strip(), call["t"], end, attributes,

@@ -8,8 +8,10 @@ to a temporary file and imports that with the importer that reads the format
   *tools*, the names that only answer calls (on ``tool_result`` events): counted apart, because
   a format may put a tool's result on the agent that called it, keeping every acting agent but
   losing the tools' names; *event types* (the count of each type, compared as a whole);
-  *tokens* (the sum over events of ``tokens``); *cost* (the sum of ``cost_usd``); the run's
-  recorded ``costs`` and ``rewards``, written as ``name: value`` pairs (``none`` when empty);
+  *tokens* (the sum over events of ``tokens``); *cost* (the sum of ``cost_usd``); *durations*
+  (the seconds events last, by ``t_end`` or ``duration``, summed: what busy time is computed
+  from); the run's recorded ``costs`` and ``rewards``, written as ``name: value`` pairs
+  (``none`` when empty);
 * *identical events*: events equal in every field but the ``x_`` extensions (which importers
   add), matched by content;
 * *edges* and *edges in both*: the dependencies; a format without a dependency graph has them
@@ -73,6 +75,10 @@ def kept(before: dict, after: dict) -> pd.DataFrame:
     def total(doc, key):
         return round(sum(e.get(key, 0) for e in doc["events"]), 9)
 
+    def lasting(doc):  # seconds events last, summed (t_end or duration; busy time needs them)
+        return round(sum(e.get("t_end", e["t"] + e.get("duration", 0)) - e["t"]
+                         for e in doc["events"]), 6)
+
     identical = sum((Counter(map(_plain, before["events"])) & Counter(
         map(_plain, after["events"]))).values())
     pairs_before = {(e["src"], e["dst"]) for e in before["edges"]}
@@ -85,6 +91,7 @@ def kept(before: dict, after: dict) -> pd.DataFrame:
         ("event types", types(before), types(after)),
         ("tokens", total(before, "tokens"), total(after, "tokens")),
         ("cost (USD)", total(before, "cost_usd"), total(after, "cost_usd")),
+        ("durations (s)", lasting(before), lasting(after)),
         ("costs of the run", pairs(before["costs"]), pairs(after["costs"])),
         ("rewards", pairs(before["rewards"]), pairs(after["rewards"])),
         ("edges", len(before["edges"]), len(after["edges"])),

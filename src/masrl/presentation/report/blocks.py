@@ -1,0 +1,201 @@
+"""The pieces a report section is made of, each with one HTML form and one plain-text form:
+the report page places the HTML, the book's chapter 22 displays the same objects (Jupyter
+calls ``_repr_html_``), and notebook tests compare the plain text.
+
+Every text that comes from a trace is escaped here, or by :class:`masrl.presentation.tables.
+Table`; markup is built only from escaped text.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+
+from masrl.presentation import vega
+from masrl.presentation.escaping import html_text
+from masrl.presentation.tables import STACKED, Table
+
+FOLD_AFTER = 10  # a table longer than this shows its first rows and folds the rest
+STACK_FROM = 4  # a table of this many columns or more becomes cards on a phone
+
+
+def table(header: list[str], kinds: list[str], rows: list[list[str]], caption: str,
+          notes: str | None = None) -> Table:
+    """A report table in the book's style; one of :data:`STACK_FROM` columns or more is marked
+    to become cards on a narrow screen (each cell under its column's name), so that it fits
+    the column instead of sliding sideways; a narrower one wraps its cells."""
+    return Table(header, kinds, rows, caption, notes=notes,
+                 classes=STACKED if len(header) >= STACK_FROM else "")
+
+
+class Paragraph:
+    """A paragraph of text: plain ``text`` and, where part of it is code (a file name, a
+    command), runs of ``(text, is_code)``. ``tone`` ``warning`` marks a line the reader should
+    not miss (a thin import)."""
+
+    def __init__(self, *runs: str | tuple[str, bool], tone: str = ""):
+        self.runs = [(run, False) if isinstance(run, str) else run for run in runs]
+        self.tone = tone
+
+    @property
+    def text(self) -> str:
+        return "".join(text for text, _ in self.runs)
+
+    def _repr_html_(self) -> str:
+        body = "".join(f"<code>{html_text(text)}</code>" if code else html_text(text)
+                       for text, code in self.runs)
+        tone = f" masrl-{self.tone}" if self.tone else ""
+        return f'<p class="masrl-paragraph{tone}">{body}</p>'
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+class Commands:
+    """Command lines a reader can copy, shown as code, one per line."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+
+    def _repr_html_(self) -> str:
+        return f'<pre class="masrl-commands"><code>{html_text(chr(10).join(self.lines))}</code></pre>'
+
+    def __repr__(self) -> str:
+        return "\n".join(f"$ {line}" for line in self.lines)
+
+
+class Folded:
+    """A table whose first ``shown`` rows are in view and whose other rows wait in a
+    ``<details>`` element the reader opens (the same header, the caption marked continued)."""
+
+    def __init__(self, table: Table, shown: int = FOLD_AFTER):
+        self.table, self.shown = table, shown
+
+    def _repr_html_(self) -> str:
+        table = self.table
+        if len(table.rows) <= self.shown + 2:  # folding two rows away helps nobody
+            return table._repr_html_()
+        head = Table(table.header, table.kinds, table.rows[:self.shown], table.caption,
+                     table.row_headers, None, table.classes)
+        rest = Table(table.header, table.kinds, table.rows[self.shown:],
+                     f"{table.caption} (continued)", table.row_headers, table.notes,
+                     table.classes)
+        more = len(table.rows) - self.shown
+        return (f'<div class="masrl-fold">{head._repr_html_()}<details class="masrl-more">'
+                f"<summary>Show the other {more:,} rows</summary>{rest._repr_html_()}"
+                f"</details></div>")
+
+    def __repr__(self) -> str:
+        return repr(self.table)
+
+
+class Chart:
+    """A Vega-Lite chart: ``live`` is drawn in the reader's browser (the report page carries
+    the libraries); ``static`` is what a page that does not draw shows (the book renders it to
+    SVG). Without JavaScript the report page shows the chart's text alternative in its place."""
+
+    def __init__(self, static: dict, live: dict | None = None, caption: str | None = None):
+        self.static, self.live = static, live or static
+        self.caption = caption
+
+    @property
+    def title(self) -> str:
+        return vega.title_text(self.static.get("title", ""))
+
+    @property
+    def description(self) -> str:
+        return self.static["description"]
+
+    def _caption(self) -> str:
+        note = " ".join(part for part in (self.caption,
+                                          (self.static.get("usermeta") or {}).get("note"))
+                        if part)
+        note = f' <span class="masrl-note">{html.escape(note)}</span>' if note else ""
+        return (f'<figcaption class="masrl-caption"><span class="masrl-title">'
+                f"{html.escape(self.title)}</span>{note}</figcaption>")
+
+    def page_html(self) -> str:
+        """The chart in the report page: an empty place the page's script draws the chart
+        into, the text alternative under it (hidden once the chart is drawn: the page's
+        stylesheet), and the specification."""
+        label = html.escape(f"{self.title}. {self.description}", quote=True)
+        live = dict(self.live)
+        live.pop("title", None)
+        spec = vega.embedded_spec(vega.responsive(live))
+        return (f'<figure class="masrl-chart masrl-interactive" role="img" aria-label="{label}">'
+                f'<div class="masrl-live"></div><p class="masrl-alt">'
+                f"{html.escape(self.description)}</p>"
+                f'<script type="application/json" class="masrl-spec">{spec}</script>'
+                f"{self._caption()}</figure>")
+
+    def _repr_html_(self) -> str:  # the book: static SVG, drawn live where the book can
+        from masrl.presentation import charts
+
+        return charts.show(self.static, interactive=True, caption=self.caption,
+                           live=self.live if self.live is not self.static else None
+                           )._repr_html_()
+
+    def __repr__(self) -> str:
+        note = f" {self.caption}" if self.caption else ""
+        return f"Chart: {self.title}. {self.description}{note}"
+
+
+class Drawing:
+    """A picture built as SVG by presentation code (every text in it escaped), with its title,
+    its text alternative (the figure's accessible name; the tables beside it say the same in
+    full), and a legend in words under it. With a ``narrow`` SVG too, a screen narrower than
+    :data:`NARROW_PX` shows that one instead (the page's style, carried by the figure)."""
+
+    def __init__(self, svg: str, title: str, description: str, legend: list[str],
+                 narrow: str | None = None):
+        self.svg, self.title, self.description, self.legend = svg, title, description, legend
+        self.narrow = narrow
+
+    def _repr_html_(self) -> str:
+        label = html.escape(f"{self.title}. {self.description}", quote=True)
+        legend = "".join(f"<li>{html_text(item)}</li>" for item in self.legend)
+        drawn = f'<div class="masrl-static masrl-wide">{self.svg}</div>'
+        if self.narrow:
+            drawn = (f"<style>{NARROW_STYLE}</style>" + drawn
+                     + f'<div class="masrl-static masrl-narrow">{self.narrow}</div>')
+        return (f'<figure class="masrl-chart masrl-drawing" role="img" aria-label="{label}">'
+                f"{drawn}"
+                f'<figcaption class="masrl-caption"><span class="masrl-title">'
+                f'{html_text(self.title)}</span>'
+                f'<ul class="masrl-legend">{legend}</ul></figcaption></figure>')
+
+    def __repr__(self) -> str:
+        return f"Drawing: {self.title}. {self.description} " + " ".join(self.legend)
+
+
+NARROW_PX = 720
+NARROW_STYLE = (f"@media (max-width: {NARROW_PX}px) {{ figure.masrl-drawing .masrl-wide "
+                f"{{ display: none; }} }} @media (min-width: {NARROW_PX + 1}px) {{ "
+                "figure.masrl-drawing .masrl-narrow { display: none; } }")
+
+
+class Section:
+    """One section of the report: its ``key`` (stable, for the chapter and tests), its
+    ``title`` (the page's heading; the chapter's own ``##`` heading says the same) and its
+    blocks, in order."""
+
+    def __init__(self, key: str, title: str, blocks: list):
+        self.key, self.title, self.blocks = key, title, blocks
+
+    def _repr_html_(self) -> str:
+        return (f'<div class="masrl-section" id="masrl-{self.key}">'
+                + "".join(block._repr_html_() for block in self.blocks) + "</div>")
+
+    def page_html(self) -> str:
+        """The section in the report page: its heading, then its blocks."""
+        parts = [getattr(block, "page_html", block._repr_html_)() for block in self.blocks]
+        return (f'<section class="masrl-section" id="{self.key}"><h2>{html_text(self.title)}</h2>'
+                + "".join(parts) + "</section>")
+
+    def __repr__(self) -> str:
+        return "\n\n".join(repr(block) for block in self.blocks)
+
+
+def strip_markup(text: str) -> str:
+    """Visible text of a piece of markup (tags removed, entities decoded), for tests."""
+    return html.unescape(re.sub(r"<[^>]+>", " ", text))

@@ -1,0 +1,473 @@
+"""What every importer shares: errors that name the place (:class:`SourceError`), the result
+and its provenance (:class:`ImportResult`), content hashes (no text enters a trace), the one
+way files and JSON are read, a trace builder that keeps edges forward in time, and
+deterministic, atomic writing. Chapter 23 of the book tells the conventions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from masrl.files import read_input, write_text_atomically
+from masrl.terminal import LIMIT, printable
+from masrl.traces import graph, strict_json
+from masrl.traces.importers._kit.accounting import Account, figures
+from masrl.traces.importers._kit.content import Budget, Ref, content_summary
+from masrl.traces.importers._kit.content import content_ref as content_ref  # re-exported
+from masrl.traces.schema import BASE_VERSION, oldest_version
+
+
+class SourceError(ValueError):
+    """Unreadable or unexpected input, located: ``FILE:WHERE: message``.
+
+    ``where`` is a 1-based line number for JSON Lines sources and a path inside the document
+    (``history[3]``, ``spans[2]``) for JSON sources; ``None`` when the whole file is at fault.
+    """
+
+    limit = LIMIT  # characters of the message kept (the refusal of ``import auto`` is longer)
+
+    def __init__(self, file: str | os.PathLike, where: str | int | None, message: str):
+        self.file, self.where, self.message = str(file), where, message
+        place = self.file if where is None else f"{self.file}:{where}"
+        super().__init__(f"{place}: {message}")
+
+    def __str__(self) -> str:
+        """The message with control characters escaped: file names, ids and values quoted
+        from a log cannot forge a line or drive the terminal (:mod:`masrl.terminal`)."""
+        return printable(super().__str__(), self.limit)
+
+
+class Unrecognised(SourceError):
+    """No format recognises the file: the message names each format tried and why it refused,
+    one clause per format (our own text), so it may be as long as the list of formats."""
+
+    limit = 8 * LIMIT
+
+
+@dataclass
+class ImportResult:
+    """One imported trace and the account of what the importer did to get it."""
+
+    format: str
+    source: str
+    trace: dict
+    files: list[str] = field(default_factory=list)  # every file read, the source first
+    skipped: Counter = field(default_factory=Counter)  # reason -> records left out
+    repairs: Counter = field(default_factory=Counter)  # reason -> events kept but changed
+    detected: str | None = None  # with ``import auto``: why the format was chosen
+    recognised: dict | None = None  # which system (and shape) wrote the log, and the evidence
+    account: Account | None = None  # records read, mapped and skipped; usage (accounting.py)
+    time_origin: str | None = None  # ISO 8601 UTC time of t = 0, when the source has clock times
+    labels: list[dict] = field(default_factory=list)  # the source's labels (content.label)
+
+    def __post_init__(self) -> None:
+        if self.account is None:
+            self.account = Account(reasons=self.skipped)
+        elif self.account.reasons is not self.skipped:
+            raise AssertionError("importer bug: the account must count into result.skipped")
+
+    def summary(self) -> dict:
+        """JSON-ready account: sizes, files read, skips and repairs (sorted by reason)."""
+        events = self.trace["events"]
+        return {
+            "format": self.format,
+            "source": self.source,
+            "files": list(self.files),
+            "trace_id": self.trace["trace_id"],
+            "events": len(events),
+            "edges": len(self.trace["edges"]),
+            "agents": len({e["agent"] for e in events if e["type"] != "tool_result"}),
+            "skipped": dict(sorted(self.skipped.items())),
+            "repairs": dict(sorted(self.repairs.items())),
+            "detected": self.detected,
+            "recognised": self.recognised,
+            **self.account.provenance(),
+            "figures": figures(self.trace, self.time_origin),
+        }
+
+    def provenance(self) -> dict:
+        """The trace's ``provenance``: format, files read (relative name and SHA-256 of the
+        bytes), skips and repairs by reason, and (for importers that tell several systems apart)
+        ``recognised``: the system the log was recognised as and the evidence; keys sorted, no
+        times, no absolute paths."""
+        folder = Path(self.source).parent
+        provenance = {
+            "format": self.format,
+            "repaired": dict(sorted(self.repairs.items())),
+            "skipped": dict(sorted(self.skipped.items())),
+            "sources": [source_file(Path(name), folder) for name in self.files],
+            **self.account.provenance(),
+        }
+        if self.time_origin is not None:
+            provenance["time_origin"] = self.time_origin
+        kept = content_summary(self.trace.get("events", []))
+        if kept is not None:
+            provenance["content"] = kept
+        if self.recognised is not None:
+            provenance["recognised"] = dict(sorted(self.recognised.items()))
+        return dict(sorted(provenance.items()))
+
+    def with_provenance(self) -> ImportResult:
+        """Write :meth:`provenance` into the trace, as its last key; call it once the counts are
+        final (an importer's last step). Returns the result itself.
+
+        Every number of the trace must be a finite double: token counts a log gives as 1e308
+        add up to infinity, which JSON cannot write; that is a :class:`SourceError` naming the
+        event and its source, not a trace with ``Infinity`` in it."""
+        self._check_finite()
+        for event in self.trace.get("events", []):  # hashes set after an event was added
+            for key, value in event.items():
+                if isinstance(value, Ref):
+                    event[key] = str(value)
+        self.trace.pop("provenance", None)
+        self.trace.pop("labels", None)
+        if self.labels:
+            self.trace["labels"] = self.labels
+        self.trace["provenance"] = self.provenance()
+        if "schema_version" in self.trace:
+            self.trace["schema_version"] = oldest_version(self.trace)
+        return self
+
+
+    def _check_finite(self) -> None:
+        places = [(f"event {e['id']} ({e.get('x_source', 'no source')}): ", e)
+                  for e in self.trace.get("events", [])]
+        places += [("costs.", self.trace.get("costs", {})),
+                   ("rewards.", self.trace.get("rewards", {}))]
+        for place, fields in places:
+            stack = list(fields.items())
+            while stack:  # nested values too (x_usage breakdowns), without recursion
+                key, value = stack.pop()
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise SourceError(self.source, None, f"{place}{key} is {value}: the log's "
+                                      "numbers add up to more than a double holds")
+                if isinstance(value, dict):
+                    stack.extend((f"{key}.{k}", v) for k, v in value.items())
+                elif isinstance(value, list):
+                    stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
+
+
+def several_runs(path: Path, fmt: str, ids: list[str], what: str, *, lead: str = "",
+                 where: str | None = None) -> SourceError:
+    """The error of ``import_file`` on a source of another number of runs than one: how many
+    (``lead`` + count + ``what``), their ids, and the command that imports one trace per run."""
+    return SourceError(path, where, f"{lead}{len(ids)} {what} ({', '.join(ids)}); a file of "
+                       "several runs imports as one trace per run "
+                       f"(masrl import {fmt} FILE -o DIR)")
+
+
+def one_run(path: Path, fmt: str, results: list[ImportResult], what: str, *, lead: str = "",
+            where: str | None = None) -> ImportResult:
+    """The trace of a source that holds one run (``results`` from the format's
+    ``import_traces``), else :func:`several_runs`: what every multi-run importer's
+    ``import_file`` does."""
+    if len(results) != 1:
+        ids = [str(r.trace["trace_id"]).removeprefix(f"{fmt}:") for r in results]
+        raise several_runs(path, fmt, ids, what, lead=lead, where=where)
+    return results[0]
+
+
+def source_file(path: Path, folder: Path) -> dict:
+    """``{name, sha256}`` of a file read: its name relative to ``folder`` (its base name when it
+    lies elsewhere) with ``/`` between folders, and the SHA-256 of its bytes."""
+    try:
+        name = path.relative_to(folder).as_posix()
+    except ValueError:
+        name = path.name
+    return {"name": name, "sha256": hashlib.sha256(read_bytes(path)).hexdigest()}
+
+
+# ---------------------------------------------------------------------------------- content
+
+# content_ref (a hash that remembers its content, kept as text on request) lives in .content
+
+# ---------------------------------------------------------------------------------- reading
+# The one way in for every importer: files through masrl.files (a regular file of bounded size;
+# anything else raises its InputError, an OSError: the command exits 2), JSON through
+# masrl.traces.strict_json (no repeated keys, finite numbers, bounded nesting, UTF-8 only).
+
+def read_bytes(path: Path) -> bytes:
+    """The bytes of a regular file of bounded size (:func:`masrl.files.read_input`)."""
+    return read_input(path)
+
+
+def read_text(path: Path) -> str:
+    """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`."""
+    data = read_bytes(path)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise SourceError(path, line, f"not UTF-8 text (byte {exc.start})") from None
+
+
+def read_json(path: Path) -> Any:
+    """One JSON document; a syntax error is reported with its line and column."""
+    return parse_json(read_text(path), path)
+
+
+def parse_json(text: str, path: Path, where: str | int | None = None) -> Any:
+    """The JSON document in ``text`` (strict, see above), or a :class:`SourceError` at ``where``
+    (for a syntax error with no ``where``, at its ``LINE:COLUMN``)."""
+    document, findings = strict_json.parse(text)
+    if findings:
+        raise source_error(path, where, findings[0])
+    return document
+
+
+def source_error(path: Path, where: str | int | None, finding: strict_json.Finding
+                 ) -> SourceError:
+    """The :class:`SourceError` of a strict-JSON finding, naming the field it concerns."""
+    if finding.syntax is not None and where is None:
+        where = f"{finding.line}:{finding.column}"
+    message = finding.message
+    if finding.code == strict_json.NON_FINITE:
+        message = f"not JSON: {message}"
+    if finding.parts is not None:
+        message += f" (at {strict_json.pointer(finding.parts) or '/'})"
+    return SourceError(path, where, message)
+
+
+def json_values(path: Path, text: str) -> list[tuple[int, Any]]:
+    """The JSON values of ``text`` (read from ``path``) written one after another (JSON Lines,
+    or indented objects concatenated), each with the line it starts on; a fault is a
+    :class:`SourceError` naming that line."""
+    try:
+        values = strict_json.parse_sequence(text)
+    except strict_json.StrictJSONError as exc:  # a syntax error names its line and column
+        where = exc.finding.line if exc.finding.syntax is None else None
+        raise source_error(path, where, exc.finding) from None
+    for line, _, findings in values:
+        if findings:
+            raise source_error(path, line, findings[0])
+    return [(line, value) for line, value, _ in values]
+
+
+SSE_FIELD = re.compile(r"(data|event|id|retry)(:|$)|:")
+"""A line of a server-sent event stream (``text/event-stream``): a field or a comment."""
+
+
+def sse_payloads(text: str) -> list[tuple[int, str]] | None:
+    """``(line number, data)`` of each event of ``text`` when it is a server-sent event stream
+    (``curl -N`` of an A2A ``message/stream`` or an ADK ``/run_sse``: ``data: {...}`` lines,
+    maybe with ``event:``, ``id:``, ``retry:`` and ``:`` comment lines, events between blank
+    lines; the ``data`` lines of one event joined by newlines, numbered by the first), else
+    ``None``: every non-blank line must be such a line and one must be ``data``."""
+    events: list[tuple[int, str]] = []
+    data: list[str] = []
+    first = 0
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            if data:
+                events.append((first, "\n".join(data)))
+            data = []
+            continue
+        if not SSE_FIELD.match(line):
+            return None
+        if line.startswith("data"):
+            value = line[5:]
+            if not data:
+                first = number
+            data.append(value[1:] if value.startswith(" ") else value)
+    if data:
+        events.append((first, "\n".join(data)))
+    return events or None
+
+
+def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
+    """``(line number, record)`` of every non-blank line of a JSON Lines file, or of every
+    event of a server-sent event stream of JSON records (:func:`sse_payloads`).
+
+    A line that is not one JSON object (a truncated last line, say) is an error naming the line;
+    blank lines hold no record and are counted under ``blank line``.
+    """
+    text = read_text(path)
+    events = sse_payloads(text)
+    if events is not None:
+        return [(number, _record(path, number, data)) for number, data in events]
+    records = []
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()  # the newline that ends the last line
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            skipped["blank line"] += 1
+            continue
+        records.append((number, _record(path, number, line)))
+    return records
+
+
+def _record(path: Path, number: int, line: str) -> dict:
+    """The JSON object of one line (or one event's data), else an error naming the line."""
+    record, findings = strict_json.parse(line)
+    if findings and findings[0].syntax is not None:
+        raise SourceError(path, number, f"not a JSON record ({findings[0].syntax} at column "
+                          f"{findings[0].column}); is the line truncated?")
+    if findings:
+        raise source_error(path, number, findings[0])
+    if not isinstance(record, dict):
+        raise SourceError(path, number, f"a record must be a JSON object, not "
+                          f"{json_type(record)}")
+    return record
+
+
+# ---------------------------------------------------------------------------------- building
+
+DROP = (None, "")  # optional field values that are left out of an event
+
+
+class TraceBuilder:
+    """Collects events and edges in emission order; ids must be unique.
+
+    An importer whose event ids come from the log (ids it restores, step numbers it is given)
+    passes ``duplicate``: it is called with the id, the event that has it and the new event's
+    fields, and returns the :class:`SourceError` to raise (naming both places in the log).
+    Without it a repeated id is an importer bug."""
+
+    def __init__(self, duplicate: Any = None) -> None:
+        self.events: list[dict] = []
+        self.edges: list[dict] = []
+        self.by_id: dict[str, dict] = {}
+        self._edge_keys: set[tuple[str, str]] = set()
+        self._duplicate = duplicate
+        self._budget = Budget()  # the text the trace may still take (masrl import --keep-content)
+
+    def event(self, id: str, t: float, type: str, agent: str, **fields: Any) -> dict:
+        """Add an event; optional fields whose value is ``None`` or ``""`` are left out."""
+        if id in self.by_id:
+            if self._duplicate is not None:
+                raise self._duplicate(id, self.by_id[id], fields)
+            raise AssertionError(f"importer bug: duplicate event id {id!r}")
+        event = {"id": id, "t": t, "type": type, "agent": agent}
+        ref = fields.get("content_ref")
+        if isinstance(ref, Ref):
+            text = self._budget.content(ref)
+            if text is not None:
+                fields["content"] = text
+            fields["content_ref"] = str(ref)  # a plain string in the trace
+        ordered = sorted(fields.items(), key=lambda item: item[0].startswith("x_"))
+        event.update((k, v) for k, v in ordered if not _dropped(v))  # x_ fields last
+        self.events.append(event)
+        self.by_id[id] = event
+        return event
+
+    def edge(self, src: str, dst: str, type: str, mode: str | None = None) -> bool:
+        """Add a dependency ``src -> dst`` unless one already joins them (the first one wins)."""
+        if src == dst or (src, dst) in self._edge_keys:
+            return False
+        self._edge_keys.add((src, dst))
+        edge = {"src": src, "dst": dst, "type": type}
+        if mode is not None:
+            edge["mode"] = mode
+        self.edges.append(edge)
+        return True
+
+    def link(self, src: str, dst: str, answers: set[tuple[str, str]] | frozenset = frozenset(),
+             spawn_mode: str = "blocking") -> bool:
+        """Add the dependency ``src -> dst`` with the edge type its two events imply: ``spawn``
+        (``spawn_mode``) from a spawn to the spawned agent's event, ``return`` from a return to
+        the agent it returns to, ``tool_dependency`` (blocking) for a pair in ``answers`` (call,
+        result), ``message`` from a message to its addressee's event, else ``causal``."""
+        a, b = self.by_id[src], self.by_id[dst]
+        if a["type"] == "spawn" and b["agent"] == a.get("to"):
+            return self.edge(src, dst, "spawn", spawn_mode)
+        if a["type"] == "return" and b["agent"] == a.get("to"):
+            return self.edge(src, dst, "return")
+        if (src, dst) in answers:
+            return self.edge(src, dst, "tool_dependency", "blocking")
+        if a["type"] == "message" and a.get("to") == b["agent"]:
+            return self.edge(src, dst, "message")
+        return self.edge(src, dst, "causal")
+
+    def raise_times(self) -> int:
+        """Raise each event's start to the latest start among its dependencies; return how many
+        events moved. Events are visited in a topological order of the edges
+        (:func:`masrl.traces.graph.kahn_order`, emission order among ready events); a cycle is an
+        importer bug. Then a tool call that its result answers later (a ``tool_dependency``
+        edge) and that has no end of its own lasts until that result (``t_end``): the log's
+        start and end of the call, so that busy time can be computed."""
+        position = {e["id"]: k for k, e in enumerate(self.events)}
+        src = np.array([position[e["src"]] for e in self.edges], dtype=np.int64)
+        dst = np.array([position[e["dst"]] for e in self.edges], dtype=np.int64)
+        order = graph.kahn_order(len(self.events), src, dst)
+        if order is None:
+            raise AssertionError("importer bug: the edges form a cycle")
+        sources: dict[int, list[int]] = {}
+        for u, v in zip(src.tolist(), dst.tolist()):
+            sources.setdefault(v, []).append(u)
+        moved = 0
+        for node in order.tolist():
+            event = self.events[node]
+            latest = max((self.events[u]["t"] for u in sources.get(node, ())), default=event["t"])
+            if latest > event["t"]:
+                event["t"] = latest
+                if "t_end" in event and event["t_end"] < event["t"]:
+                    event["t_end"] = event["t"]
+                moved += 1
+        for edge in self.edges:
+            call, answer = self.by_id[edge["src"]], self.by_id[edge["dst"]]
+            if (edge["type"] == "tool_dependency" and call["type"] == "tool_call"
+                    and answer["type"] == "tool_result" and answer["t"] > call["t"]
+                    and "t_end" not in call and "duration" not in call):
+                call["t_end"] = answer["t"]
+        return moved
+
+    def count(self, type: str) -> int:
+        return sum(1 for e in self.events if e["type"] == type)
+
+    def document(self, *, trace_id: str, task_id: str, system: str, topology: str,
+                 rewards: dict, costs: dict) -> dict:
+        """The trace in the schema's key order."""
+        return {
+            "schema_version": BASE_VERSION,  # importers write no field of a later version
+            "trace_id": trace_id,
+            "task_id": task_id,
+            "system": system,
+            "topology": topology,
+            "events": self.events,
+            "edges": self.edges,
+            "rewards": rewards,
+            "costs": costs,
+        }
+
+
+def _dropped(value: Any) -> bool:
+    return value is None or (isinstance(value, str) and value == "")
+
+
+def dumps(document: dict) -> str:
+    """The trace as UTF-8 JSON text: one space of indentation, keys in insertion order."""
+    return json.dumps(document, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_trace(document: dict, out: str | os.PathLike,
+                inputs: list[str | os.PathLike] | tuple = ()) -> Path:
+    """Write ``document`` to ``out`` atomically, never over one of ``inputs``
+    (:func:`masrl.files.write_text_atomically`)."""
+    return write_text_atomically(out, dumps(document), inputs)
+
+
+def json_type(value: Any) -> str:
+    """JSON's name of a value's type, with its article: ``an object``, ``an array``, ``a
+    string``, ``a number``; ``true``, ``false`` and ``null`` by themselves."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"

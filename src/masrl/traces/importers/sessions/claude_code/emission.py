@@ -1,0 +1,388 @@
+"""The events and edges of a session: each agent's records in turn become events (absolute
+microseconds, made relative later), then the edges join them along the ``parentUuid`` chains,
+tool calls to their results, spawns to sub-agents and sub-agents to their returns."""
+
+from __future__ import annotations
+
+from masrl.traces.importers._kit.common import SourceError, TraceBuilder, content_ref
+from masrl.traces.importers.sessions.claude_code.ledger import Ledger
+from masrl.traces.importers.sessions.claude_code.linking import Cast
+from masrl.traces.importers.sessions.claude_code.records import (
+    HUMAN,
+    HUMAN_BLOCKS,
+    KNOWN_TYPES,
+    MAIN,
+    SKIPPED_TYPES,
+    TASK_TOOLS,
+    THINKING_BLOCKS,
+    Agent,
+    Record,
+    content_of,
+    is_prompt,
+    micros,
+    place,
+    result_usage,
+)
+from masrl.traces.importers.sessions.claude_code.tokens import Responses
+
+
+class Emitter:
+    """Writes the events and edges of the agents of ``cast`` into :attr:`build`."""
+
+    def __init__(self, cast: Cast, ledger: Ledger):
+        self.cast, self.ledger = cast, ledger
+        self.agents = cast.agents
+        self.failed = cast.failed
+        self.build = TraceBuilder()
+        self.responses = Responses(ledger)
+        self.produced: dict[str, list[str]] = {}  # record uuid -> its events' ids
+        self.requests: list[tuple[str, str | None, Record]] = []  # (dst, parent uuid, record)
+        self.call_event: dict[str, str] = {}  # tool_use id -> tool_call / spawn event id
+        self.tool_name: dict[str, str] = {}  # tool_use id -> tool name
+        self.spawn_events: dict[str, str] = {}  # agent -> the event that spawns it
+        self.direct_edges: list[tuple[str, str]] = []  # (src, dst) known without a walk
+        self.returns: list[tuple[str, str]] = []  # (sub-agent, its return event)
+        self.memo: dict[str, tuple] = {}  # uuid -> (anchor events, dangling) (see anchor)
+        self.dangling = False  # whether the last anchor() walk ended at an unknown uuid
+        self.answers: set[tuple[str, str]] = set()  # (tool_call, its tool_result) event ids
+        self.inline_compactions: dict[str, str] = {}  # compact summary uuid -> aggregate event
+
+    def emit(self) -> TraceBuilder:
+        """Every agent's events, then the edges between them."""
+        compactions = {agent.follows: agent for agent in self.agents.values()
+                       if agent.role == "compaction" and agent.follows is not None}
+        for agent in self.agents.values():
+            self.emit_agent(agent, compactions)
+        if not self.build.events:
+            raise SourceError(self.ledger.path, None, "no conversation record to import")
+        self.connect()
+        return self.build
+
+    # ------------------------------------------------------------------ events
+
+    def emit_agent(self, agent: Agent, compactions: dict) -> None:
+        pending: list[str] = []  # results since the agent's last response began
+        last_message = None
+        first = True
+        summaries = {r.data.get("parentUuid"): r for r in agent.records
+                     if r.data.get("isCompactSummary")}
+        for record in agent.records:
+            data = record.data
+            kind = data.get("type")
+            uuid = data.get("uuid")
+            if kind not in KNOWN_TYPES:
+                self.ledger.skipped(record, f"unknown record type: {kind}")
+                continue
+            if kind == "progress":
+                progress = data.get("data") if isinstance(data.get("data"), dict) else {}
+                if progress.get("type") != "agent_progress":
+                    self.ledger.skipped(record, f"progress:{progress.get('type')}")
+                continue
+            if kind == "system":
+                boundary = compactions.get(data.get("logicalParentUuid"))
+                if data.get("subtype") == "compact_boundary" and boundary is not None:
+                    self.emit_compaction_return(record, boundary)
+                    self.ledger.mapped(record)
+                elif data.get("subtype") == "compact_boundary":
+                    self.emit_inline_compaction(agent, record, summaries.get(uuid))
+                    self.ledger.mapped(record)
+                else:
+                    self.ledger.skipped(record, f"system:{data.get('subtype')}")
+                continue
+            if kind in SKIPPED_TYPES:
+                self.ledger.skipped(record, kind)
+                continue
+            if data.get("isCompactSummary"):
+                carrier = self.inline_compactions.get(uuid)
+                if carrier is not None:
+                    self.produced[uuid] = [carrier]
+                    self.ledger.mapped(record)
+                else:
+                    self.ledger.skipped(record, "user:isCompactSummary (the summary a "
+                                        "compaction returns)")
+                continue
+            if data.get("isMeta"):
+                self.ledger.skipped(record, "user:isMeta (context injected by the harness)")
+                continue
+            if first and agent.spawner is not None:
+                first = False
+                if kind == "user" and is_prompt(data):
+                    self.emit_spawn_prompt(agent, record)
+                    self.ledger.mapped(record)
+                    continue
+                if agent.workflow is not None:  # a workflow agent that starts without a prompt
+                    self.emit_workflow_spawn(agent, record, carried=False)
+            first = False
+            if kind == "assistant":
+                message_id = (data.get("message") or {}).get("id")
+                events = self.emit_assistant(agent, record)
+                if events and message_id != last_message:
+                    self.direct_edges.extend((result, events[0]) for result in pending)
+                    pending = []
+                if events:
+                    last_message = message_id
+            else:
+                events = self.emit_user(agent, record)
+                pending.extend(e for e in events
+                               if self.build.by_id[e]["type"] in ("tool_result", "return"))
+            if events:
+                self.ledger.mapped(record)
+            if isinstance(uuid, str):
+                self.produced[uuid] = events
+
+    def emit_inline_compaction(self, agent: Agent, record: Record, summary: Record | None
+                               ) -> None:
+        """A ``compact_boundary`` with no compaction log: the agent's ``aggregate`` event, with
+        the hash of the summary that follows (carried by it) and ``x_compaction``."""
+        meta = record.data.get("compactMetadata")
+        meta = meta if isinstance(meta, dict) else {}
+        details = {"trigger": meta.get("trigger"), "pre_tokens": meta.get("preTokens")}
+        details = {k: v for k, v in details.items() if v is not None}
+        event = self.build.event(**self.base(record), type="aggregate", agent=agent.name,
+                                 content_ref=content_ref(content_of(summary.data))
+                                 if summary is not None else None,
+                                 x_compaction=details or None)
+        self.requests.append((event["id"], record.parent, record))
+        uuid = record.data.get("uuid")
+        if isinstance(uuid, str):
+            self.produced[uuid] = [event["id"]]
+        if summary is not None and isinstance(summary.data.get("uuid"), str):
+            self.inline_compactions[summary.data["uuid"]] = event["id"]
+
+    def base(self, record: Record, k: int | None = None) -> dict:
+        suffix = "" if k is None else f".{k}"
+        return {"id": f"{record.tag}:{record.line}{suffix}", "t": micros(record),
+                "x_source": record.where}
+
+    def emit_spawn_prompt(self, agent: Agent, record: Record) -> None:
+        """The sub-agent's prompt record: carried by the spawn event."""
+        uuid = record.data.get("uuid")
+        if agent.role == "compaction":
+            event = self.build.event(**self.base(record), type="spawn", agent=agent.spawner,
+                                     to=agent.name, role="compaction",
+                                     content_ref=content_ref(content_of(record.data)))
+            self.spawn_events[agent.name] = event["id"]
+            self.requests.append((event["id"], agent.follows, record))
+        elif agent.workflow is not None:
+            self.emit_workflow_spawn(agent, record, carried=True)
+        else:
+            self.ledger.repairs["sub-agent prompt record carried by its spawn event"] += 1
+        spawn = self.spawn_events.get(agent.name)
+        if isinstance(uuid, str) and spawn is not None:
+            self.produced[uuid] = [spawn]
+        elif isinstance(uuid, str):
+            self.produced[uuid] = []
+
+    def emit_workflow_spawn(self, agent: Agent, record: Record, carried: bool) -> None:
+        """The spawn of a workflow agent, at the time of its first record (carrying its prompt
+        when that record is one), depending on the ``Workflow`` call's event."""
+        base = self.base(record)
+        if not carried:
+            base["id"] = f"{base['id']}.spawn"
+        workflow = agent.workflow or {}
+        event = self.build.event(**base, type="spawn", agent=agent.spawner, to=agent.name,
+                                 role=agent.role, x_workflow=dict(sorted(workflow.items())),
+                                 content_ref=content_ref(content_of(record.data)) if carried
+                                 else None)
+        self.spawn_events[agent.name] = event["id"]
+        call = self.call_event.get(agent.launch) if agent.launch is not None else None
+        if call is not None:
+            self.direct_edges.append((call, event["id"]))
+
+    def emit_assistant(self, agent: Agent, record: Record) -> list[str]:
+        message = record.data.get("message")
+        if not isinstance(message, dict) or not isinstance(message.get("content"), list):
+            raise SourceError(*place(record), "assistant record without a message content list")
+        blocks = message["content"]
+        events = []
+        thinking = []
+        numbered = len(blocks) > 1
+        for k, block in enumerate(blocks):
+            kind = block.get("type") if isinstance(block, dict) else None
+            base = self.base(record, k if numbered else None)
+            if kind in THINKING_BLOCKS:
+                thinking.append(kind)
+                continue
+            if kind == "text":
+                event = self.build.event(**base, type="message", agent=agent.name,
+                                         to=HUMAN if agent.name == MAIN else None,
+                                         content_ref=content_ref(block.get("text", "")))
+            elif kind in ("tool_use", "server_tool_use"):
+                tool_id, name = block.get("id"), block.get("name")
+                if kind == "tool_use" and name in TASK_TOOLS and tool_id not in self.failed:
+                    child = self.child_of(tool_id)
+                    params = block.get("input") if isinstance(block.get("input"), dict) else {}
+                    event = self.build.event(**base, type="spawn", agent=agent.name,
+                                             to=child.name, role=child.role,
+                                             content_ref=content_ref(params.get("prompt", "")))
+                    self.spawn_events[child.name] = event["id"]
+                else:
+                    event = self.build.event(**base, type="tool_call", agent=agent.name,
+                                             tool=name, content_ref=content_ref(
+                                                 block.get("input", {})))
+                self.call_event[tool_id] = event["id"]
+                self.tool_name[tool_id] = name
+            elif isinstance(kind, str) and kind.endswith("_tool_result"):
+                event = self.emit_result(agent, record, block, base)
+            else:
+                raise SourceError(*place(record), f"unknown assistant content block {kind!r}")
+            events.append(event["id"])
+            if event["type"] != "tool_result":
+                self.requests.append((event["id"], record.parent, record))
+        for k, kind in enumerate(thinking):  # a record of thinking only is a skipped line
+            if events or k:
+                self.ledger.account.skip_part(f"assistant block: {kind}")
+            else:
+                self.ledger.skipped(record, f"assistant block: {kind}")
+        self.responses.note(agent, record, events)
+        return events
+
+    def emit_user(self, agent: Agent, record: Record) -> list[str]:
+        data = record.data
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str):
+            blocks = [{"type": "text", "text": content}]
+        elif isinstance(content, list):
+            blocks = content
+        else:
+            raise SourceError(*place(record), "user record without a message content")
+        results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        rest = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        for block in rest:
+            kind = block.get("type") if isinstance(block, dict) else None
+            if kind not in HUMAN_BLOCKS:
+                raise SourceError(*place(record), f"unknown user content block {kind!r}")
+        numbered = len(results) + (1 if rest else 0) > 1
+        events = []
+        for k, block in enumerate(results):
+            base = self.base(record, k if numbered else None)
+            events.append(self.emit_result(agent, record, block, base)["id"])
+        if rest:
+            base = self.base(record, len(results) if numbered else None)
+            sender, to = (HUMAN, agent.name) if agent.spawner is None else (agent.spawner,
+                                                                            agent.name)
+            payload = content if isinstance(content, str) else rest
+            event = self.build.event(**base, type="message", agent=sender,
+                                     role="human" if sender == HUMAN else None, to=to,
+                                     content_ref=content_ref(payload))
+            events.append(event["id"])
+            self.requests.append((event["id"], record.parent, record))
+        return events
+
+    def emit_result(self, agent: Agent, record: Record, block: dict, base: dict) -> dict:
+        tool_id = block.get("tool_use_id")
+        name = self.tool_name.get(tool_id)
+        child = self.child_of(tool_id) if name in TASK_TOOLS and tool_id not in self.failed \
+            else None
+        payload = block.get("content", "")
+        if child is not None and child.launched:  # only the launch is reported
+            self.ledger.repairs["background Task launch: its result is the call's "
+                                "tool_result, the sub-agent's own return is not in the log"] += 1
+            child = None
+        if child is not None:
+            event = self.build.event(**base, type="return", agent=child.name, to=agent.name,
+                                     content_ref=content_ref(payload),
+                                     x_error=True if block.get("is_error") else None)
+            usage = result_usage(record.data)
+            if usage is not None:
+                self.responses.final(child.name, event["id"], usage)
+            self.returns.append((child.name, event["id"]))
+            return event
+        event = self.build.event(**base, type="tool_result", agent=agent.name,
+                                 tool=name, trusted=False, content_ref=content_ref(payload),
+                                 x_error=True if block.get("is_error") else None)
+        call = self.call_event.get(tool_id)
+        if call is None:
+            self.ledger.repairs["tool result whose call is not in the log (joined to the "
+                                "record it follows)"] += 1
+            self.requests.append((event["id"], record.parent, record))
+        else:
+            self.direct_edges.append((call, event["id"]))
+            self.answers.add((call, event["id"]))
+        return event
+
+    def emit_compaction_return(self, record: Record, agent: Agent) -> None:
+        event = self.build.event(**self.base(record), type="return", agent=agent.name,
+                                 to=agent.spawner)
+        self.returns.append((agent.name, event["id"]))
+        uuid = record.data.get("uuid")
+        if isinstance(uuid, str):
+            self.produced[uuid] = [event["id"]]
+
+    def child_of(self, tool_id: str) -> Agent:
+        return next(a for a in self.agents.values() if a.task_id == tool_id)
+
+    # ------------------------------------------------------------------ edges
+
+    def anchor(self, uuid: str | None) -> list[str] | None:
+        """Events of the nearest record up the chain from ``uuid`` that gave events."""
+        walked = []
+        current = uuid
+        found: tuple[list[str] | None, bool] = (None, False)  # (events, chain is dangling)
+        while current is not None:
+            if self.produced.get(current):
+                found = (self.produced[current], False)
+                break
+            if current in self.memo:
+                found = self.memo[current]
+                break
+            record = self.ledger.by_uuid.get(current)
+            if record is None:
+                found = (None, True)
+                break
+            walked.append(current)
+            current = record.parent
+        for name in walked:
+            self.memo[name] = found
+        self.dangling = found[1]
+        return found[0]
+
+    def connect(self) -> None:
+        for dst, parent, _record in self.requests:
+            if parent is None:
+                continue
+            sources = self.anchor(parent)
+            if self.dangling:
+                self.ledger.repairs["record whose parentUuid names no record of the session "
+                                    "(starts a new chain)"] += 1
+            for src in sources or []:
+                self.link(src, dst)
+        for src, dst in self.direct_edges:
+            self.link(src, dst)
+        for agent in self.agents.values():
+            spawn = self.spawn_events.get(agent.name)
+            if agent.spawner is None or spawn is None:
+                continue
+            own = [e for e in self.build.events if e["agent"] == agent.name
+                   and e["type"] != "return"]
+            linked = {edge["dst"] for edge in self.build.edges
+                      if self.build.by_id[edge["src"]]["agent"] == agent.name
+                      or edge["src"] == spawn}
+            starts = [e["id"] for e in own if e["id"] not in linked]
+            for start in starts or []:
+                self.link(spawn, start)
+        for child, ret in self.returns:
+            own = {e["id"] for e in self.build.events if e["agent"] == child
+                   and e["type"] != "return"}
+            inner = {edge["src"] for edge in self.build.edges
+                     if edge["src"] in own and edge["dst"] in own}
+            sinks = [e["id"] for e in self.build.events if e["id"] in own - inner]
+            spawn = self.spawn_events.get(child)
+            for src in sinks or ([spawn] if spawn is not None else []):
+                self.link(src, ret)
+
+    def link(self, src: str, dst: str) -> None:
+        self.build.edge(src, dst, *self.kind(src, dst))
+
+    def kind(self, src: str, dst: str) -> tuple[str, str | None]:
+        a, b = self.build.by_id[src], self.build.by_id[dst]
+        if a["type"] == "spawn" and b["agent"] == a.get("to"):
+            return "spawn", self.agents[a["to"]].spawn_mode
+        if a["type"] == "return" and b["agent"] == a.get("to"):
+            return "return", None
+        if (src, dst) in self.answers:
+            return "tool_dependency", "blocking"
+        if a["type"] == "message" and a.get("to") == b["agent"]:
+            return "message", None
+        return "causal", None

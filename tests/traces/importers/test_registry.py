@@ -1,0 +1,111 @@
+"""The registry of formats and the :class:`Importer` contract: every declared module exists in
+its family folder and keeps the contract (checked at run time and by mypy), the registry is
+cheap to import, and what a declaration says (one run or several per file) is what its importer
+does on the fixtures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from importer_helpers import FIXTURES
+
+from masrl import paths
+from masrl.traces.importers import import_file, import_traces
+from masrl.traces.importers._kit.common import SourceError
+from masrl.traces.importers.registry import FAMILIES, FORMATS, REGISTRY, Importer, entry, load
+
+SRC = paths.REPO_ROOT / "src"
+
+
+def fixtures_of(name: str) -> list[Path]:
+    return sorted(p for p in (FIXTURES / name.replace("-", "_")).rglob("*") if p.is_file())
+
+
+def test_names_are_unique_and_every_module_lies_in_its_family_folder():
+    assert len(set(FORMATS)) == len(FORMATS) == len(REGISTRY)
+    for declared in REGISTRY:
+        assert declared.family in FAMILIES, declared
+        module = SRC.joinpath(*declared.module.split("."))
+        assert module.with_suffix(".py").is_file() or (module / "__init__.py").is_file(), declared
+        assert declared.description and declared.recognised_by and declared.variants
+        assert "\n" not in declared.description + declared.recognised_by
+    assert entry("claude-code").family == "sessions"
+
+
+@pytest.mark.parametrize("name", FORMATS)
+def test_every_importer_keeps_the_contract_at_run_time(name):
+    module = load(name)
+    assert isinstance(module, Importer)
+    assert module.__name__ == entry(name).module
+
+
+def test_an_unknown_format_is_refused_before_the_file_is_read(tmp_path):
+    for read in (import_file, import_traces):
+        with pytest.raises(ValueError, match="unknown format 'csv'; expected one of otel, "):
+            read("csv", tmp_path / "missing.json")
+
+
+def test_mypy_checks_every_importer_against_the_protocol(tmp_path):
+    """mypy checks each registered module as an :class:`Importer` (signatures included), and a
+    module that breaks the contract in the same run is reported, so the check can fail."""
+    lines = ["from masrl.traces.importers.registry import Importer", "import broken_importer"]
+    names = []
+    for k, declared in enumerate(REGISTRY):
+        package, _, leaf = declared.module.rpartition(".")
+        lines.append(f"from {package} import {leaf} as importer_{k}")
+        names.append(f"importer_{k}")
+    lines.append(f"CHECKED: list[Importer] = [{', '.join(names)}]")
+    lines.append("BROKEN: Importer = broken_importer")
+    (tmp_path / "conformance.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (tmp_path / "broken_importer.py").write_text(
+        "from pathlib import Path\n\n"
+        "def import_file(path: str | Path) -> int: ...\n"
+        "def import_traces(path: str | Path) -> list[int]: ...\n"
+        "def sniff(sample: str) -> str | None: ...\n", encoding="utf-8")
+    checked = subprocess.run(
+        [sys.executable, "-m", "mypy", "--follow-imports=silent", "--no-error-summary",
+         "--cache-dir", str(tmp_path / "cache"), "--python-version", "3.11",
+         str(tmp_path / "conformance.py"), str(SRC / "masrl/traces/importers/registry.py")],
+        capture_output=True, text=True, cwd=tmp_path,
+        env={"MYPYPATH": f"{SRC}:{tmp_path}", "PATH": "/usr/bin:/bin"})
+    errors = [line for line in checked.stdout.splitlines() if ": error:" in line]
+    where = f"conformance.py:{len(lines)}:"
+    assert [line.split(" ")[0] for line in errors] == [where], checked.stdout + checked.stderr
+    assert "refusal" in checked.stdout  # the broken module lacks it, and mypy says so
+
+
+@pytest.mark.parametrize("declared", REGISTRY, ids=FORMATS)
+def test_runs_per_file_as_declared(declared, tmp_path):
+    """A format of one run per file gives one trace for every fixture it reads; a format of
+    several runs gives several for at least one source (made here for OpenAI Agents SDK spans,
+    whose fixtures hold one trace each)."""
+    counts = []
+    for path in fixtures_of(declared.name):
+        try:
+            counts.append(len(import_traces(declared.name, path)))
+        except SourceError:
+            continue
+    assert counts, f"no fixture of {declared.name} imports"
+    if declared.name == "openai-agents":
+        one = (FIXTURES / "openai_agents" / "processor.jsonl").read_text(encoding="utf-8")
+        two = tmp_path / "two.jsonl"
+        two.write_text(one + one.replace("0abc", "0abd"), encoding="utf-8")
+        counts.append(len(import_traces(declared.name, two)))
+    if declared.several_runs:
+        assert max(counts) > 1
+    else:
+        assert set(counts) == {1}
+
+
+def test_importing_the_registry_imports_no_importer():
+    """Building the command line reads the registry: importing it must not import an importer,
+    their shared parts, pandas or numpy beyond what ``masrl.traces`` itself imports."""
+    code = ("import sys; import masrl.traces; before = set(sys.modules); "
+            "import masrl.traces.importers.registry; "
+            "print(sorted(set(sys.modules) - before))")
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert loaded.stdout.strip() == "['masrl.traces.importers', 'masrl.traces.importers.registry']"
