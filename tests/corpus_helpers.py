@@ -94,7 +94,9 @@ def baseline_corpora(folder: Path) -> dict[str, Path]:
     examples = folder / "examples" / "examples"
     shutil.copytree(resources.EXAMPLES, examples, ignore=shutil.ignore_patterns("*.md"))
     fixtures = folder / "fixtures" / "traces"
-    shutil.copytree(FIXTURES, fixtures)
+    fixtures.mkdir(parents=True)
+    for name in ("non_finite.json", "not_json.json", "published_only.json", "small.json"):
+        shutil.copy(FIXTURES / name, fixtures / name)  # the fixtures when the baseline was made
     training = folder / "training" / "run"
     write_training_run(training, steps=3, prompts=3, samples=4, seed=7, broken_per_step=1)
     return {"test": make_corpus(folder / "test"), "examples": examples, "fixtures": fixtures,

@@ -29,7 +29,7 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 
-from masrl.traces import consumption, credit, metrics
+from masrl.traces import consumption, cost_estimate, credit, metrics, recorded
 from masrl.traces.corpus import tables
 from masrl.traces.corpus.sources import Shard, TraceSource, read_shard, trace_digest
 from masrl.traces.graph import EVENT_TYPES
@@ -125,10 +125,35 @@ class ShardBuilder:
             self.invalid += 1
             self._trace_row(source, len(data), report, head=_loose_head(data))
             return
+        mark = self._mark()
         try:
             self._valid(source, len(data), report)
         except Exception as exc:  # noqa: BLE001
+            self._rollback(mark)  # nothing of the trace stays but its row saying it failed
             self._crashed(source, len(data), exc)
+
+    def _mark(self) -> tuple:
+        """How much every column holds: what :meth:`_rollback` returns to."""
+        return ({name: len(values) for name, values in self.trace_columns.items()},
+                {name: len(values) for name, values in self.agent_columns.items()},
+                {name: len(chunks) for name, chunks in self.events.chunks.items()},
+                {name: len(chunks) for name, chunks in self.credit.chunks.items()},
+                len(self.ids), self.id_count, len(self.agent_names), len(self.items),
+                self.credit_rows, len(self.game_rows), self.event_count)
+
+    def _rollback(self, mark: tuple) -> None:
+        """Drop what a trace added after :meth:`_mark` (its analysis failed half-way)."""
+        (traces, agents, events, credit_chunks, ids, self.id_count, names, items,
+         self.credit_rows, games, self.event_count) = mark
+        for columns, lengths in ((self.trace_columns, traces), (self.agent_columns, agents),
+                                 (self.events.chunks, events),
+                                 (self.credit.chunks, credit_chunks)):
+            for name in list(columns):
+                del columns[name][lengths.get(name, 0):]
+        del self.ids[ids:], self.agent_names[names:], self.items[items:]
+        del self.game_rows[games:]
+        for values in self.game_values.values():
+            del values[games:]
 
     def _crashed(self, source: TraceSource, size: int, exc: Exception) -> None:
         self._problem(source.source, ERROR, "internal-error", "", "",
@@ -183,7 +208,17 @@ class ShardBuilder:
             "rewards": _numbers(head.get("rewards")), "costs": _numbers(head.get("costs")),
             "metrics": _numbers(head.get("metrics")),
             **{f"reward_{name}": term(result) for name, term in TERMS.items()},
+            "clock": measured["clock"],
         }
+        estimate = cost_estimate.estimate(run)
+        table = estimate["price_table"]
+        values.update({
+            "cost_usd_estimated": estimate["total"],
+            "price_table": None if table["version"] is None
+            else f"{table['source']} {table['version']}",
+            "unknown_models": estimate["unknown_models"],
+        })
+        values["not_recorded"] = _not_recorded(values, measured, estimate, run)
         self._trace_row(source, size, report, head=head, values=values)
         first_id = self.id_count
         if self.keep_ids:
@@ -230,8 +265,9 @@ class ShardBuilder:
         self.agent_names.extend(events.agent_names)
         for key in ("role", "tool", "decision"):
             columns.add(key, records.optional(key))
-        columns.add("t", events.start)
-        columns.add("end", events.end)
+        timed = measured["clock"] == recorded.SECONDS
+        columns.add("t", events.start if timed else np.full(n, np.nan))  # steps: no time
+        columns.add("end", events.end if timed else np.full(n, np.nan))
         for key in ("tokens", "cost_usd", "reward"):
             columns.add(key, trace.recorded(key))  # NaN where absent: null in the table
         critical = np.zeros(n, dtype=bool)
@@ -244,6 +280,7 @@ class ShardBuilder:
         the shard's ids (0 up) or, for an item that is not an event, minus one minus its place
         in :attr:`items`; :meth:`_credit_table` turns both into text at once."""
         reward, rewards = credit.team_reward(run), credit.event_rewards(run)
+        facts = run.recorded  # what the trace records (masrl.traces.recorded)
         games = credit.game_units(run)  # from the recorded rollouts; None without them
         solved = {} if games is None else games["units"]
         columns = self.credit
@@ -256,9 +293,11 @@ class ShardBuilder:
             else:
                 item = -1 - len(self.items) - np.arange(count, dtype=np.int64)
                 self.items.extend(found)
-            equal = (np.full(count, np.nan) if reward is None
+            counted = unit != "token" or facts.tokens  # as credit.compute: unknown is null
+            equal = (np.full(count, np.nan) if reward is None or not counted
                      else credit.equal_shares(reward, weight).astype(np.float64))
-            recorded = credit.recorded_shares(rewards, of, count)
+            recorded = (credit.recorded_shares(rewards, of, count)
+                        if facts.event_rewards and counted else np.full(count, np.nan))
             consumed = consumption.consumed_items(run, of, count).astype(np.float64)
             decided = None
             if unit == "orchestrator" and count:
@@ -326,7 +365,7 @@ class ShardBuilder:
             "agent": _decoded(columns.array("agent"), agent_names),
             **{key: pa.array(columns.joined(key), type=pa.string())
                for key in ("role", "tool", "decision")},
-            "t": pa.array(columns.array("t")), "end": pa.array(columns.array("end")),
+            "t": _nullable(columns.array("t")), "end": _nullable(columns.array("end")),
             **{key: _nullable(columns.array(key)) for key in ("tokens", "cost_usd", "reward")},
             "critical": pa.array(columns.array("critical")),
         }
@@ -395,6 +434,52 @@ def _nullable_flags(values: np.ndarray) -> pa.Array:
 def _decoded(codes: np.ndarray, dictionary: pa.Array) -> pa.Array:
     """The strings ``dictionary[codes]`` (taken in Arrow, no Python object per row)."""
     return dictionary.take(pa.array(codes))
+
+
+# traces column -> its dotted key in masrl replay --json, whose reason it takes
+REPLAY_KEYS = {"wall_clock": "wall_clock", "busy_time": "busy_time", "speedup": "speedup",
+               "tokens": "tokens.total", "cost_usd": "cost_usd.total",
+               "cost_usd_estimated": "cost_usd_estimated.total",
+               "team_reward": "credit.team_reward"}
+# reward term columns -> the column whose reason explains theirs
+TERM_INPUTS = {"reward_outcome": "team_reward", "reward_parallelism_speedup": "speedup"}
+TERM_REASONS = {
+    "reward_process": recorded.NO_EVENT_REWARDS,
+    "reward_tool_use": "no tool_call or tool_result event records a reward",
+    "reward_token_penalty": "no event records tokens and the trace's costs give no tokens",
+    "reward_cost_penalty": "no event records cost_usd and the trace's costs give no usd",
+}
+
+
+def _not_recorded(values: dict, measured: dict, estimate: dict, run) -> list[tuple[str, str]]:
+    """Column -> reason for every null figure of a valid trace's row, as map entries sorted by
+    column: the reasons of :func:`masrl.traces.recorded.not_recorded` for the figures
+    ``masrl replay --json`` also has, the reward terms' from their inputs, and the recorded
+    maps' absence; anything else null is :data:`masrl.traces.recorded.UNEXPLAINED`."""
+    figures = {key: measured[key] for key in ("wall_clock", "busy_time", "speedup")}
+    figures.update({"tokens": {"total": measured["tokens"]["total"]},
+                    "cost_usd": {"total": measured["cost_usd"]["total"]},
+                    "cost_usd_estimated": {**estimate, "priced_at": 0,
+                                           "price_table": {"version": 0}},
+                    "credit": {"team_reward": values["team_reward"]}})
+    said = recorded.not_recorded(figures, run.recorded)
+    reasons = {}
+    for column, value in values.items():
+        if value is not None or column in ("not_recorded", "price_table"):
+            continue
+        if column in REPLAY_KEYS:
+            reasons[column] = said.get(REPLAY_KEYS[column], recorded.UNEXPLAINED)
+        elif column in TERM_INPUTS:
+            reasons[column] = said.get(REPLAY_KEYS[TERM_INPUTS[column]], recorded.UNEXPLAINED)
+        elif column in TERM_REASONS:
+            reasons[column] = TERM_REASONS[column]
+        elif column in ("rewards", "costs", "metrics"):
+            reasons[column] = f"the trace records no {column}"
+        else:
+            reasons[column] = recorded.UNEXPLAINED
+    if values["price_table"] is None:
+        reasons["price_table"] = recorded.INSTALL
+    return sorted(reasons.items())
 
 
 def _sum(values: dict | None, keys=None) -> float | None:
