@@ -146,10 +146,13 @@ def check_input(path: str | os.PathLike, limit: int | None = None) -> os.stat_re
 def read_input(path: str | os.PathLike, limit: int | None = None) -> bytes:
     """The bytes of a regular file of bounded size (see :func:`check_input`)."""
     limit = limit_for(path) if limit is None else limit
-    check_input(path, limit)
+    size = check_input(path, limit).st_size
     try:
         with open(path, "rb") as handle:
-            data = handle.read(limit + 1)
+            # read(n) sets aside n bytes first: ask for the size found, not the limit (8 GiB)
+            data = handle.read(size + 1)
+            if len(data) > size:  # the file grew since: the rest, still bounded
+                data += handle.read(limit + 1 - len(data))
     except OSError as exc:
         raise InputError(path, _reason(exc)) from None
     if len(data) > limit:  # the file grew while we read it

@@ -2,26 +2,34 @@
 
 Exit codes: 0 every trace valid (warnings allowed); 1 some trace invalid or unreadable (each is
 still a row of ``traces`` and its problems are in ``problems``); 2 usage error (a SRC that does
-not exist, an output folder holding other tables, a field that cannot group), or no trace found;
-130 interrupted (Ctrl-C; the shards written are kept, and the same command resumes).
-Errors of invalid traces go to stderr, one line each (``SOURCE: where: error: message``); the
-summary goes to stdout (as JSON with ``--json``); a progress bar goes to stderr when it is a
-terminal.
+not exist or lies inside the output folder, an output folder holding other tables or that
+cannot be written, a field that cannot group, a Ray address that cannot be used), or no trace
+found; 130 interrupted (Ctrl-C), 143 stopped (SIGTERM): the shards written are kept, and the
+same command resumes. Never 3 for anything about the input.
+Errors of invalid traces go to stderr, one line each (``SOURCE: where: error: message``), then
+notes (``masrl corpus: note: ...``: files left out or read once, shards computed again,
+workers capped); every line is escaped (:func:`masrl.terminal.printable`). The summary goes to
+stdout (as JSON with ``--json``); a progress bar goes to stderr when it is a terminal.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 import time
+from contextlib import contextmanager
 
 from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, finish
+from masrl.terminal import printable
 from masrl.traces.corpus import (
     DEFAULT_SHARD_SIZE,
     NoTraces,
     OutputConflict,
+    SourceConflict,
     SourceMissing,
     build,
     selection,
@@ -30,6 +38,11 @@ from masrl.traces.corpus import (
 from masrl.traces.corpus.tables import TABLE_NAMES
 
 INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C
+TERMINATED = 143  # ... and by SIGTERM (128 + 15)
+
+
+class Terminated(Exception):
+    """SIGTERM arrived (see :func:`_terminable`)."""
 
 
 def register(subparsers) -> None:
@@ -74,46 +87,58 @@ def _positive(text: str) -> int:
 
 def run_corpus(args: argparse.Namespace) -> int:
     if args.group_by and (reason := summary.check_group_field(args.group_by)):
-        print(f"masrl corpus: error: {reason}", file=sys.stderr)
-        return USAGE
+        return _error(reason)
     try:
         chosen = selection([name.strip() for name in args.tables.split(",") if name.strip()])
     except ValueError as exc:
-        print(f"masrl corpus: error: {exc}", file=sys.stderr)
-        return USAGE
+        return _error(str(exc))
     bar = None
 
     def on_plan(total: int, done: int) -> None:
         nonlocal bar
         bar = _progress(total, done)
 
+    def on_note(text: str) -> None:
+        print(printable(f"masrl corpus: note: {text}"), file=sys.stderr)
+
+    unusable: tuple[type[Exception], ...] = (SourceMissing, SourceConflict, NoTraces,
+                                             OutputConflict)
+    if args.engine == "ray":
+        try:
+            from masrl.traces.corpus.ray_engine import RayUnavailable
+        except ModuleNotFoundError as exc:
+            return _no_ray(exc)
+        unusable = (*unusable, RayUnavailable)
     started = time.perf_counter()
     try:
-        built = build(args.sources, args.output, engine_name=args.engine, workers=args.workers,
-                      shard_size=args.shard_size, ray_address=args.ray_address,
-                      on_plan=on_plan, on_progress=lambda n: bar.update(n), tables=chosen)
-    except (SourceMissing, NoTraces, OutputConflict) as exc:
-        print(f"masrl corpus: error: {exc}", file=sys.stderr)
-        return USAGE
-    except KeyboardInterrupt:
-        print(f"masrl corpus: interrupted; the shards written so far are kept in {args.output}: "
-              "run the same command again to resume", file=sys.stderr)
-        return INTERRUPTED
-    except ModuleNotFoundError as exc:
-        if exc.name != "ray":
-            raise
-        print("masrl corpus: error: --engine ray needs Ray: pip install 'masrl[ray]'",
+        with _terminable():
+            built = build(args.sources, args.output, engine_name=args.engine,
+                          workers=args.workers, shard_size=args.shard_size,
+                          ray_address=args.ray_address, on_plan=on_plan,
+                          on_progress=lambda n: bar.update(n), on_note=on_note, tables=chosen)
+    except unusable as exc:
+        return _error(str(exc))
+    except (KeyboardInterrupt, Terminated) as exc:
+        how = "interrupted" if isinstance(exc, KeyboardInterrupt) else "stopped (SIGTERM)"
+        print(printable(f"masrl corpus: {how}; the shards written so far are kept in "
+                        f"{args.output}: run the same command again to resume"),
               file=sys.stderr)
-        return USAGE
+        return INTERRUPTED if isinstance(exc, KeyboardInterrupt) else TERMINATED
+    except ModuleNotFoundError as exc:
+        return _no_ray(exc)
     except OSError as exc:  # the output folder cannot be created or written
-        print(f"masrl corpus: error: {args.output}: {exc.strerror or exc}", file=sys.stderr)
-        return USAGE
+        where = exc.filename or args.output
+        return _error(f"{where}: {exc.strerror or exc}")
     finally:
         if bar is not None:
             bar.close()
     elapsed = time.perf_counter() - started
-    result = summary.summarise(args.output, args.group_by)
-    for line in summary.error_lines(args.output):
+    try:
+        result = summary.summarise(args.output, args.group_by)
+        errors = summary.error_lines(args.output)
+    except summary.TablesUnreadable as exc:
+        return _error(str(exc))
+    for line in errors:
         print(line, file=sys.stderr)
     result.update({"output": str(args.output), "shards": built.shards, "tables": list(chosen),
                    "shards_resumed": built.resumed, "engine": args.engine,
@@ -125,6 +150,36 @@ def run_corpus(args: argparse.Namespace) -> int:
     if result["valid"] == 0 and result["traces"] == result["unreadable"]:
         return finish(USAGE)  # nothing could be read
     return finish(OK if result["invalid"] == 0 else INVALID)
+
+
+def _error(text: str) -> int:
+    print(printable(f"masrl corpus: error: {text}"), file=sys.stderr)
+    return USAGE
+
+
+def _no_ray(exc: ModuleNotFoundError) -> int:
+    if exc.name != "ray" and not (exc.name or "").startswith("ray."):
+        raise exc
+    return _error("--engine ray needs Ray: pip install 'masrl[ray]'")
+
+
+@contextmanager
+def _terminable():
+    """SIGTERM raises :class:`Terminated` in the block, so that a stopped run says how to
+    resume as Ctrl-C does (the writer keeps the folder consistent either way); only in the main
+    thread, and the previous handler is restored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum, frame):
+        raise Terminated
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _progress(total: int, initial: int):
@@ -153,11 +208,12 @@ def report(result: dict) -> str:
             lines.append(f"  {_cell(g['group']):<28} {g['traces']:>8,} {g['invalid']:>8,} "
                          f"{g['events']:>10,} {_number(g['mean_team_reward']):>7} "
                          f"{_number(g['mean_parallelism']):>8} {_number(g['mean_speedup']):>8}")
-    return "\n".join(lines)
+    return "\n".join(map(printable, lines))
 
 
 def _cell(value) -> str:
-    text = "(none)" if value is None else str(value)
+    """A group's name in its column: escaped (it comes from the inputs), cut to 28 characters."""
+    text = "(none)" if value is None else printable(value)
     return text if len(text) <= 28 else text[:27] + "~"
 
 

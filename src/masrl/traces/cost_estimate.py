@@ -61,8 +61,10 @@ UNKNOWN_MODEL = "a model the price table does not know"
 UNPRICEABLE = "a usage the price table cannot price"
 
 
+@cache
 def table_version() -> str | None:
-    """The installed version of the price table's library, or ``None``."""
+    """The installed version of the price table's library, or ``None`` (looked up once per
+    process: each look-up scans the installed distributions, 0.7 ms a trace in a corpus)."""
     try:
         return metadata.version(PRICE_TABLE)
     except metadata.PackageNotFoundError:

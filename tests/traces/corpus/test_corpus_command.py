@@ -123,7 +123,7 @@ def test_tables_writes_only_the_chosen_ones_with_the_same_bytes(corpus, tmp_path
     assert main(["corpus", str(corpus), "-o", str(part), "--workers", "1",
                  "--tables", "agents"]) == 1
     assert sorted(p.name for p in part.iterdir()) == ["agents", "corpus.json", "problems",
-                                                      "traces"]
+                                                      "shards", "traces"]
     for table in ("traces", "agents", "problems"):
         assert [p.read_bytes() for p in sorted((part / table).iterdir())] == [
             p.read_bytes() for p in sorted((full / table).iterdir())], table

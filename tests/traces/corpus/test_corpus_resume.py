@@ -27,19 +27,21 @@ def test_an_interrupted_run_resumes_to_the_same_bytes(corpus, tmp_path, monkeypa
     out = tmp_path / "out"
     real_write, written = writer_module.CorpusWriter.write, []
 
-    def crash_on_third_shard(self, index, files):
-        if len(written) == 2:  # halfway through the third shard's files
-            writer_module.atomic_write(self.out / "events" / writer_module.part_name(index),
-                                       files["events"])
+    def crash_on_third_shard(self, index, files, inputs):
+        if len(written) == 2:  # the third shard's files written, not yet committed
+            for table, data in files.items():
+                (self.out / table / writer_module.pending_name(index)).write_bytes(data)
             raise Crash("killed")
-        real_write(self, index, files)
+        real_write(self, index, files, inputs)
         written.append(index)
 
     monkeypatch.setattr(writer_module.CorpusWriter, "write", crash_on_third_shard)
     assert run(corpus, out) == 3  # the command's last resort: an internal error, said in one line
     assert "masrl: internal error: Crash: killed" in capsys.readouterr().err
-    kept = tree_bytes(out)
+    kept = {name: data for name, data in tree_bytes(out).items() if ".pending" not in name}
     assert len(read_table(out, "traces")) == 6  # two shards of three traces: done, kept
+    assert sorted(p.name for p in (out / "events").iterdir()) == [
+        ".part-00002.parquet.pending", "part-00000.parquet", "part-00001.parquet"]
     (out / "traces" / ".part-00004.parquet.x.partial").write_bytes(b"left by a crash")
     monkeypatch.setattr(writer_module.CorpusWriter, "write", real_write)
     capsys.readouterr()
@@ -85,8 +87,8 @@ def test_ctrl_c_says_how_to_resume_and_keeps_what_was_written(corpus, tmp_path, 
     out = tmp_path / "out"
     real_write = writer_module.CorpusWriter.write
 
-    def interrupted_after_one(self, index, files):
-        real_write(self, index, files)
+    def interrupted_after_one(self, index, files, inputs):
+        real_write(self, index, files, inputs)
         raise KeyboardInterrupt
 
     monkeypatch.setattr(writer_module.CorpusWriter, "write", interrupted_after_one)

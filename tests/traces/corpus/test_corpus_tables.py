@@ -15,6 +15,8 @@ from masrl.traces.corpus import tables
 
 S, INT, F, B = "string", "int64", "double", "bool"
 MAP = "map<string, double>"
+REASONS = "map<string, string>"
+LIST = "list<item: string>"
 EXPECTED = {
     "traces": [
         ("source", S), ("file", S), ("line", INT), ("bytes", INT), ("valid", B), ("errors", INT),
@@ -37,6 +39,8 @@ EXPECTED = {
         ("reward_outcome", F), ("reward_process", F), ("reward_tool_use", F),
         ("reward_parallelism_speedup", F), ("reward_critical_steps_ratio", F),
         ("reward_token_penalty", F), ("reward_cost_penalty", F),
+        ("clock", S), ("cost_usd_estimated", F), ("price_table", S), ("unknown_models", LIST),
+        ("not_recorded", REASONS),
     ],
     "agents": [
         ("source", S), ("agent", S), ("acting", B), ("role", S), ("parent", S), ("depth", INT),
@@ -66,15 +70,17 @@ def columns(schema: pa.Schema) -> list[tuple[str, str]]:
 
 
 def _type(kind: pa.DataType) -> str:
-    """The type as text; a map read back from Parquet names its entries after the column,
-    which is no difference of type."""
+    """The type as text; a map or list read back from Parquet names its entries after the
+    column (or "element"), which is no difference of type."""
     if pa.types.is_map(kind):
         return f"map<{kind.key_type}, {kind.item_type}>"
+    if pa.types.is_list(kind):
+        return f"list<item: {kind.value_type}>"
     return str(kind)
 
 
 def test_the_documented_schemas_are_the_expected_ones():
-    assert tables.CORPUS_SCHEMA_VERSION == "2"
+    assert tables.CORPUS_SCHEMA_VERSION == "3"
     assert list(tables.SCHEMAS) == list(tables.TABLE_NAMES) == list(EXPECTED)
     for name, expected in EXPECTED.items():
         assert columns(tables.SCHEMAS[name]) == expected, name

@@ -18,11 +18,20 @@ DuckDB reads one with ``read_parquet('OUT/traces/*.parquet')``. The files are wr
 settings (:data:`PARQUET_OPTIONS`) and carry no time, so they are byte for byte the same from run
 to run; the footer's ``created_by`` names the pyarrow version that wrote them.
 
+Unknown is not zero (the contract of :mod:`masrl.traces.recorded`, as ``masrl replay --json``
+follows it): a figure the trace cannot support is null, never 0, and the ``traces`` table's
+``not_recorded`` column says why, column by column. Every column of every table is nullable;
+each column's meaning below says when it is null.
+
 The schema version (:data:`CORPUS_SCHEMA_VERSION`) changes whenever a column is added, removed,
-renamed or retyped; ``tests/traces/corpus/test_tables.py`` holds the columns to that promise.
-Version 2 added the credit table's ``subdecision``, ``consumed`` and
+renamed or retyped; ``tests/traces/corpus/test_corpus_tables.py`` holds the columns to that
+promise. Version 2 added the credit table's ``subdecision``, ``consumed`` and
 ``shapley_standard_error``, and fills ``leave_one_out`` and ``shapley`` at every unit the
-recorded rollouts reach (version 1 filled them for the rollouts' own unit only).
+recorded rollouts reach (version 1 filled them for the rollouts' own unit only). Version 3 adds
+``traces.clock``, ``traces.cost_usd_estimated``, ``traces.price_table``,
+``traces.unknown_models`` and ``traces.not_recorded``, and writes null instead of 0 for what a
+trace does not record (busy time, wall clock and speedup without durations or clock, tokens
+and cost nothing records, credit splits without rewards, event times without a clock).
 """
 
 from __future__ import annotations
@@ -38,7 +47,7 @@ from masrl.traces.metrics import UNSPECIFIED
 from masrl.traces.rewards import TERMS
 from masrl.traces.schema import schema_enum
 
-CORPUS_SCHEMA_VERSION = "2"
+CORPUS_SCHEMA_VERSION = "3"
 TABLE_NAMES = ("traces", "agents", "events", "credit", "problems")
 PARQUET_OPTIONS = {
     "compression": "zstd", "compression_level": 3,
@@ -49,7 +58,7 @@ PARQUET_OPTIONS = {
 # others (ids, numbers) are written plain: a dictionary of nearly unique values costs time to
 # build and is then dropped by the writer anyway.
 DICTIONARY_COLUMNS = {
-    "traces": ("task_id", "system", "topology", "schema_version"),
+    "traces": ("task_id", "system", "topology", "schema_version", "clock", "price_table"),
     "agents": ("source", "agent", "role", "parent"),
     "events": ("source", "type", "agent", "role", "tool", "decision"),
     "credit": ("source", "unit"),
@@ -58,6 +67,8 @@ DICTIONARY_COLUMNS = {
 
 STRING, INT, FLOAT, BOOL = pa.string(), pa.int64(), pa.float64(), pa.bool_()
 NUMBERS = pa.map_(pa.string(), pa.float64())
+REASONS = pa.map_(pa.string(), pa.string())
+NAMES = pa.list_(pa.string())
 
 
 def _counts(values) -> pa.DataType:
@@ -103,12 +114,15 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
         ("parallelism", FLOAT, "events / critical_steps"),
         ("spawn_depth", INT, "largest depth of a spawned agent"),
         ("max_concurrency", INT, "largest number of spawned agents alive at once"),
-        ("wall_clock", FLOAT, "latest event end minus earliest event start, seconds"),
+        ("wall_clock", FLOAT, "latest event end minus earliest event start, seconds; null "
+                              "when the log has no clock (clock steps)"),
         ("busy_time", FLOAT, "sum over agents of the union of their events' intervals, "
-                             "seconds"),
-        ("speedup", FLOAT, "busy_time / wall_clock; null without durations"),
-        ("tokens", FLOAT, "sum of the events' tokens"),
-        ("cost_usd", FLOAT, "sum of the events' cost_usd"),
+                             "seconds; null when no event records an end time or a duration, "
+                             "or without a clock"),
+        ("speedup", FLOAT, "busy_time / wall_clock; null without durations or clock"),
+        ("tokens", FLOAT, "sum of the events' tokens; null when no event records tokens"),
+        ("cost_usd", FLOAT, "sum of the events' cost_usd, as recorded; null when no event "
+                            "records one (never an estimate: see cost_usd_estimated)"),
         ("team_reward", FLOAT, "rewards.team; null when absent"),
         ("rewards", NUMBERS, "the trace's rewards, channel -> value, as recorded"),
         ("costs", NUMBERS, "the trace's costs (tokens, wall_clock_s...), as recorded"),
@@ -116,6 +130,20 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
         *[(f"reward_{name}", FLOAT, f"reward term {name} ({term.family}) of "
                                     "masrl.traces.rewards; null when the trace lacks its input")
           for name, term in TERMS.items()],
+        ("clock", STRING, "seconds when the events' times measure time; steps when the log "
+                          "records only their order (every t equal, no end or duration): the "
+                          "trace is then replayed in step order and every figure in seconds "
+                          "is null"),
+        ("cost_usd_estimated", FLOAT, "cost of the model calls estimated from their tokens "
+                                      "with the price table (price_table), kept apart from "
+                                      "cost_usd; null when no call can be priced"),
+        ("price_table", STRING, "the price table's library and version, e.g. genai-prices "
+                                "0.0.40; null when it is not installed"),
+        ("unknown_models", NAMES, "models the log names that the price table does not know "
+                                  "(their calls are left out of the estimate)"),
+        ("not_recorded", REASONS, "column -> why it is null: every null figure of a valid "
+                                  "trace (the reasons of masrl replay --json); empty when "
+                                  "everything is recorded, null for an invalid trace"),
     ],
     "agents": [
         SOURCE,
@@ -129,10 +157,14 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
         ("spawned_at", FLOAT, "start of its spawn event; null for a root"),
         ("ended_at", FLOAT, "start of its first return or despawn; null if never ended"),
         ("events", INT, "events it makes (its own, tool results included)"),
-        ("busy_time", FLOAT, "union of its events' intervals, seconds"),
-        ("tokens", FLOAT, "sum of its events' tokens"),
-        ("cost_usd", FLOAT, "sum of its events' cost_usd"),
-        ("subtree_tokens", FLOAT, "tokens of it and every agent it spawned, directly or not"),
+        ("busy_time", FLOAT, "union of its events' intervals, seconds; null when the trace's "
+                             "busy_time is (see its not_recorded)"),
+        ("tokens", FLOAT, "sum of its events' tokens; null when no event of the trace records "
+                          "tokens"),
+        ("cost_usd", FLOAT, "sum of its events' cost_usd; null when no event of the trace "
+                            "records one"),
+        ("subtree_tokens", FLOAT, "tokens of it and every agent it spawned, directly or not; "
+                                  "null likewise"),
         ("subtree_cost_usd", FLOAT, "cost_usd likewise"),
     ],
     "events": [
@@ -144,8 +176,9 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
         ("role", STRING, "role, as recorded on the event"),
         ("tool", STRING, "tool, as recorded"),
         ("decision", STRING, "orchestration sub-decision, as recorded"),
-        ("t", FLOAT, "start, seconds"),
-        ("end", FLOAT, "t_end, t + duration, or t"),
+        ("t", FLOAT, "start, seconds; null when the trace has no clock (clock steps: "
+                     "position orders the events)"),
+        ("end", FLOAT, "t_end, t + duration, or t; null likewise"),
         ("tokens", FLOAT, "tokens, as recorded; null when absent"),
         ("cost_usd", FLOAT, "cost_usd, as recorded; null when absent"),
         ("reward", FLOAT, "reward, as recorded; null when absent"),
@@ -162,8 +195,11 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
                            "outcome (masrl.traces.consumption); null for a player the trace "
                            "has no item for"),
         ("equal", FLOAT, "team reward split equally over the unit's items (by tokens for "
-                         "token); null without a team reward"),
-        ("recorded", FLOAT, "sum of the recorded rewards of the item's events"),
+                         "token); null without a team reward, and for token when no event "
+                         "records tokens"),
+        ("recorded", FLOAT, "sum of the recorded rewards of the item's events; null when no "
+                            "event of the trace records a reward (and for token when none "
+                            "records tokens)"),
         ("leave_one_out", FLOAT, "v(N) - v(N minus the item), from the trace's counterfactual "
                                  "rollouts, at every unit they reach (0 for an unconsumed "
                                  "item); null where no rollout measures the item"),
