@@ -40,10 +40,10 @@ def planted_intake(tmp_path_factory) -> Intake:
     folder = tmp_path_factory.mktemp("intake")
     source = folder / "data"
     shutil.copytree(paths.DEFAULT_DATA_DIR, source)
-    add_candidates(source, included("C015", "stopper-a", "2611.00001"),
-                   included("C016", "stopper-b", "2611.00003",
+    add_candidates(source, included("C915", "stopper-a", "2611.00001"),
+                   included("C916", "stopper-b", "2611.00003",
                             title="Termination Policies for Agent Crews Trained with Rewards"),
-                   excluded("C017", "A prompted team for spreadsheets", "2611.00002"))
+                   excluded("C917", "A prompted team for spreadsheets", "2611.00002"))
     after = folder / "after"
     shutil.copytree(source, after)
     assert main(["intake", "--data-dir", str(after)]) == 0

@@ -35,7 +35,7 @@ def parsed_entry(text: str):
 
 
 def test_the_issues_url_adds_no_field_to_papers_bib(data_copy, capsys):
-    add_candidates(data_copy, included("C015", "stopper2026", "2611.00001", url=HOSTILE_URL,
+    add_candidates(data_copy, included("C915", "stopper2026", "2611.00001", url=HOSTILE_URL,
                                        title="Stop {here}: a title with } braces \\ and % signs",
                                        venue="Venue}, note = {x"))
     assert main(["intake", "--data-dir", str(data_copy)]) == 0
@@ -50,7 +50,7 @@ def test_the_issues_url_adds_no_field_to_papers_bib(data_copy, capsys):
 
 def test_check_data_finds_a_field_smuggled_in_by_string_joining(data_copy, capsys):
     """What the old string-joining writer produced from the issue's URL."""
-    add_candidates(data_copy, included("C015", "stopper2026", "2611.00001", url=HOSTILE_URL))
+    add_candidates(data_copy, included("C915", "stopper2026", "2611.00001", url=HOSTILE_URL))
     assert main(["intake", "--data-dir", str(data_copy)]) == 0
     path = data_copy / "papers.bib"
     text = path.read_text(encoding="utf-8")
@@ -87,7 +87,7 @@ def test_a_bibtex_entry_shown_in_the_book_is_written_by_the_library(values):
 def test_csv_rows_written_by_the_intake_keep_hostile_cells_whole(data_copy):
     hostile = {"summary": 'A "quoted", comma, ""doubled""', "evidence": '","x":"y, \"z\"',
                "reason": "<b>bold</b> & 'quotes'"}
-    add_candidates(data_copy, included("C015", "stopper2026", "2611.00001", **hostile))
+    add_candidates(data_copy, included("C915", "stopper2026", "2611.00001", **hostile))
     assert main(["intake", "--data-dir", str(data_copy)]) == 0
     data = Dataset(data_copy, as_of=LATEST)
     assert data.problems() == []
@@ -101,11 +101,13 @@ def test_csv_rows_written_by_the_intake_keep_hostile_cells_whole(data_copy):
 
 
 def test_a_cell_that_a_spreadsheet_would_run_is_refused(data_copy, capsys):
-    add_candidates(data_copy, {**included("C015", "stopper2026", "2611.00001"),
+    add_candidates(data_copy, {**included("C915", "stopper2026", "2611.00001"),
                                "summary": "=HYPERLINK(\"https://evil\")"})
+    with open(data_copy / "candidates.csv", encoding="utf-8", newline="") as handle:
+        last_line = len(handle.read().splitlines())  # the planted row is the last one
     capsys.readouterr()
     assert main(["check-data", "--data-dir", str(data_copy)]) == 1
-    assert ("candidates.csv:16:summary: starts with '=': a spreadsheet" in
+    assert (f"candidates.csv:{last_line}:summary: starts with '=': a spreadsheet" in
             capsys.readouterr().err)
 
 
@@ -151,9 +153,9 @@ def test_html_cells_hold_text_and_our_links_only(values):
 
 
 def test_intake_json_output_round_trips_hostile_titles(data_copy, capsys):
-    add_candidates(data_copy, included("C015", "stopper2026", "2611.00001",
+    add_candidates(data_copy, included("C915", "stopper2026", "2611.00001",
                                        title='"}, "written": ["x"], "y": {"'))
     capsys.readouterr()
     assert main(["intake", "--dry-run", "--json", "--data-dir", str(data_copy)]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["written"] == [] and result["records"]["C015"] == "stopper2026"
+    assert result["written"] == [] and result["records"]["C915"] == "stopper2026"

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from masrl import files, paths
 from masrl.commands import main
+from masrl.traces import resources
 
 COMMANDS = [["check-data"], ["stats"], ["intake", "--dry-run"], ["validate", "x.json"],
             ["corpus", "x", "-o", "y"]]
@@ -46,7 +47,7 @@ def test_only_ascii_digits_are_a_limit(value):
 
 def test_the_package_files_are_read_whatever_the_users_limit(monkeypatch, capsys, data_copy):
     monkeypatch.setenv(files.LIMIT_VARIABLE, "10")
-    assert files.limit_for(paths.DEFAULT_DATA_DIR / paths.TRACE_SCHEMA) == files.MAX_INPUT_BYTES
+    assert files.limit_for(resources.SCHEMA) == files.MAX_INPUT_BYTES
     assert files.read_input(paths.DEFAULT_DATA_DIR / paths.PAPERS)  # not refused
     assert main(["check-data"]) == 0  # the package's data directory
     capsys.readouterr()
