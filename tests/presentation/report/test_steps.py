@@ -108,3 +108,10 @@ def test_the_first_steps_and_each_labelled_step_are_in_view_the_rest_folded():
     assert f"Show step {n}" in markup
     assert markup.count('class="masrl-step masrl-labelled"') == 1
     assert re.search(rf"Step {n - 2}</span> <code>[^<]+</code>", markup)
+
+
+def test_an_empty_text_is_said_to_be_empty():
+    document = hostile_content_trace()
+    document["events"][1]["content"] = {"text": ""}
+    markup = StepList(step_lists.step_list(facts_of(document)))._repr_html_()
+    assert "Its text is empty." in markup and '<details class="masrl-said">' not in markup

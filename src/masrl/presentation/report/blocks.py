@@ -274,7 +274,9 @@ class StepList:
                         f"{html_text(words_visible(label_sentence(label)))}</p>"
                         for label in step.labels)
         said = ""
-        if step.text is not None:
+        if step.text == "":
+            said = '<p class="masrl-step-label">Its text is empty.</p>'
+        elif step.text is not None:
             notes = [f"{len(step.text):,} characters"]
             if step.truncated:
                 notes.append(f"cut: the whole text is {_bytes(step.size)}")
