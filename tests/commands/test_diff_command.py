@@ -134,8 +134,8 @@ def test_labels_of_either_run_one_line_each(tmp_path, capsys):
     printed = capsys.readouterr().out.splitlines()
     labels = [json.loads(p.read_text(encoding="utf-8")) for p in (a, b)]
     assert f"A: mistake_agent: {labels[0]['mistake_agent']} (Who&When, gold answer)" in printed
-    assert f"B: mistake_step: {labels[1]['mistake_step']} on event h{labels[1]['mistake_step']} " \
-           "(Who&When, gold answer)" in printed
+    assert f"B: mistake_step: {labels[1]['mistake_step']} (Who&When, gold answer; on event " \
+           f"h{labels[1]['mistake_step']})" in printed
     assert sum(line.startswith(("A: ", "B: ")) for line in printed) == 10  # 5 labels each
     page = out.read_text(encoding="utf-8")
     assert "Labels the sources give: A carries 5 labels; B carries 5 labels" in page

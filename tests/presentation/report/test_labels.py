@@ -80,7 +80,7 @@ def test_one_line_per_label_cut_and_marked():
     label = labelling.Label("mistake_reason", "x " * 200 + "\nend", "gold", "Who&When",
                             event="h3")
     line = labelling.line(label)
-    assert "\n" not in line and line.endswith("on event h3 (Who&When, gold answer)")
+    assert "\n" not in line and line.endswith(" (Who&When, gold answer; on event h3)")
     assert f"(cut here, of {len(' '.join(label.value.split())):,} characters)" in line
     short = labelling.Label("toxicity", 0.8, "annotation", "langfuse EVAL", comment="rude")
     assert labelling.line(short) == "toxicity: 0.8 (langfuse EVAL, annotation); comment: rude"

@@ -99,13 +99,15 @@ def one_line(text: str, limit: int = LINE_CHARACTERS) -> str:
 def line(label: Label) -> str:
     """One label in one line (the diff page): name, what it says, what it is about, who gave it,
     the annotator's comment; each text on one line and cut after :data:`LINE_CHARACTERS`."""
-    about = (f" on event {one_line(label.event)}" if label.event else "") + (
-        f" about agent {one_line(label.agent)}" if label.agent and label.agent != label.value
-        else "")
+    where = [one_line(label.given_by)]
+    if label.event:
+        where.append(f"on event {one_line(label.event)}")
+    if label.agent and label.agent != label.value:
+        where.append(f"about agent {one_line(label.agent)}")
     comment = f"; comment: {one_line(label.comment)}" if label.comment else ""
     category = f" ({one_line(label.category)})" if label.category else ""
-    return (f"{one_line(label.name)}: {one_line(label.said)}{category}{about} "
-            f"({one_line(label.given_by)}){comment}")
+    return (f"{one_line(label.name)}: {one_line(label.said)}{category} "
+            f"({'; '.join(where)}){comment}")
 
 
 # --------------------------------------------------------------------------- on this run
