@@ -167,3 +167,21 @@ def test_on_real_who_and_when_logs_the_rank_is_chapter_27_s(tmp_path):
     runs = gold.load_gold(REAL_WHO_AND_WHEN)[::3]
     assert len(runs) > 50
     assert same_rank_as_chapter_27(runs) == []
+
+
+def test_the_step_by_step_leave_one_out_is_the_credit_module_s():
+    """On a branching run (the centralized example, team reward 0.8), the report's shortcut
+    gives what the credit module's game gives for the same players."""
+    from replay_examples import example
+
+    from masrl.traces import credit, outcome_models
+
+    run = example("centralized").run
+    model = outcome_models.resolve(outcome_models.DECISIVE_STEP, run)
+    ids = run.trace.events.ids
+    steps = list(range(run.trace.events.count))
+    game = credit.model_game(run, "event", model, players=[ids[i] for i in steps])
+    expected = credit.leave_one_out(game.players, game.value)
+    found = labelling.leave_one_out(run, steps, model)
+    assert len(set(found.values())) > 3  # a real spread, not all zeros
+    assert found == {i: round(expected.get(ids[i], 0.0), labelling.RANK_DIGITS) for i in steps}

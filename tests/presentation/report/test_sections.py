@@ -343,3 +343,35 @@ def test_a_trace_without_labels_says_where_labels_come_from(hierarchy):
     said = text(hierarchy["labels"])
     assert said.startswith("The trace holds no labels: its source gives no gold answer")
     assert "The log carries" not in text(hierarchy["headline"])
+
+
+def test_a_run_longer_than_the_list_says_what_the_page_leaves_out():
+    from masrl.presentation.report import steps as step_lists
+    from masrl.traces.synthetic import swarm_trace
+
+    document = swarm_trace([40] * 60, waves=6, call_seconds=0.2, trace_id="long")
+    events = len(document["events"])
+    assert events > step_lists.MAX_LISTED_STEPS
+    steps = {s.key: s for s in report_of(document)}["steps"]
+    assert text(steps).startswith(
+        f"The run's {events:,} steps in its order: the page lists the first "
+        f"{step_lists.MAX_LISTED_STEPS:,}, {step_lists.MAX_LISTED_STEPS:,} in all; the other "
+        f"{events - step_lists.MAX_LISTED_STEPS:,} are in the trace file, not on the page.")
+    assert len(steps.blocks[-1].steps) == step_lists.MAX_LISTED_STEPS
+
+
+def test_a_long_ranking_lists_its_first_ranks_and_every_labelled_step():
+    from masrl.traces.synthetic import swarm_trace
+
+    document = swarm_trace([40] * 20, waves=4, call_seconds=0.2, trace_id="ranked")
+    document["schema_version"] = "1.2"
+    document["rewards"] = {"team": 0.0}
+    last = document["events"][-1]["id"]
+    document["labels"] = [{"name": "mistake_step", "value": 1, "kind": "gold", "source": "t",
+                           "event": last}]
+    labels = {s.key: s for s in report_of(document)}["labels"]
+    ranking = labels.blocks[-1].table
+    assert len(ranking.rows) == builders.MAX_RANKED_ROWS + 1  # the labelled step ranks late
+    assert ranking.cells("event")[-1] == last and ranking.cells("labelled")[-1] == "mistake_step"
+    assert int(ranking.cells("rank")[-1].replace(",", "")) > builders.MAX_RANKED_ROWS
+    assert "rank below them" in ranking.notes

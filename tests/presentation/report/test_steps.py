@@ -115,3 +115,20 @@ def test_an_empty_text_is_said_to_be_empty():
     document["events"][1]["content"] = {"text": ""}
     markup = StepList(step_lists.step_list(facts_of(document)))._repr_html_()
     assert "Its text is empty." in markup and '<details class="masrl-said">' not in markup
+
+
+def test_a_long_run_lists_its_first_steps_and_every_labelled_one():
+    document = swarm_trace([6] * 4, trace_id="long")
+    found = facts_of(document)
+    order = [found.run.trace.events.ids[i] for i in found.run.timeline.tolist()]
+    document["schema_version"] = "1.2"
+    document["labels"] = [{"name": "mistake_step", "value": 1, "kind": "gold", "source": "t",
+                           "event": order[-5]}]
+    found = facts_of(document)
+    listed = step_lists.step_list(found, limit=10)
+    n = len(order)
+    assert [s.number for s in listed] == [*range(1, 11), n - 5, n - 4, n - 3]
+    assert [s.event for s in listed] == [order[k - 1] for k in (*range(1, 11), n - 5, n - 4,
+                                                                 n - 3)]
+    assert [bool(s.labels) for s in listed].count(True) == 1 and listed[-2].labels
+    assert len(step_lists.step_list(found)) == n  # under the page's limit: every step

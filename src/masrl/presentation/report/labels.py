@@ -215,7 +215,7 @@ def ranked_steps(facts: Facts) -> list[int]:
 def ranking(facts: Facts) -> Ranking | str:
     """The ranking of :func:`ranked_steps` by leave-one-out credit under the decisive-step
     model, or why there is none (a sentence's end: "no ranking: ...")."""
-    from masrl.traces import credit, outcome_models
+    from masrl.traces import outcome_models
 
     run = facts.run
     if not labelled_events(facts):
@@ -230,14 +230,30 @@ def ranking(facts: Facts) -> Ranking | str:
     steps = ranked_steps(facts)
     if not steps:
         return "no agent other than the human takes a step"
-    ids = run.trace.events.ids
-    names = [ids[i] for i in steps]
-    model = outcome_models.resolve(outcome_models.DECISIVE_STEP, run)
-    game = credit.model_game(run, "event", model, name=outcome_models.DECISIVE_STEP,
-                             players=names)
-    found = credit.leave_one_out(game.players, game.value) or {}
-    # unconsumed steps are not players: zero by construction, as credit gives them
-    values = {i: round(float(found.get(ids[i], 0.0)), RANK_DIGITS) for i in steps}
+    values = leave_one_out(run, steps, outcome_models.resolve(outcome_models.DECISIVE_STEP, run))
     place = step_numbers(facts)
     order = sorted(steps, key=lambda i: (-abs(values[i]), int(place[i])))
     return Ranking(order, values, float(outcome))
+
+
+def leave_one_out(run, steps: list[int], outcome) -> dict[int, float]:
+    """Each step's leave-one-out credit at the ``event`` unit under ``outcome`` (an outcome model
+    of :mod:`masrl.traces.outcome_models`), as :func:`masrl.traces.credit.model_game` defines
+    it with ``steps`` as the players: ``v(N) - v(N minus s)``, where ``v(N minus s)`` is the
+    outcome of the run with step ``s`` alone changed, and zero for a step no event consumes
+    (zero by construction). Computed one step at a time rather than through the game's
+    coalitions, so that a run of many thousand steps is ranked in seconds."""
+    from masrl.traces import consumption, credit
+
+    count = run.trace.events.count
+    consumed = consumption.consumed(run)
+    full = float(outcome(credit.Without(run, np.zeros(count, dtype=bool))))
+    found = {}
+    for i in steps:
+        if not consumed[i]:
+            found[i] = 0.0
+            continue
+        removed = np.zeros(count, dtype=bool)
+        removed[i] = True
+        found[i] = round(full - float(outcome(credit.Without(run, removed))), RANK_DIGITS)
+    return found

@@ -51,6 +51,7 @@ SECTIONS = {  # key -> the heading a reader sees, in reading order
 }
 NOT_RECORDED = words.NOT_RECORDED
 SKIPPED_LISTED = 3  # reasons named in the first line of a thin import
+MAX_RANKED_ROWS = 100  # the ranking's table lists this many first ranks, and every labelled step
 EVENT_WORDS = words.EVENT_WORDS
 UNIT_WORDS = {  # credit unit -> how the table names it
     "team": "the team", "orchestrator": "orchestration decisions", "role": "roles",
@@ -491,14 +492,19 @@ def ranking_blocks(facts: Facts) -> list:
     blocks.append(Paragraph(" ".join(said)))
     numbers = labelling.step_numbers(facts)
     events = facts.run.trace.events
+    shown = [(rank, i) for rank, i in enumerate(ranked.order, start=1)
+             if rank <= MAX_RANKED_ROWS or i in labelled]
     rows = [[formatted(rank, "count"), formatted(int(numbers[i]), "count"), events.ids[i],
              events.agent(i), formatted(ranked.credit[i], "number:3"),
              labelling.names_of(labelled[i]) if i in labelled else "no"]
-            for rank, i in enumerate(ranked.order, start=1)]
-    blocks.append(Folded(table(["rank", "step", "event", "agent", "credit", "labelled"],
-                               ["count", "count", "code", "code", "number", "text"], rows,
-                               "The steps ranked by counterfactual credit (decisive-step "
-                               "model)")))
+            for rank, i in shown]
+    left = len(ranked.order) - len(shown)
+    blocks.append(Folded(table(
+        ["rank", "step", "event", "agent", "credit", "labelled"],
+        ["count", "count", "code", "code", "number", "text"], rows,
+        "The steps ranked by counterfactual credit (decisive-step model)",
+        notes=(f"The first {MAX_RANKED_ROWS:,} ranks and every labelled step; the other "
+               f"{left:,} steps rank below them.") if left else None)))
     return blocks
 
 
@@ -733,6 +739,17 @@ def steps_section(facts: Facts, subject: Subject) -> list:
                 f"{'is' if labelled == 1 else 'are'} highlighted with "
                 f"{'its labels' if labelled == 1 else 'their labels'}" if labelled else "")
              + ".")
+    total = facts.data["events"]
+    if len(listed) < total:
+        intro = (f"The run's {words.count(total, 'step')} in its order: the page lists the "
+                 f"first {step_lists.MAX_LISTED_STEPS:,}"
+                 + (" and each labelled step with its neighbours" if labelled else "")
+                 + f", {len(listed):,} in all; the other "
+                 f"{total - len(listed):,} are in the trace file, not on the page"
+                 + (f". The {words.count(labelled, 'labelled step')} "
+                    f"{'is' if labelled == 1 else 'are'} highlighted with "
+                    f"{'its labels' if labelled == 1 else 'their labels'}" if labelled else "")
+                 + ".")
     blocks: list = [Paragraph(intro)]
     if account["kept"]:
         blocks.append(Paragraph(content_paragraph(account)))

@@ -18,6 +18,8 @@ from masrl.presentation.report import words
 from masrl.presentation.report.facts import SECONDS, Facts
 from masrl.traces.graph import EVENT_TYPES
 
+MAX_LISTED_STEPS = 2_000  # the page lists at most this many first steps (and every labelled one)
+
 
 @dataclass
 class Step:
@@ -52,35 +54,39 @@ def _content(record) -> tuple[str, bool, float | None] | None:
     return text, cut is True, size
 
 
-def heading(facts: Facts, i: int) -> str:
-    """What event ``i`` (file order) was, in words: its kind, the tool it called, whom it
-    addressed, the decision it took."""
-    events, records = facts.run.trace.events, facts.run.trace.event_records
-    kind = EVENT_TYPES[events.types[i]]
+def heading(kind: str, decision: str | None, tool: str | None, to: str | None) -> str:
+    """What an event was, in words: its kind (an event type), the decision it took, the tool
+    it called, whom it addressed."""
     said = words.EVENT_WORDS[kind][0]
-    decision = records.optional("decision")[i]
     if decision:
         said += f": {decision.replace('_', ' ')}"
-    tool = records.optional("tool")[i]
     if tool:
         said += f" ({tool})"
-    to = records.optional("to")[i]
     if to:
         said += f" to {to}"
     return said
 
 
-def step_list(facts: Facts) -> list[Step]:
-    """Every event of the run, in its order."""
+def step_list(facts: Facts, limit: int = MAX_LISTED_STEPS) -> list[Step]:
+    """The events of the run, in its order: the first ``limit`` and every labelled one with the
+    step before and after it (a page of a million steps would be unreadable and unwieldy)."""
     run = facts.run
     events, records = run.trace.events, run.trace.event_records
     contents = records.optional("content")
     trusted = records.optional("trusted")
+    decisions, tools, targets = (records.optional(key) for key in ("decision", "tool", "to"))
     labelled = labelling.labelled_events(facts)
     origin = float(events.start.min()) if events.count else 0.0
+    order = run.timeline.tolist()
+    wanted = set(range(min(limit, len(order))))
+    numbers = labelling.step_numbers(facts)
+    for i in labelled:
+        place = int(numbers[i]) - 1
+        wanted.update(range(max(0, place - 1), min(len(order), place + 2)))
     found = []
-    for number, i in enumerate(run.timeline.tolist(), start=1):
-        what = heading(facts, i)
+    for place in sorted(wanted):
+        number, i = place + 1, order[place]
+        what = heading(EVENT_TYPES[events.types[i]], decisions[i], tools[i], targets[i])
         if facts.clock == SECONDS:
             what += f", at {words.duration(float(events.start[i]) - origin)}"
         step = Step(number, events.ids[i], events.agent(i), what, labelled.get(i, []),
