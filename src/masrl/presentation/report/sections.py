@@ -10,6 +10,7 @@ skipped). Figures the log cannot support are *not recorded*, with the reason
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from dataclasses import dataclass
 
@@ -702,9 +703,9 @@ def critical_path(facts: Facts, subject: Subject) -> list:
 def keep_content_commands(facts: Facts, subject: Subject) -> list[str]:
     """The commands that report on this run with its events' text."""
     if subject.imported_as:
-        return [f"masrl report --keep-content {subject.path} -o report.html",
-                f"masrl import {subject.imported_as} {subject.path} -o trace.json "
-                "--keep-content"]
+        log = shlex.quote(subject.path)
+        return [f"masrl report --keep-content {log} -o report.html",
+                f"masrl import {subject.imported_as} {log} -o trace.json --keep-content"]
     provenance = facts.run.trace.head.get("provenance") or {}
     source = provenance.get("format") if isinstance(provenance, dict) else None
     return ["masrl report --keep-content LOG -o report.html   # LOG: the log this trace "
