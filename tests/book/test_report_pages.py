@@ -10,10 +10,17 @@ chart fits its column and keeps its text inside, no text is cut, no figure's nam
 (a figure of ``masrl replay --json`` by its JSON name), every chart is drawn, nothing is
 fetched, no console error. Full-page screenshots are kept under
 ``_build/screenshots/report/``.
+
+Labels and text: the Who&When report (real, or our own log) shows its labelled step marked on
+the drawn timeline (a dark red triangle, its legend entry) and highlighted in the step list with
+its labels; reports made with ``--keep-content`` (a Who&When log, a Claude Code session, and a
+trace whose text is hostile: markup, a script's end tag, control characters, a 3,000-character
+line) are audited with every step's text opened: nothing overflows, nothing runs.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -48,6 +55,43 @@ FIXTURE_LOGS = {  # name -> our own small log of the same format, or an example 
     "fixture-autogen": IMPORTERS / "autogen" / "magentic_recorder.json",
 }
 SIZES = {"desktop": DESKTOP, "phone": PHONE}
+KEPT_LOGS = {  # name -> a public log reported with its text (masrl report --keep-content)
+    "who-and-when-kept": REAL_LOGS["who-and-when"],
+    "claude-code-kept": REAL_LOGS["claude-code"],
+}
+FIXTURE_KEPT = {
+    "fixture-who-and-when-kept": FIXTURE_LOGS["fixture-who-and-when"],
+    "fixture-claude-code-kept": FIXTURE_LOGS["fixture-claude-code"],
+}
+LABELLED_COLOUR = "#a50f15"  # masrl.presentation.report.blocks.LABELLED_COLOUR, as SVG writes it
+
+# Runs in the page: what a reader sees of the labels. Returns the problems, as sentences.
+LABEL_AUDIT = r"""() => {
+  const problems = [];
+  const items = [...document.querySelectorAll('.masrl-steps li.masrl-labelled')];
+  if (!items.length) { problems.push('no labelled step in the step list'); }
+  for (const item of items) {
+    if (item.closest('details:not([open])') || item.offsetParent === null) {
+      problems.push('a labelled step is not in view');
+    }
+    if (!/Labelled mistake_step \(Who&When, gold answer\)/.test(item.innerText)) {
+      problems.push(`a labelled step does not say its label: "${item.innerText.slice(0, 80)}"`);
+    }
+  }
+  const timeline = document.querySelector('#timeline figure.masrl-interactive svg');
+  if (!timeline) { problems.push('no drawn timeline'); return problems; }
+  const marks = [...timeline.querySelectorAll('path')].filter((p) =>
+    (p.getAttribute('fill') || '').toLowerCase() === '%COLOUR%'
+    && p.closest('.role-mark'));
+  if (marks.length < 1) { problems.push('no labelled-step mark on the timeline'); }
+  const legend = [...timeline.querySelectorAll('.role-legend text')].map((t) => t.textContent);
+  for (const entry of ['labelled step', 'labelled agent']) {
+    if (!legend.includes(entry)) { problems.push(`no legend entry "${entry}"`); }
+  }
+  return problems;
+}""".replace("%COLOUR%", LABELLED_COLOUR)
+OPEN_TEXTS = """() => document.querySelectorAll('details.masrl-said').forEach(
+  (d) => { d.open = true; })"""
 
 # Runs in the page. Returns the problems it finds, as sentences.
 AUDIT = r"""(names) => {
@@ -92,7 +136,12 @@ AUDIT = r"""(names) => {
   const visible = [...document.querySelectorAll('main p, main li, main td, main th, main caption, '
                                                 + 'main figcaption, main h1, main h2')]
     .filter((el) => !el.closest('pre'))
-    .map((el) => el.innerText).join('\n');
+    .map((el) => {  // a step's text (in a pre) is the log's own words, not the page's
+      if (!el.querySelector('pre')) { return el.innerText; }
+      const copy = el.cloneNode(true);
+      copy.querySelectorAll('pre').forEach((pre) => pre.remove());
+      return copy.textContent;
+    }).join('\n');
   for (const name of names) {
     const pattern = new RegExp(`(^|[^\\w.])${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}($|[^\\w.])`);
     if (pattern.test(visible)) { problems.push(`a figure is named as code: ${name}`); }
@@ -126,10 +175,11 @@ def code_names(trace_path: Path) -> list[str]:
     return sorted(names - set(found.run.agents) - {"schema_version", "trace_id", "task_id"})
 
 
-def report_page(name: str, log: Path, folder: Path) -> tuple[Path, list[str]]:
-    """``masrl report`` on the log: the page, and the names it must not show."""
+def report_page(name: str, log: Path, folder: Path, *options: str) -> tuple[Path, list[str]]:
+    """``masrl report`` on the log (with ``options``): the page, and the names it must not
+    show."""
     out = folder / f"{name}.html"
-    assert main(["report", str(log), "-o", str(out)]) == 0
+    assert main(["report", *options, str(log), "-o", str(out)]) == 0
     trace = folder / f"{name}.trace.json"
     if looks_like_trace(str(log)):
         trace = log
@@ -138,7 +188,11 @@ def report_page(name: str, log: Path, folder: Path) -> tuple[Path, list[str]]:
     return out, code_names(trace)
 
 
-def audited(browser, page_path: Path, names: list[str], shot: str) -> list[str]:
+def audited(browser, page_path: Path, names: list[str], shot: str, *,
+            before: str | None = None, after: str | None = None) -> list[str]:
+    """The problems :data:`AUDIT` finds on the page at both sizes (and ``after``, a script of
+    the same kind, finds), once ``before`` ran in it (a script that opens what a reader
+    opens)."""
     problems = []
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     for size, viewport in SIZES.items():
@@ -148,6 +202,8 @@ def audited(browser, page_path: Path, names: list[str], shot: str) -> list[str]:
         outside: list[str] = []
         page.on("console", lambda m, e=errors: e.append(m.text) if m.type == "error" else None)
         page.on("pageerror", lambda error, e=errors: e.append(str(error)))
+        page.on("dialog", lambda dialog, e=errors: (
+            e.append(f"a script opened a dialog: {dialog.message}"), dialog.dismiss()))
         page.on("request", lambda r, o=outside: None if r.url.startswith(
             ("file:", "data:", "about:", "blob:")) else o.append(r.url))
         try:
@@ -155,7 +211,11 @@ def audited(browser, page_path: Path, names: list[str], shot: str) -> list[str]:
             if page.locator("figure.masrl-interactive").count():
                 page.wait_for_selector("figure.masrl-interactive.masrl-live-ready",
                                        timeout=30_000)
+            if before:
+                page.evaluate(before)
             found = page.evaluate(AUDIT, names)
+            if after:
+                found += page.evaluate(after)
             page.screenshot(path=str(SCREENSHOTS / f"{shot}-{viewport['width']}.png"),
                             full_page=True)
         finally:
@@ -194,3 +254,48 @@ def test_the_comparison_of_two_real_runs_reads_well(browser, tmp_path):
     out = tmp_path / "diff.html"
     assert main(["diff", *map(str, pair), "-o", str(out)]) == 0
     assert audited(browser, out, [], "diff-who-and-when") == []
+
+
+def check_kept(browser, logs: dict[str, Path], tmp_path: Path) -> None:
+    problems = []
+    for name, log in logs.items():
+        page_path, names = report_page(name, log, tmp_path, "--keep-content")
+        opened = page_path.read_text(encoding="utf-8").count('<details class="masrl-said">')
+        assert opened, f"{name}: no step holds its text"
+        problems += [f"{name} {p}" for p in audited(browser, page_path, names, name,
+                                                     before=OPEN_TEXTS)]
+    assert problems == []
+
+
+def test_the_who_and_when_report_marks_its_labelled_step(browser, tmp_path):
+    real = REAL_LOGS["who-and-when"]
+    logs = {"labels-who-and-when": real} if real.is_file() else {}
+    logs["labels-fixture-who-and-when"] = FIXTURE_LOGS["fixture-who-and-when"]
+    problems = []
+    for name, log in logs.items():
+        page_path, names = report_page(name, log, tmp_path)
+        problems += [f"{name} {p}" for p in audited(browser, page_path, names, name,
+                                                     after=LABEL_AUDIT)]
+    assert problems == []
+
+
+def test_reports_with_text_kept_read_well_with_every_text_open(browser, tmp_path):
+    """Our own logs, and a trace whose kept text and label are hostile."""
+    from replay_examples import hostile_content_trace
+
+    check_kept(browser, FIXTURE_KEPT, tmp_path)
+    hostile = tmp_path / "hostile.json"
+    hostile.write_text(json.dumps(hostile_content_trace()), encoding="utf-8")
+    out = tmp_path / "hostile.html"
+    assert main(["report", str(hostile), "-o", str(out)]) == 0
+    # a script of the text that ran would open a dialog, which audited() reports
+    assert audited(browser, out, code_names(hostile), "hostile-content",
+                   before=OPEN_TEXTS) == []
+
+
+def test_real_reports_with_text_kept_read_well_with_every_text_open(browser, tmp_path):
+    missing = [str(p) for p in KEPT_LOGS.values() if not p.is_file()]
+    if missing:
+        pytest.skip(f"the public logs are not all there ({missing[0]}...; a fresh clone has no "
+                    "../shared/traces): the fixtures run the same checks")
+    check_kept(browser, KEPT_LOGS, tmp_path)

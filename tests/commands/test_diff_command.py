@@ -121,3 +121,28 @@ def test_two_real_claude_code_sessions(tmp_path, capsys):
     assert found["figures"]["tokens.total"]["a"] > 0
     assert found["agents"]["per_agent"]["main"]["events"][0] > 0
     assert found["tools"]["Bash"][0] > 0
+
+
+WHO_AND_WHEN_FIXTURES = paths.REPO_ROOT / "tests" / "fixtures" / "importers" / "who_and_when"
+
+
+def test_labels_of_either_run_one_line_each(tmp_path, capsys):
+    a, b = WHO_AND_WHEN_FIXTURES / "magentic_one.json", WHO_AND_WHEN_FIXTURES / "captain_agent.json"
+    out = tmp_path / "diff.html"
+    assert main(["diff", str(a), str(b), "-o", str(out)]) == 0
+    assert main(["diff", str(a), str(b)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    labels = [json.loads(p.read_text(encoding="utf-8")) for p in (a, b)]
+    assert f"A: mistake_agent: {labels[0]['mistake_agent']} (Who&When, gold answer)" in printed
+    assert f"B: mistake_step: {labels[1]['mistake_step']} (Who&When, gold answer; on event " \
+           f"h{labels[1]['mistake_step']})" in printed
+    assert sum(line.startswith(("A: ", "B: ")) for line in printed) == 10  # 5 labels each
+    page = out.read_text(encoding="utf-8")
+    assert "Labels the sources give: A carries 5 labels; B carries 5 labels" in page
+    assert page.count("<li>A: ") == 5 and page.count("<li>B: ") == 5
+
+
+def test_runs_without_labels_add_no_line(two_runs, capsys):
+    assert main(["diff", str(two_runs[0]), str(two_runs[1])]) == 0
+    assert not any(line.startswith(("A: ", "B: "))
+                   for line in capsys.readouterr().out.splitlines())

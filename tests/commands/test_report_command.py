@@ -12,6 +12,7 @@ from trace_helpers import FIXTURES
 
 from masrl import paths
 from masrl.commands import main
+from masrl.presentation.report import SECTIONS
 from masrl.traces import resources
 from masrl.traces.importers import import_file
 
@@ -91,7 +92,7 @@ def test_an_invalid_trace_gets_a_page_of_its_problems_and_exit_1(tmp_path, capsy
     assert "is invalid: 1 error, 0 warnings" in text
     assert "it holds no readable events" in text
     assert "not-json" in text
-    assert text.count("Skipped: the trace is invalid") == 5
+    assert text.count("Skipped: the trace is invalid") == len(SECTIONS) - 2
     assert capsys.readouterr().err.splitlines()[-1] == (
         f"{out}: the report on {FIXTURES / 'not_json.json'}; the trace is invalid (the page "
         "lists its problems)")
@@ -150,8 +151,10 @@ def test_a_real_70_minute_session_gets_a_binned_timeline(tmp_path):
     assert "Binned timeline of 481 events over 4180.16 s" in page
     assert outside_addresses(page) == []
     text = text_of(page)
-    # its 1,877 lines give 481 events: most skipped lines are hook progress, not a thin import
-    assert "In short This run has" in text and "thin import" not in text
+    # a session's progress lines are not records of the run: the import is not thin
+    # (masrl.traces.provenance.thin), so the page opens on the run itself
+    assert ("Trace report: claude-code:258c7280-ae70-4798-800f-63464d01a85d In short This run "
+            "has 4 agents") in text and "A thin import" not in text
     assert "over 1 h 10 min" in text and "15,406,773 tokens" in text
     assert "The team reward is not recorded" in text
 
@@ -210,3 +213,33 @@ def test_a_1500_deep_spawn_chain_is_reported_in_seconds(tmp_path):
     page = out.read_text(encoding="utf-8")
     assert "With 1,501 agents, the graph would not be legible" in text_of(page)
     assert "<details" in page and len(page) < 40_000_000
+
+
+WHO_AND_WHEN_LOG = paths.REPO_ROOT / "tests" / "fixtures" / "importers" / "who_and_when" / \
+    "magentic_one.json"
+
+
+def test_keep_content_imports_the_log_with_its_text(tmp_path, capsys):
+    kept, left = tmp_path / "kept.html", tmp_path / "left.html"
+    assert main(["report", "--keep-content", str(WHO_AND_WHEN_LOG), "-o", str(kept)]) == 0
+    assert main(["report", str(WHO_AND_WHEN_LOG), "-o", str(left)]) == 0
+    source = json.loads(WHO_AND_WHEN_LOG.read_text(encoding="utf-8"))
+    with_text, without = text_of(kept.read_text(encoding="utf-8")), \
+        text_of(left.read_text(encoding="utf-8"))
+    said = " ".join(source["history"][4]["content"].split())
+    assert said in with_text and said not in without
+    assert with_text.count("Read its text") == len(source["history"])
+    assert "The trace holds no text of its events" in without
+    assert f"masrl report --keep-content {WHO_AND_WHEN_LOG} -o report.html" in without
+    # the labels, on both pages
+    for page in (with_text, without):
+        assert f"mistake_reason {source['mistake_reason']}" in page
+        assert "Labelled mistake_step (Who&When, gold answer): 4" in page
+
+
+def test_keep_content_on_a_trace_file_is_said_to_change_nothing(tmp_path, capsys):
+    out = tmp_path / "r.html"
+    assert main(["report", "--keep-content", str(SWARM), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert f"{SWARM}: warning: --keep-content applies to a log being imported" in err
+    assert "The trace holds no text of its events" in text_of(out.read_text(encoding="utf-8"))

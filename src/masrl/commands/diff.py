@@ -74,7 +74,8 @@ def run_diff(args: argparse.Namespace) -> int:
                         "; compared anyway"), file=sys.stderr)
     labels = [label for _, label, _ in runs]
     if args.output:
-        code = write_page(found, labels, args)
+        heads = tuple(report.trace.head for report, _, _ in runs)
+        code = write_page(found, labels, heads, args)
         if code != OK:
             return code
     if args.json:
@@ -84,14 +85,16 @@ def run_diff(args: argparse.Namespace) -> int:
 
         for block in diff_sections.headline(found, *labels):
             print(printable(block.text))
+        for line in diff_sections.label_lines(*(report.trace.head for report, _, _ in runs)):
+            print(printable(line))
     return OK
 
 
-def write_page(found: dict, labels: list[str], args: argparse.Namespace) -> int:
+def write_page(found: dict, labels: list[str], heads: tuple, args: argparse.Namespace) -> int:
     from masrl.files import OutputError, write_text_atomically
     from masrl.presentation.report import diff_sections, page
 
-    sections = diff_sections.build(found, *labels)
+    sections = diff_sections.build(found, *labels, heads=heads)
     runs = found["runs"]
     title = f"Two runs compared: {runs['a']['trace_id']} and {runs['b']['trace_id']}"
     try:

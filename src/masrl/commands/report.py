@@ -1,8 +1,10 @@
 """``masrl report TRACE -o report.html``: the report on one trace, as one self-contained page.
 
 TRACE is a trace file (valid or not: an invalid one gets a page of its problems) or a log that
-``masrl import`` reads; ``--from`` says which. With ``--from auto`` (the default), a JSON
-object with ``events`` is read as a trace, anything else that a log format recognises
+``masrl import`` reads; ``--from`` says which. A log is imported without the text of its events
+unless ``--keep-content`` asks for it (then each step of the page can be opened and read).
+With ``--from auto`` (the default), a JSON object with ``events`` is read as a trace, anything
+else that a log format recognises
 (:mod:`masrl.traces.importers._kit.detect`) is imported first, and the rest is reported as a trace
 (its problems). The page is rendered in-process from the validation report and the replay
 (:mod:`masrl.presentation.report`: the sections the book's chapter 22 shows too), with the
@@ -34,8 +36,9 @@ def register(subparsers) -> None:
     command = subparsers.add_parser(
         "report", help=COMMANDS["report"].help,
         description="Report on a trace (or on a log, imported first): validation, the run in "
-        "words and figures, who worked with whom, timeline, critical path and credit, written "
-        "as one HTML page that opens offline.")
+        "words and figures, the source's labels, who worked with whom, timeline, critical "
+        "path, the steps one by one (with their text when kept) and credit, written as one "
+        "HTML page that opens offline.")
     command.add_argument("trace", metavar="TRACE", help="the trace file, or a log to import")
     command.add_argument("-o", "--output", required=True, metavar="OUT",
                          help="the HTML page to write")
@@ -43,6 +46,11 @@ def register(subparsers) -> None:
                          choices=[AUTO, TRACE, *FORMATS], metavar="FORMAT",
                          help=f"what TRACE is: {AUTO} (recognised from the content; the "
                          f"default), {TRACE}, or a log format: " + ", ".join(FORMATS))
+    command.add_argument("--keep-content", action="store_true",
+                         help="when TRACE is a log, import it with the text of its messages "
+                         "and tool calls (as masrl import --keep-content: at most 4 KiB per "
+                         "event, cut and marked beyond, 1 MiB per trace), so that the page "
+                         "shows what each step said; by default the text is left out")
     command.set_defaults(func=run_report)
 
 
@@ -82,11 +90,12 @@ def choose_format(path: str, wanted: str) -> tuple[str, str | None]:
         return TRACE, None if "events" in seen.keys else "no log format recognises it either"
 
 
-def read(path: str, wanted: str, output: str) -> tuple | int:
+def read(path: str, wanted: str, output: str, keep_content: bool = False) -> tuple | int:
     """``(report, label, imported_as)`` for the file at ``path``: a trace validated, or a log
-    imported (``wanted``: a format, or auto) then validated as ``masrl validate`` reads what
-    ``masrl import`` writes; an exit code (after one line on stderr) when the file cannot be
-    read or the log cannot be imported (``output`` is named as not written)."""
+    imported (``wanted``: a format, or auto; with its events' text when ``keep_content``) then
+    validated as ``masrl validate`` reads what ``masrl import`` writes; an exit code (after
+    one line on stderr) when the file cannot be read or the log cannot be imported
+    (``output`` is named as not written)."""
     from masrl.files import InputError, check_input
 
     try:
@@ -101,12 +110,15 @@ def read(path: str, wanted: str, output: str) -> tuple | int:
         if reason:
             print(printable(f"{path}: warning: not a trace, and {reason}; the report lists "
                             "its problems as a trace"), file=sys.stderr)
+        if keep_content:
+            print(printable(f"{path}: warning: --keep-content applies to a log being "
+                            "imported; a trace file shows the text it holds"), file=sys.stderr)
         return validate_file(path, source=path), path, None
     from masrl.traces.importers import SourceError, dumps, import_file
     from masrl.traces.validate import validate_bytes
 
     try:
-        result = import_file(source_format, path)
+        result = import_file(source_format, path, keep_content=keep_content)
     except OSError as exc:
         print(cannot_read(getattr(exc, "path", None) or path, exc), file=sys.stderr)
         return USAGE
@@ -145,7 +157,7 @@ def run_report(args: argparse.Namespace) -> int:
 
     if readable(args.trace) and unwritable_folder(args.output):  # said before any work
         return USAGE
-    found = read(args.trace, args.source_format, args.output)
+    found = read(args.trace, args.source_format, args.output, args.keep_content)
     if isinstance(found, int):
         return found
     report, label, imported_as = found

@@ -41,7 +41,7 @@ def test_times_that_only_order_the_events_are_steps():
         assert found.reason(key) == recorded.ORDER_ONLY
     assert found.reason("busy_time.debater_1") == recorded.ORDER_ONLY  # inside busy_time
     start, end = found.positions()
-    assert sorted(start.tolist()) == list(range(len(trace["events"])))
+    assert sorted(start.tolist()) == list(range(1, len(trace["events"]) + 1))  # from 1
     assert np.array_equal(start, end)
     assert found.get("critical_steps") == found.data["critical_steps"]  # steps stay
 

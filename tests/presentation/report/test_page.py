@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import vl_convert
-from replay_examples import EXAMPLES
+from replay_examples import EXAMPLES, hostile_content_trace
 from trace_helpers import FIXTURES
 
 from masrl.presentation.report import Subject, build, bundle, page, replayed
@@ -43,8 +43,8 @@ def test_a_page_holds_everything_it_needs():
     assert re.search(r'<div class="masrl-live"></div><p class="masrl-alt">Gantt chart of 39 '
                      r"events", markup)
     assert [h for h in re.findall(r"<h2>(.*?)</h2>", markup)] == [
-        "In short", "Validation", "The run in numbers", "Who worked with whom", "Timeline",
-        "Critical path", "Credit"]
+        "In short", "Validation", "The run in numbers", "Labels", "Who worked with whom",
+        "Timeline", "Critical path", "Step by step", "Credit"]
 
 
 def test_same_sections_same_bytes():
@@ -94,3 +94,30 @@ def test_the_cache_folder_follows_the_platform(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     monkeypatch.setattr(bundle.sys, "platform", "linux")
     assert bundle.cache_dir() == tmp_path / "masrl"
+
+
+def test_hostile_text_and_labels_never_reach_the_page_as_markup(tmp_path):
+    """A trace whose kept text and labels hold markup, a script's end tag, control characters
+    and a very long line: the page holds them as text only (outside its own scripts, no tag
+    from the trace; nowhere a control character)."""
+    import json
+
+    path = tmp_path / "hostile.json"
+    path.write_text(json.dumps(hostile_content_trace()), encoding="utf-8")
+    markup = page.render(sections_of(path), "Trace report: <b>x</b>", libraries=LIBRARIES)
+    assert re.findall(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029]", markup) == []
+    outside_scripts = re.sub(r"(<script\b[^>]*>).*?</script>", r"\1</script>", markup,
+                             flags=re.S)
+    tags = set(re.findall(r"<([a-zA-Z][a-zA-Z0-9]*)", outside_scripts))
+    assert tags <= {"html", "head", "meta", "title", "style", "body", "main", "h1", "h2",
+                    "section", "p", "code", "div", "table", "caption", "thead", "tbody", "tr",
+                    "th", "td", "span", "details", "summary", "ul", "li", "strong", "pre",
+                    "figure", "figcaption", "script", "footer", "svg", "g", "rect", "text",
+                    "path", "line", "defs", "marker", "tspan", "polygon"}, tags
+    assert "<img" not in outside_scripts and "<b>" not in outside_scripts
+    # the text is there, escaped, and the specification of the chart cannot end its element
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)" in markup
+    specs = re.findall(r'<script type="application/json" class="masrl-spec">(.*?)</script>',
+                       markup, flags=re.S)
+    assert specs and all("<" not in spec for spec in specs)
+    assert "\\u003c/script\\u003e\\u003cb\\u003ename" in specs[0]  # the label, in the timeline

@@ -18,6 +18,7 @@ from masrl.presentation.report.blocks import Folded, strip_markup
 from masrl.presentation.report.facts import Facts
 from masrl.presentation.tables import Table
 from masrl.traces import validate_document, validate_file
+from masrl.traces.importers import import_file
 
 
 def report_of(document: dict, label: str = "t.json") -> list:
@@ -219,7 +220,8 @@ def test_trace_text_is_escaped_in_every_section():
         markup = section.page_html() if section.key != "timeline" else \
             section.blocks[1].page_html()
         assert "<img" not in markup, section.key
-    assert "&lt;img" in build(checked, found, Subject(HOSTILE, HOSTILE))[3].page_html()
+    agents = {s.key: s for s in build(checked, found, Subject(HOSTILE, HOSTILE))}["agents"]
+    assert "&lt;img" in agents.page_html()
 
 
 def test_long_tables_fold_their_rows_into_details():
@@ -257,3 +259,119 @@ def test_an_estimated_cost_names_its_price_table_and_the_models_it_does_not_know
     assert "a recorded cost of $0.14" in said  # never added to the estimate
     shown = {row[0]: row[1] for row in sections["numbers"].blocks[0].rows}
     assert shown["Estimated cost"] == "$0.42" and shown["Recorded cost"] == "$0.14"
+
+
+# ------------------------------------------------------------------ labels and the step list
+
+WHO_AND_WHEN_LOG = FIXTURES.parent / "importers" / "who_and_when" / "magentic_one.json"
+
+
+def imported_report(path, keep_content: bool) -> dict:
+    from masrl.traces.importers import dumps
+    from masrl.traces.validate import validate_bytes
+
+    trace = import_file("auto", path, keep_content=keep_content).trace
+    checked = validate_bytes(dumps(trace).encode("utf-8"), source="log")
+    subject = Subject("log (imported as who-and-when)", "log.json", "who-and-when")
+    return {s.key: s for s in build(checked, replayed(checked), subject)}
+
+
+def test_a_labelled_log_shows_its_labels_the_ranking_and_marks_the_step():
+    from masrl.presentation.report import labels as labelling
+
+    sections = imported_report(WHO_AND_WHEN_LOG, keep_content=False)
+    source = json.loads(WHO_AND_WHEN_LOG.read_text(encoding="utf-8"))
+    document = json.loads(json.dumps(import_file("auto", WHO_AND_WHEN_LOG).trace))
+    facts = Facts(replayed(validate_document(document)))
+    position = facts.run.trace.events.ids.index("h4")
+    step = int(labelling.step_numbers(facts)[position])
+    about = f"step {step} (event h4, by WebSurfer)"
+    headline = text(sections["headline"])
+    assert f"The log carries 5 labels (Who&When, gold answer), about agent WebSurfer, {about} " \
+           "and the whole run" in headline
+    labels = sections["labels"]
+    shown = labels.blocks[1].table
+    assert shown.cells("label") == ["mistake_agent", "mistake_step", "mistake_reason",
+                                    "ground_truth", "is_corrected"]
+    assert shown.cells("what it says")[2] == source["mistake_reason"]
+    assert shown.cells("about")[1:3] == [about, about]
+    ranked = labelling.ranking(facts)
+    rank = ranked.rank(position)
+    said = text(labels)
+    assert (f"{about[:1].upper()}{about[1:]}, which the labels mistake_step and "
+            f"mistake_reason are about, ranks {builders.words.ordinal(rank)} of "
+            f"{len(ranked.order)}") in said
+    table_ = labels.blocks[-1].table
+    assert table_.cells("labelled")[rank - 1] == "mistake_step and mistake_reason"
+    assert table_.cells("event")[rank - 1] == "h4"
+    # the critical path's run that holds the step says so
+    path = sections["critical_path"].blocks[1].table
+    assert sum(f"step {step} (event h4) labelled mistake_step and mistake_reason" in cell
+               for cell in path.cells("what happened")) == 1
+    # the timeline's text says what the marks are
+    assert "a dark red triangle points at each labelled step and the band of each labelled " \
+           "agent is tinted red" in text(sections["timeline"])
+
+
+def test_without_text_the_page_says_once_how_to_keep_it():
+    sections = imported_report(WHO_AND_WHEN_LOG, keep_content=False)
+    steps = sections["steps"]
+    said = text(steps)
+    assert "The trace holds no text of its events: masrl import leaves it out unless asked" \
+        in said
+    commands = steps.blocks[2]
+    assert commands.lines == ["masrl report --keep-content log.json -o report.html",
+                              "masrl import who-and-when log.json -o trace.json --keep-content"]
+    everything = " ".join(text(s) for s in sections.values())
+    assert everything.count("holds no text of its events") == 1
+    assert "Read its text" not in everything
+
+
+def test_with_text_a_reader_opens_each_step():
+    sections = imported_report(WHO_AND_WHEN_LOG, keep_content=True)
+    steps = sections["steps"]
+    said = text(steps)
+    assert "The trace keeps the text of 9 events. Open a step to read its text." in said
+    markup = steps.page_html()
+    assert markup.count('<details class="masrl-said">') == 9
+    source = json.loads(WHO_AND_WHEN_LOG.read_text(encoding="utf-8"))
+    assert builders.words.visible(source["history"][4]["content"]) in strip_markup(markup)
+    assert "no text of its events" not in said
+
+
+def test_a_trace_without_labels_says_where_labels_come_from(hierarchy):
+    said = text(hierarchy["labels"])
+    assert said.startswith("The trace holds no labels: its source gives no gold answer")
+    assert "The log carries" not in text(hierarchy["headline"])
+
+
+def test_a_run_longer_than_the_list_says_what_the_page_leaves_out():
+    from masrl.presentation.report import steps as step_lists
+    from masrl.traces.synthetic import swarm_trace
+
+    document = swarm_trace([40] * 60, waves=6, call_seconds=0.2, trace_id="long")
+    events = len(document["events"])
+    assert events > step_lists.MAX_LISTED_STEPS
+    steps = {s.key: s for s in report_of(document)}["steps"]
+    assert text(steps).startswith(
+        f"The run's {events:,} steps in its order: the page lists the first "
+        f"{step_lists.MAX_LISTED_STEPS:,}, {step_lists.MAX_LISTED_STEPS:,} in all; the other "
+        f"{events - step_lists.MAX_LISTED_STEPS:,} are in the trace file, not on the page.")
+    assert len(steps.blocks[-1].steps) == step_lists.MAX_LISTED_STEPS
+
+
+def test_a_long_ranking_lists_its_first_ranks_and_every_labelled_step():
+    from masrl.traces.synthetic import swarm_trace
+
+    document = swarm_trace([40] * 20, waves=4, call_seconds=0.2, trace_id="ranked")
+    document["schema_version"] = "1.2"
+    document["rewards"] = {"team": 0.0}
+    last = document["events"][-1]["id"]
+    document["labels"] = [{"name": "mistake_step", "value": 1, "kind": "gold", "source": "t",
+                           "event": last}]
+    labels = {s.key: s for s in report_of(document)}["labels"]
+    ranking = labels.blocks[-1].table
+    assert len(ranking.rows) == builders.MAX_RANKED_ROWS + 1  # the labelled step ranks late
+    assert ranking.cells("event")[-1] == last and ranking.cells("labelled")[-1] == "mistake_step"
+    assert int(ranking.cells("rank")[-1].replace(",", "")) > builders.MAX_RANKED_ROWS
+    assert "rank below them" in ranking.notes

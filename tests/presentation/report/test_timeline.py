@@ -358,8 +358,9 @@ def test_a_log_without_a_clock_is_drawn_on_a_step_axis():
     axis = spec["layer"][0]["encoding"]["x"]["title"]
     assert axis == trace_charts.STEP_TITLE and axis.startswith("step")
     events = trace_charts.event_rows(found)
-    # each event at its place in the run's order: 0, 1, 2... (never fractions of a second)
-    assert sorted(e["start"] for e in events) == list(range(len(events)))
+    # each event at its place in the run's order: 1, 2, 3... as the report's tables count
+    # steps (never fractions of a second)
+    assert sorted(e["start"] for e in events) == list(range(1, len(events) + 1))
     assert all(e["instant"] for e in events)
     order = [found.run.trace.events.ids[i] for i in found.run.timeline.tolist()]
     assert [e["event"] for e in events] == order
@@ -378,7 +379,7 @@ def test_a_crowded_log_without_a_clock_is_binned_in_steps(large):
     found = replayed(document)
     assert trace_charts.is_binned(found)
     binned = trace_charts.binned_frames(found)
-    span = found.metrics["events"] - 1  # steps 0 to n - 1
+    span = found.metrics["events"] - 1  # steps 1 to n
     assert binned["clock"] == "steps" and binned["seconds"] == trace_charts.bucket_steps(span)
     assert binned["seconds"] * trace_charts.BINNED_WIDTH / span >= trace_charts.MIN_CELL_PX
     assert [trace_charts.bucket_steps(n, width=760) for n in (36, 130, 1700, 100_000)] == [
@@ -409,3 +410,83 @@ def test_a_few_touching_ticks_of_a_short_run_stay_event_by_event():
     found = replayed(trace)
     assert trace_charts.crowded_share(found) > trace_charts.MAX_CROWDED_SHARE
     assert not trace_charts.is_binned(found)
+
+
+# ----------------------------------------------------------------------------------- labels
+
+def labelled(document: dict, event: str, agent: str) -> Replay:
+    document = json.loads(json.dumps(document))
+    document["schema_version"] = "1.2"
+    document["labels"] = [
+        {"name": "mistake_agent", "value": agent, "kind": "gold", "source": "t", "agent": agent},
+        {"name": "mistake_step", "value": 1, "kind": "gold", "source": "t", "event": event},
+        {"name": "score", "value": 0.5, "kind": "annotation", "source": "t"}]
+    return replayed(document)
+
+
+def layer_named(spec: dict, name: str) -> tuple[dict, list[dict]]:
+    for layer in spec["layer"]:
+        if layer["data"]["name"] == name:
+            return layer, spec["datasets"][name]
+    raise AssertionError(f"no layer {name}")
+
+
+def test_the_labelled_step_and_agent_are_marked_with_legend_entries():
+    from replay_examples import EXAMPLES
+
+    document = json.loads((EXAMPLES / "centralized.json").read_text(encoding="utf-8"))
+    target = document["events"][3]
+    found = labelled(document, target["id"], target["agent"])
+    spec = trace_charts.gantt(found)
+    layer, rows = layer_named(spec, "labelled")
+    assert [(r["event"], r["agent"], r["labels"]) for r in rows] == [
+        (target["id"], target["agent"], "mistake_step")]
+    start = {e["event"]: e["start"] for e in trace_charts.event_rows(found)}
+    assert rows[0]["start"] == start[target["id"]]  # drawn where the event starts
+    shape = layer["encoding"]["shape"]
+    assert shape["scale"] == {"domain": [trace_charts.LABELLED_STEP],
+                              "range": ["triangle-down"]}
+    assert shape["legend"] is not None  # its own legend entry
+    assert layer["mark"]["color"] == trace_charts.LABELLED_COLOUR
+    bands = {b["agent"]: b["band"] for b in trace_charts.lifetime_rows(found)}
+    assert bands[target["agent"]] == trace_charts.LABELLED_AGENT
+    assert list(bands.values()).count(trace_charts.LABELLED_AGENT) == 1
+    colour = spec["layer"][0]["encoding"]["color"]["scale"]
+    assert trace_charts.LABELLED_AGENT in colour["domain"]  # a legend entry in the colours
+    assert "A dark red triangle marks each labelled step: step" in spec["description"]
+    assert f"tinted red: {target['agent']}." in spec["description"]
+    unlabelled = trace_charts.gantt(example("centralized"))
+    assert "labelled" not in unlabelled["datasets"]
+    assert trace_charts.LABELLED_AGENT not in \
+        unlabelled["layer"][0]["encoding"]["color"]["scale"]["domain"]
+
+
+def test_labels_are_marked_on_the_step_axis_of_a_log_without_a_clock():
+    from replay_examples import EXAMPLES
+
+    document = without_clock(json.loads((EXAMPLES / "debate.json").read_text(encoding="utf-8")))
+    target = document["events"][5]
+    found = labelled(document, target["id"], target["agent"])
+    _, rows = layer_named(trace_charts.gantt(found), "labelled")
+    order = [found.run.trace.events.ids[i] for i in found.run.timeline.tolist()]
+    assert rows[0]["start"] == rows[0]["step"] == order.index(target["id"]) + 1
+
+
+def test_a_binned_timeline_marks_the_labelled_step_on_its_lane(large):
+    document = large.run.trace.document
+    target = document["events"][len(document["events"]) // 2]
+    found = labelled(document, target["id"], target["agent"])
+    assert trace_charts.is_binned(found)
+    binned = trace_charts.binned_frames(found)
+    (row,) = binned["labelled"]
+    assert binned["lanes"][row["lane_index"]] == row["lane"]
+    assert row["lane"] in (target["agent"], binned["lanes"][-1])  # its lane, or the shared one
+    assert row["lane_index"] < row["top"] < row["lane_index"] + trace_charts.BAR_BASE
+    static = trace_charts.binned_gantt(found)
+    layer, rows = layer_named(static, "labelled")
+    assert rows == [row] and layer["encoding"]["shape"]["legend"] is not None
+    live = trace_charts.timeline(found).live
+    overview, detail = live["vconcat"]
+    assert any(layer["data"]["name"] == "overview_labelled" for layer in overview["layer"])
+    (mark,) = [layer for layer in detail["layer"] if layer["data"]["name"] == "detail_labelled"]
+    assert mark["mark"]["clip"] is True and mark["encoding"]["shape"]["legend"] is None

@@ -13,6 +13,7 @@ import re
 
 from masrl.presentation import vega
 from masrl.presentation.escaping import html_text
+from masrl.presentation.report.words import visible as words_visible
 from masrl.presentation.tables import STACKED, Table
 
 FOLD_AFTER = 10  # a table longer than this shows its first rows and folds the rest
@@ -199,3 +200,131 @@ class Section:
 def strip_markup(text: str) -> str:
     """Visible text of a piece of markup (tags removed, entities decoded), for tests."""
     return html.unescape(re.sub(r"<[^>]+>", " ", text))
+
+
+LABELLED_COLOUR = "#A50F15"  # the labelled step and agent, on the timeline and in the lists
+STEPS_SHOWN = 20  # the step list shows this many first steps, and folds the rest into runs
+STEP_CONTEXT = 1  # steps shown before and after a labelled step, wherever it is
+STEP_STYLE = (
+    ".masrl-steps ul { list-style: none; padding: 0; margin: 0.4rem 0 0.8rem; } "
+    ".masrl-steps li.masrl-step { border-bottom: 1px solid #e2e2e2; padding: 0.3rem 0.2rem; "
+    "overflow-wrap: anywhere; } "
+    f".masrl-steps li.masrl-labelled {{ border-left: 4px solid {LABELLED_COLOUR}; "
+    "background: #fcf0f1; padding-left: 0.6rem; } "
+    ".masrl-steps .masrl-step-number { font-weight: 600; } "
+    ".masrl-steps .masrl-step-label { margin: 0.2rem 0; } "
+    f".masrl-steps .masrl-step-label strong {{ color: {LABELLED_COLOUR}; }} "
+    ".masrl-steps details.masrl-said > summary { cursor: pointer; color: #0b5cad; } "
+    ".masrl-steps pre.masrl-said-text { white-space: pre-wrap; overflow-wrap: anywhere; "
+    "max-width: 100%; max-height: 28rem; overflow-y: auto; background: #f7f7f7; "
+    "border: 1px solid #e2e2e2; padding: 0.5rem 0.7rem; margin: 0.3rem 0; font-size: 0.85rem; } "
+    ".masrl-steps .masrl-cut { display: block; color: #8a3b00; font-style: italic; "
+    "margin-top: 0.4rem; } "
+    ".masrl-steps details.masrl-gap > summary { cursor: pointer; color: #0b5cad; "
+    "margin: 0.3rem 0; }")
+
+
+def label_sentence(label) -> str:
+    """One label on a step, in plain text: its name, who gave it, what it says, its comment."""
+    category = f" ({label.category})" if label.category else ""
+    comment = f"; comment: {label.comment}" if label.comment else ""
+    cut = " (cut at the trace's bound)" if label.truncated else ""
+    return f"{label.name} ({label.given_by}): {label.said}{category}{comment}{cut}"
+
+
+def _bytes(size: float | None) -> str:
+    return f"{int(size):,} bytes" if size is not None else "more"
+
+
+class StepList:
+    """The run's steps in order (:class:`masrl.presentation.report.steps.Step`), each with its
+    labels (highlighted) and, when the trace holds it, its text in a ``<details>`` a reader
+    opens (escaped, control characters shown, marked where it was cut). The first
+    :data:`STEPS_SHOWN` steps and every labelled step with its neighbours are in view; the
+    others wait in folded runs."""
+
+    def __init__(self, steps: list, shown: int = STEPS_SHOWN):
+        self.steps, self.shown = steps, shown
+
+    def visible(self) -> list[bool]:
+        """Per step, whether it is in view (class docstring)."""
+        keep = [k < self.shown for k in range(len(self.steps))]
+        for k, step in enumerate(self.steps):
+            if step.labels:
+                for j in range(max(0, k - STEP_CONTEXT), min(len(keep), k + STEP_CONTEXT + 1)):
+                    keep[j] = True
+        return keep
+
+    def runs(self) -> list[tuple[bool, list]]:
+        """The steps cut into runs that are all in view or all folded, in order."""
+        found: list[tuple[bool, list]] = []
+        for step, shown in zip(self.steps, self.visible()):
+            if found and found[-1][0] == shown:
+                found[-1][1].append(step)
+            else:
+                found.append((shown, [step]))
+        return found
+
+    @staticmethod
+    def item_html(step) -> str:
+        agent = f"<code>{html_text(words_visible(step.agent))}</code>"
+        head = (f'<div class="masrl-step-head"><span class="masrl-step-number">Step '
+                f"{step.number:,}</span> {agent} {html_text(words_visible(step.heading))}</div>")
+        marks = "".join(f'<p class="masrl-step-label"><strong>Labelled</strong> '
+                        f"{html_text(words_visible(label_sentence(label)))}</p>"
+                        for label in step.labels)
+        said = ""
+        if step.text == "":
+            said = '<p class="masrl-step-label">Its text is empty.</p>'
+        elif step.text is not None:
+            notes = [f"{len(step.text):,} characters"]
+            if step.truncated:
+                notes.append(f"cut: the whole text is {_bytes(step.size)}")
+            if step.untrusted:
+                notes.append("from a source the trace marks untrusted")
+            cut = (f'<span class="masrl-cut">[cut here: the whole text is {_bytes(step.size)}; '
+                   f"the trace keeps its first {len(step.text.encode('utf-8', 'surrogatepass')):,}"
+                   " bytes]</span>" if step.truncated else "")
+            said = (f'<details class="masrl-said"><summary>Read its text ({", ".join(notes)})'
+                    f'</summary><pre class="masrl-said-text">'
+                    f"{html_text(words_visible(step.text))}{cut}</pre></details>")
+        labelled = " masrl-labelled" if step.labels else ""
+        return f'<li class="masrl-step{labelled}">{head}{marks}{said}</li>'
+
+    def _repr_html_(self) -> str:
+        parts = []
+        for shown, steps in self.runs():
+            items = "".join(self.item_html(step) for step in steps)
+            if shown:
+                parts.append(f"<ul>{items}</ul>")
+            else:
+                first, last = steps[0].number, steps[-1].number
+                which = f"step {first:,}" if first == last else f"steps {first:,} to {last:,}"
+                parts.append(f'<details class="masrl-gap"><summary>Show {which}</summary>'
+                             f"<ul>{items}</ul></details>")
+        return (f"<style>{STEP_STYLE}</style>"
+                f'<div class="masrl-steps">{"".join(parts)}</div>')
+
+    def __repr__(self) -> str:
+        lines = []
+        for step in self.steps:
+            lines.append(f"Step {step.number:,}, {step.agent}: {step.heading}")
+            lines += [f"  labelled {label_sentence(label)}" for label in step.labels]
+            if step.text is not None:
+                lines.append(f"  text: {len(step.text):,} characters"
+                             + (" (cut)" if step.truncated else ""))
+        return "\n".join(words_visible(line) for line in lines)
+
+
+class Bullets:
+    """Lines of plain text as a list, one item each."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+
+    def _repr_html_(self) -> str:
+        items = "".join(f"<li>{html_text(words_visible(line))}</li>" for line in self.lines)
+        return f'<ul class="masrl-bullets">{items}</ul>'
+
+    def __repr__(self) -> str:
+        return "\n".join(f"- {words_visible(line)}" for line in self.lines)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from masrl.presentation.report import labels as labelling
 from masrl.presentation.report import words
-from masrl.presentation.report.blocks import Folded, Paragraph, Section, table
+from masrl.presentation.report.blocks import Bullets, Folded, Paragraph, Section, table
 from masrl.presentation.tables import formatted
 from masrl.traces import diff as diffs
 
@@ -61,12 +62,36 @@ def change(row: dict, kind: str) -> str:
     return f"{sign}{formatted(abs(delta), kind)}"
 
 
-def build(found: dict, label_a: str, label_b: str) -> list[Section]:
-    """Every section of :data:`SECTIONS` for a comparison (``compare``'s result)."""
+def build(found: dict, label_a: str, label_b: str,
+          heads: tuple[dict | None, dict | None] = (None, None)) -> list[Section]:
+    """Every section of :data:`SECTIONS` for a comparison (``compare``'s result); ``heads``
+    are the two traces' heads, whose labels the headline lists."""
     builders = {"headline": headline, "figures": figures, "agents": agents, "tools": tools,
                 "critical_path": critical_paths, "credit": credit, "steps": steps}
-    return [Section(key, title, builders[key](found, label_a, label_b))
-            for key, title in SECTIONS.items()]
+    sections = [Section(key, title, builders[key](found, label_a, label_b))
+                for key, title in SECTIONS.items()]
+    sections[0].blocks += labels_blocks(*heads)
+    return sections
+
+
+def label_lines(head_a: dict | None, head_b: dict | None) -> list[str]:
+    """The labels of either run, one line each, A's first (:func:`.labels.line`)."""
+    return [f"{side}: {labelling.line(label)}"
+            for side, head in (("A", head_a), ("B", head_b))
+            for label in labelling.labels_of(head)]
+
+
+def labels_blocks(head_a: dict | None, head_b: dict | None) -> list:
+    """What the source says of either run beyond what happened (its labels), one line each;
+    nothing when neither run carries labels."""
+    lines = label_lines(head_a, head_b)
+    if not lines:
+        return []
+    counts = [len(labelling.labels_of(head)) for head in (head_a, head_b)]
+    said = "; ".join(f"{side} carries {words.count(n, 'label', zero='no')}"
+                     for side, n in zip("AB", counts))
+    return [Paragraph(f"Labels the sources give: {said}, one line each below (masrl report "
+                      "on either run shows them in full)."), Bullets(lines)]
 
 
 def headline(found: dict, label_a: str, label_b: str) -> list:

@@ -62,12 +62,13 @@ class Facts:
 
     def positions(self) -> tuple[np.ndarray, np.ndarray]:
         """Each event's start and end on the time axis the report draws: its times in seconds,
-        or, without a clock, its step (its place in the run's order) for both."""
+        or, without a clock, its step (its place in the run's order, from 1, as the report's
+        tables and lists count steps) for both."""
         events = self.run.trace.events
         if self.clock == SECONDS:
             return events.start, events.end
         step = np.empty(events.count, dtype=np.float64)
-        step[self.run.timeline] = np.arange(events.count, dtype=np.float64)
+        step[self.run.timeline] = np.arange(1, events.count + 1, dtype=np.float64)
         return step, step
 
     def recorded_by(self, key: str) -> dict[str, bool]:

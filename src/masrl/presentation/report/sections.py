@@ -10,12 +10,15 @@ skipped). Figures the log cannot support are *not recorded*, with the reason
 
 from __future__ import annotations
 
+import shlex
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
 from masrl.presentation.report import agent_graph, words
+from masrl.presentation.report import labels as labelling
+from masrl.presentation.report import steps as step_lists
 from masrl.presentation.report import timeline as timelines
 from masrl.presentation.report.agents import SPAWNED, TOOL, agent_kinds, agent_order
 from masrl.presentation.report.blocks import (
@@ -25,6 +28,7 @@ from masrl.presentation.report.blocks import (
     Folded,
     Paragraph,
     Section,
+    StepList,
     table,
 )
 from masrl.presentation.report.facts import SECONDS, Facts
@@ -39,21 +43,17 @@ SECTIONS = {  # key -> the heading a reader sees, in reading order
     "headline": "In short",
     "validation": "Validation",
     "numbers": "The run in numbers",
+    "labels": "Labels",
     "agents": "Who worked with whom",
     "timeline": "Timeline",
     "critical_path": "Critical path",
+    "steps": "Step by step",
     "credit": "Credit",
 }
 NOT_RECORDED = words.NOT_RECORDED
 SKIPPED_LISTED = 3  # reasons named in the first line of a thin import
-EVENT_WORDS = {  # event type -> (singular, plural) as a reader says it
-    "orchestrator_decision": ("decision", "decisions"), "spawn": ("spawn", "spawns"),
-    "despawn": ("despawn", "despawns"), "message": ("message", "messages"),
-    "tool_call": ("tool call", "tool calls"), "tool_result": ("tool result", "tool results"),
-    "return": ("return", "returns"), "aggregate": ("aggregation", "aggregations"),
-    "human_intervention": ("human intervention", "human interventions"),
-    "safety_event": ("safety event", "safety events"),
-}
+MAX_RANKED_ROWS = 100  # the ranking's table lists this many first ranks, and every labelled step
+EVENT_WORDS = words.EVENT_WORDS
 UNIT_WORDS = {  # credit unit -> how the table names it
     "team": "the team", "orchestrator": "orchestration decisions", "role": "roles",
     "agent": "agents", "turn": "turns", "message": "messages", "tool_call": "tool calls",
@@ -98,7 +98,8 @@ def build(report: ValidationReport, replay: Replay | None, subject: Subject) -> 
     """Every section of :data:`SECTIONS`, in order, for one trace."""
     facts = Facts(replay) if replay is not None else None
     builders = {"headline": headline, "validation": validation, "numbers": numbers,
-                "agents": agents, "timeline": timeline, "critical_path": critical_path,
+                "labels": labels_section, "agents": agents, "timeline": timeline,
+                "critical_path": critical_path, "steps": steps_section,
                 "credit": credit_section}
     found = []
     for key, title in SECTIONS.items():
@@ -164,7 +165,34 @@ def headline(report: ValidationReport, facts: Facts | None, subject: Subject) ->
     blocks.append(Paragraph(run_sentence(facts)))
     blocks.append(Paragraph(parallelism_sentence(facts)))
     blocks.append(Paragraph(usage_sentence(facts)))
+    said = labels_sentence(facts)
+    if said:
+        blocks.append(Paragraph(said))
     return blocks
+
+
+def labels_sentence(facts: Facts) -> str | None:
+    """What the source's labels are about, in one sentence (``None`` without labels)."""
+    found = labelling.labels_of(facts.run.trace.head)
+    if not found:
+        return None
+    given = words.listed(list(dict.fromkeys(label.given_by for label in found)), 3)
+    topics = list(dict.fromkeys(labelling.about(facts, label) for label in found))
+    return (f"The log carries {words.count(len(found), 'label')} ({given}), about "
+            f"{words.listed(topics, 3)}: Labels lists them{_marked(facts)}.")
+
+
+def _marked(facts: Facts) -> str:
+    """Where the page marks what the labels name (``""`` when they name no step or agent)."""
+    steps, agents = labelling.labelled_events(facts), labelling.labelled_agents(facts)
+    if steps and agents:
+        return ("; the timeline marks the labelled steps and agents, the step list the "
+                "labelled steps")
+    if steps:
+        return "; the timeline and the step list mark the labelled steps"
+    if agents:
+        return "; the timeline marks the labelled agents"
+    return ""
 
 
 def acting_agents(facts: Facts) -> list[str]:
@@ -374,6 +402,113 @@ def numbers_table(facts: Facts) -> Table:
                  "The run's figures, each with what it means")
 
 
+# ------------------------------------------------------------------------------------ labels
+
+def labels_section(facts: Facts, subject: Subject) -> list:
+    found = labelling.labels_of(facts.run.trace.head)
+    if not found:
+        return [Paragraph(
+            "The trace holds no labels: its source gives no gold answer and no annotation of "
+            "the run. masrl import keeps those a log carries: a benchmark's gold answers "
+            "(Who&When's mistake agent, step and reason) and a tracing tool's annotations "
+            "(Langfuse scores, Phoenix span annotations).")]
+    given = words.listed(list(dict.fromkeys(label.given_by for label in found)), 3)
+    blocks: list = [Paragraph(
+        f"The source labels this run: {words.count(len(found), 'label')} ({given}), shown as "
+        f"it gives them. Replay and credit compute nothing from them{_marked(facts)}.")]
+    blocks.append(Folded(labels_table(facts, found)))
+    return blocks + ranking_blocks(facts)
+
+
+def labels_table(facts: Facts, found: list | None = None) -> Table:
+    """Every label: its name, what it says, what it is about on this run, who gave it, and the
+    annotator's comment where one is."""
+    found = labelling.labels_of(facts.run.trace.head) if found is None else found
+    comments = any(label.comment for label in found)
+    rows = []
+    for label in found:
+        said = label.said + (f" ({label.category})" if label.category else "")
+        if label.truncated:
+            said += " (cut at 4,096 bytes by the import)"
+        row = [label.name, words.visible(said), labelling.about(facts, label), label.given_by]
+        if comments:
+            row.append(words.visible(label.comment) if label.comment else "none")
+        rows.append(row)
+    header = ["label", "what it says", "about", "given by"] + (["comment"] if comments else [])
+    return table(header, ["text"] * len(header), rows, "The labels, as the source gives them",
+                 notes="Steps are counted from 1 in the run's order; the event id is the "
+                 "source's own name for the record (a source may count its steps another "
+                 "way: Who&When counts its history from 0)."
+                 if any(label.event for label in found) else None)
+
+
+def _step_words(facts: Facts, i: int) -> str:
+    events = facts.run.trace.events
+    step = int(labelling.step_numbers(facts)[i])
+    return f"step {step:,} (event {events.ids[i]}, by {events.agent(i)})"
+
+
+def _the_labels(found: list) -> str:
+    """``the label x is`` or ``the labels x and y are``."""
+    names = list(dict.fromkeys(label.name for label in found))
+    return (f"the label {names[0]} is" if len(names) == 1
+            else f"the labels {labelling.names_of(found)} are")
+
+
+def ranking_blocks(facts: Facts) -> list:
+    """Where each labelled step ranks by counterfactual credit (:func:`.labels.ranking`), with
+    the ranking as a table; or why there is no ranking."""
+    ranked = labelling.ranking(facts)
+    if isinstance(ranked, str):
+        return [Paragraph(f"No ranking by counterfactual credit (chapter 27): {ranked}.")]
+    blocks: list = [Paragraph(
+        f"Beside the labels, counterfactual credit as chapter 27 computes it ranks the "
+        f"{words.count(len(ranked.order), 'step')} of the run's agents (the human who gives "
+        "the task is not ranked). No step was ever run again, so an outcome model stands in: "
+        "under the decisive-step model, a step's leave-one-out credit is what the run's "
+        "expected outcome (its recorded team reward, "
+        f"{words.number(ranked.outcome, 3)}) would change by if that step and everything "
+        "downstream of it were done anew. The step whose change would move the outcome most "
+        "ranks first (in a failed run, the most negative credit), ties in the run's order. "
+        "The model reads the graph and nothing the steps said: on a chain of steps it ranks "
+        "them by their place.")]
+    labelled = labelling.labelled_events(facts)
+    said = []
+    for i in labelled:
+        rank = ranked.rank(i)
+        if rank is None:
+            said.append(f"{_step_words(facts, i)[:1].upper()}{_step_words(facts, i)[1:]}, "
+                        f"which {_the_labels(labelled[i])} about, is not ranked: it is not a step "
+                        "of one of the run's agents.")
+            continue
+        tied = ranked.tied(i)
+        ties = f", tied with {words.count(tied, 'other step')}" if tied else ""
+        said.append(f"{_step_words(facts, i)[:1].upper()}{_step_words(facts, i)[1:]}, which "
+                    f"{_the_labels(labelled[i])} about, ranks "
+                    f"{words.ordinal(rank)} of {len(ranked.order):,}, with credit "
+                    f"{formatted(ranked.credit[i], 'number:3')}{ties}.")
+    first = ranked.order[0]
+    said.append(f"First ranked is {_step_words(facts, first)}, with credit "
+                f"{formatted(ranked.credit[first], 'number:3')}.")
+    blocks.append(Paragraph(" ".join(said)))
+    numbers = labelling.step_numbers(facts)
+    events = facts.run.trace.events
+    shown = [(rank, i) for rank, i in enumerate(ranked.order, start=1)
+             if rank <= MAX_RANKED_ROWS or i in labelled]
+    rows = [[formatted(rank, "count"), formatted(int(numbers[i]), "count"), events.ids[i],
+             events.agent(i), formatted(ranked.credit[i], "number:3"),
+             labelling.names_of(labelled[i]) if i in labelled else "no"]
+            for rank, i in shown]
+    left = len(ranked.order) - len(shown)
+    blocks.append(Folded(table(
+        ["rank", "step", "event", "agent", "credit", "labelled"],
+        ["count", "count", "code", "code", "number", "text"], rows,
+        "The steps ranked by counterfactual credit (decisive-step model)",
+        notes=(f"The first {MAX_RANKED_ROWS:,} ranks and every labelled step; the other "
+               f"{left:,} steps rank below them.") if left else None)))
+    return blocks
+
+
 # ------------------------------------------------------------------------------------ agents
 
 def agents(facts: Facts, subject: Subject) -> list:
@@ -479,6 +614,13 @@ def timeline(facts: Facts, subject: Subject) -> list:
     if facts.clock != SECONDS:
         intro.append(" The log records the order of its events but not their times, so the "
                      "axis counts steps: each event at its place in the run's order.")
+    marks = []
+    if labelling.labelled_events(facts):
+        marks.append("a dark red triangle points at each labelled step")
+    if labelling.labelled_agents(facts):
+        marks.append("the band of each labelled agent is tinted red")
+    if marks:
+        intro.append(f" The source's labels are marked: {words.words(marks)} (see Labels).")
     return [Paragraph("".join(intro)), Chart(drawn.static, drawn.live)]
 
 
@@ -490,6 +632,7 @@ def path_runs(facts: Facts) -> list[dict]:
     run = facts.run
     events = run.trace.events
     start, end = facts.positions()
+    labelled = labelling.labelled_events(facts)
     found: list[dict] = []
     for step, i in enumerate(metrics.critical_path(run), start=1):
         agent = events.agent(i)
@@ -498,9 +641,11 @@ def path_runs(facts: Facts) -> list[dict]:
             current["last"], current["end"] = step, float(end[i])
         else:
             current = {"first": step, "last": step, "agent": agent, "types": Counter(),
-                       "start": float(start[i]), "end": float(end[i])}
+                       "start": float(start[i]), "end": float(end[i]), "labelled": []}
             found.append(current)
         current["types"][EVENT_TYPES[events.types[i]]] += 1
+        if i in labelled:
+            current["labelled"].append((i, labelled[i]))
     return found
 
 
@@ -510,9 +655,18 @@ def _what(types: Counter) -> str:
                          for t, n in ordered], 3)
 
 
+def _labelled_in(facts: Facts, run: dict) -> str:
+    """The labelled steps of a run of the critical path, as its row says them."""
+    numbers = labelling.step_numbers(facts)
+    events = facts.run.trace.events
+    said = [f"step {int(numbers[i]):,} (event {events.ids[i]}) labelled "
+            f"{labelling.names_of(found)}" for i, found in run.get("labelled", [])]
+    return f"; {words.listed(said, 3)}" if said else ""
+
+
 def _when(facts: Facts, run: dict) -> str:
     if facts.clock != SECONDS:
-        first, last = int(run["start"]) + 1, int(run["end"]) + 1
+        first, last = int(run["start"]), int(run["end"])
         return f"step {first:,}" if first == last else f"steps {first:,} to {last:,}"
     origin = float(facts.run.trace.events.start.min())
     begin, stop = words.duration(run["start"] - origin), words.duration(run["end"] - origin)
@@ -525,8 +679,8 @@ def path_table(facts: Facts, runs: list[dict] | None = None) -> Table:
     runs = path_runs(facts) if runs is None else runs
     when = "when (since the start)" if facts.clock == SECONDS else "when (in the run's order)"
     rows = [[f"{r['first']:,}" if r["first"] == r["last"] else f"{r['first']:,} to {r['last']:,}",
-             r["agent"], formatted(r["last"] - r["first"] + 1, "count"), _what(r["types"]),
-             _when(facts, r)] for r in runs]
+             r["agent"], formatted(r["last"] - r["first"] + 1, "count"),
+             _what(r["types"]) + _labelled_in(facts, r), _when(facts, r)] for r in runs]
     return table(["steps", "agent", "events", "what happened", when],
                  ["text", "code", "count", "text", "text"], rows,
                  "The critical path, one row per run of steps by one agent")
@@ -542,6 +696,72 @@ def critical_path(facts: Facts, subject: Subject) -> list:
              f"{words.count(total, 'step')}, folded into {words.count(len(runs), 'run')} of "
              f"consecutive steps by one agent ({hands}).")
     return [Paragraph(intro), Folded(path_table(facts, runs))]
+
+
+# ------------------------------------------------------------------------------------- steps
+
+def keep_content_commands(facts: Facts, subject: Subject) -> list[str]:
+    """The commands that report on this run with its events' text."""
+    if subject.imported_as:
+        log = shlex.quote(subject.path)
+        return [f"masrl report --keep-content {log} -o report.html",
+                f"masrl import {subject.imported_as} {log} -o trace.json --keep-content"]
+    provenance = facts.run.trace.head.get("provenance") or {}
+    source = provenance.get("format") if isinstance(provenance, dict) else None
+    return ["masrl report --keep-content LOG -o report.html   # LOG: the log this trace "
+            "came from",
+            f"masrl import {source or 'FORMAT'} LOG -o trace.json --keep-content"]
+
+
+def content_paragraph(account: dict) -> str:
+    """What the trace kept of its events' text, and what it left out."""
+    said = f"The trace keeps the text of {words.count(account['kept'], 'event')}"
+    if account["truncated"]:
+        bound = account.get("event_bytes")
+        said += (f"; {account['truncated']:,} of them "
+                 f"{'was' if account['truncated'] == 1 else 'were'} cut"
+                 + (f" at {bound:,} bytes" if isinstance(bound, int) else "")
+                 + ", marked where the cut is")
+    if account["left_out"]:
+        bound = account.get("trace_bytes")
+        said += (f"; the text of {words.count(account['left_out'], 'more event')} was left "
+                 "out" + (f", past the trace's bound of {bound:,} bytes or not in the log"
+                          if isinstance(bound, int) else ""))
+    return (said + ". Open a step to read its text. It is the log's own text, shown as text: "
+            "nothing in it is run or followed.")
+
+
+def steps_section(facts: Facts, subject: Subject) -> list:
+    account = step_lists.content_account(facts)
+    listed = step_lists.step_list(facts)
+    labelled = sum(bool(step.labels) for step in listed)
+    intro = (f"Every event of the run in its order, {words.count(len(listed), 'step')}"
+             + (f"; the {words.count(labelled, 'labelled step')} "
+                f"{'is' if labelled == 1 else 'are'} highlighted with "
+                f"{'its labels' if labelled == 1 else 'their labels'}" if labelled else "")
+             + ".")
+    total = facts.data["events"]
+    if len(listed) < total:
+        intro = (f"The run's {words.count(total, 'step')} in its order: the page lists the "
+                 f"first {step_lists.MAX_LISTED_STEPS:,}"
+                 + (" and each labelled step with its neighbours" if labelled else "")
+                 + f", {len(listed):,} in all; the other "
+                 f"{total - len(listed):,} are in the trace file, not on the page"
+                 + (f". The {words.count(labelled, 'labelled step')} "
+                    f"{'is' if labelled == 1 else 'are'} highlighted with "
+                    f"{'its labels' if labelled == 1 else 'their labels'}" if labelled else "")
+                 + ".")
+    blocks: list = [Paragraph(intro)]
+    if account["kept"]:
+        blocks.append(Paragraph(content_paragraph(account)))
+    else:
+        blocks.append(Paragraph(
+            "The trace holds no text of its events: masrl import leaves it out unless asked, "
+            "the privacy default of the trace schema, and keeps a hash of each instead. To "
+            "read what the agents said, import the log with its text:"))
+        blocks.append(Commands(keep_content_commands(facts, subject)))
+    blocks.append(StepList(listed))
+    return blocks
 
 
 # ------------------------------------------------------------------------------------ credit

@@ -11,6 +11,10 @@ the critical path event by event, through each event's start and end.
 A log without a clock (every event at one time: :mod:`.facts`) is drawn on a *step* axis: each
 event at its place in the run's order, the axis titled so.
 
+The labels of a trace (:mod:`.labels`) are marked on both kinds of timeline: a dark red
+triangle above each labelled step, pointing at it (its own legend entry), and the lane of each
+labelled agent tinted instead of grey (an entry of the colour legend).
+
 A trace too crowded to draw event by event (a real session: hundreds of events, minutes apart
 or milliseconds apart) gets a *binned* timeline instead (:func:`binned_gantt`): the run is cut
 into equal buckets of a round length, each at least :data:`MIN_CELL_PX` pixels wide, and each
@@ -29,7 +33,9 @@ import math
 import numpy as np
 
 from masrl.presentation import vega
+from masrl.presentation.report import labels as labelling
 from masrl.presentation.report.agents import agent_order
+from masrl.presentation.report.blocks import LABELLED_COLOUR
 from masrl.presentation.report.facts import SECONDS, Facts
 from masrl.presentation.vega import OKABE_ITO
 from masrl.traces import metrics
@@ -49,7 +55,10 @@ EVENT_KINDS = {
 KIND_COLOURS = dict(zip(dict.fromkeys(EVENT_KINDS.values()), OKABE_ITO[:7]))
 SPAWNED_LIFE, ROOT_LIFE, CRITICAL = "alive (spawned agent)", "first to last event (root)", \
     "critical path"
-BAND_COLOURS = {SPAWNED_LIFE: "#BBBBBB", ROOT_LIFE: "#E4E4E4"}
+LABELLED_AGENT, LABELLED_STEP = "labelled agent", "labelled step"
+BAND_COLOURS = {SPAWNED_LIFE: "#BBBBBB", ROOT_LIFE: "#E4E4E4", LABELLED_AGENT: "#F2B5BD"}
+LABEL_SHAPES = {LABELLED_STEP: "triangle-down"}
+LABEL_MARK_SIZE = 170
 PATH_COLOUR = OKABE_ITO[7]  # black
 ROW_HEIGHT = 26
 MAX_LISTED_PATH = 12
@@ -112,6 +121,7 @@ def lifetime_rows(found: Replay | Facts) -> list[dict]:
     run = facts.run
     events = run.trace.events
     start, end = facts.positions()
+    labelled = labelling.labelled_agents(facts)
     first: dict[str, float] = {}
     last: dict[str, float] = {}
     for code, s, e in zip(events.agent_codes.tolist(), start.tolist(), end.tolist()):
@@ -135,7 +145,62 @@ def lifetime_rows(found: Replay | Facts) -> list[dict]:
                         float(start[spawn]) if spawn >= 0 else math.inf)
             rows.append({"agent": name, "start": begin, "end": last.get(name, begin),
                          "band": SPAWNED_LIFE})
+        if name in labelled:
+            rows[-1]["band"] = LABELLED_AGENT
     return rows
+
+
+def label_rows(found: Replay | Facts) -> list[dict]:
+    """One row per labelled step (:func:`.labels.labelled_events`), in the run's order: its
+    event, agent, place on the time axis (``start``), step, and the names of its labels."""
+    facts = facts_of(found)
+    events = facts.run.trace.events
+    start, _ = facts.positions()
+    numbers = labelling.step_numbers(facts)
+    rows = [{"event": events.ids[i], "agent": events.agent(i), "start": float(start[i]),
+             "step": int(numbers[i]), "labels": labelling.names_of(found_labels),
+             "mark": LABELLED_STEP}
+            for i, found_labels in labelling.labelled_events(facts).items()]
+    return sorted(rows, key=lambda row: row["step"])
+
+
+def _label_layer(facts: Facts, rows: list[dict], x: dict, y: dict, *, offset: int = 0,
+                 legend: bool = True, clip: bool = False) -> dict:
+    """The triangles of the labelled steps: a point mark at each, its own legend entry."""
+    unit = _unit(facts)
+    where = ({"field": "start", "type": "quantitative", "title": "start (s)", "format": ".6~g"}
+             if unit == "s" else None)
+    tooltip = [{"field": "mark", "type": "nominal", "title": "mark"},
+               {"field": "labels", "type": "nominal", "title": "labels"},
+               {"field": "event", "type": "nominal", "title": "event"},
+               {"field": "agent", "type": "nominal", "title": "agent"},
+               {"field": "step", "type": "quantitative", "title": "step", "format": ",.0f"},
+               *([where] if where else [])]
+    mark = {"type": "point", "filled": True, "size": LABEL_MARK_SIZE, "opacity": 1,
+            "stroke": "white", "strokeWidth": 1, "color": LABELLED_COLOUR}
+    if offset:
+        mark["yOffset"] = offset
+    if clip:
+        mark["clip"] = True
+    shape = {"field": "mark", "type": "nominal",
+             "scale": {"domain": list(LABEL_SHAPES), "range": list(LABEL_SHAPES.values())},
+             "legend": {"orient": "bottom", "title": None, "labelLimit": 220} if legend
+             else None}
+    return {"mark": mark, "encoding": {"x": x, "y": y, "shape": shape, "tooltip": tooltip}}
+
+
+def labels_text(facts: Facts) -> str:
+    """What the text alternative says of the labels' marks ("" when there are none)."""
+    steps = label_rows(facts)
+    agents = list(labelling.labelled_agents(facts))
+    said = []
+    if steps:
+        listed = ", ".join(f"step {row['step']} (event {row['event']}, {row['agent']}: "
+                           f"{row['labels']})" for row in steps[:MAX_LISTED_PATH])
+        said.append(f"A dark red triangle marks each labelled step: {listed}.")
+    if agents:
+        said.append(f"The lane of each labelled agent is tinted red: {', '.join(agents)}.")
+    return (" " + " ".join(said)) if said else ""
 
 
 def path_rows(found: Replay | Facts) -> list[dict]:
@@ -227,6 +292,11 @@ def _gantt_layers(facts: Facts, events: list[dict], bands: list[dict], path: lis
                                                  {"field": "agent", "type": "nominal",
                                                   "title": "agent"}, time_tip]}}),
     ]
+    marked = label_rows(facts)
+    if marked:
+        layers.append(("labelled", marked,
+                       _label_layer(facts, marked, x("start"), y, offset=-(ROW_HEIGHT // 2 - 5),
+                                    legend=window is None, clip=window is not None)))
     prefix = "" if window is None else "detail_"
     drawn = [(name, rows_, layer) for name, rows_, layer in layers
              if window is None or rows_]
@@ -254,7 +324,7 @@ def describe(facts: Facts, events: list[dict], rows: list[str]) -> str:
         f"({len(rows)} rows: {', '.join(rows)}). Bars run from each event's start to its end, "
         f"coloured by kind; instantaneous events are ticks; grey bands show each agent's life. "
         f"A black line follows the critical path of {found['critical_steps']} events: "
-        f"{listed_path(found['critical_path'])}."
+        f"{listed_path(found['critical_path'])}.{labels_text(facts)}"
     )
 
 
@@ -277,6 +347,7 @@ NICE_SECONDS = [m * 10.0 ** e for e in range(-3, 1) for m in (1, 2, 5)] + [
 # where the marks of lane i sit, in lane units from the lane's top (i) to the next (i + 1)
 BAR_BASE, BAR_HEIGHT, BAND_TOP = 0.82, 0.7, 0.1
 STRIPE_TOP, STRIPE_BOTTOM = 0.86, 0.96
+LABEL_TOP = 0.16  # the triangle of a labelled step, near its lane's top
 EPSILON = 1e-9  # in buckets: how far a time may sit off a bucket boundary and count as on it
 
 
@@ -367,7 +438,9 @@ def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
     * ``bands``: the agents' lives (:func:`lifetime_rows`) on their lanes (``lane``,
       ``lane_index``, ``start``, ``end``, ``band``), agents sharing the last lane left out;
     * ``stripes``: per lane, the runs of consecutive buckets holding critical events of it:
-      ``lane``, ``lane_index``, ``from``, ``to``, ``critical`` (how many).
+      ``lane``, ``lane_index``, ``from``, ``to``, ``critical`` (how many);
+    * ``labelled``: the labelled steps (:func:`label_rows`) on their lanes, ``top`` where the
+      triangle sits.
     """
     facts = facts_of(found)
     run = facts.run
@@ -430,9 +503,12 @@ def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
                                 "critical": int(marked[i, begin:b].sum())})
             else:
                 b += 1
+    labelled = [{**row, "lane": lane_of[row["agent"]], "lane_index": index[lane_of[row["agent"]]],
+                 "top": index[lane_of[row["agent"]]] + LABEL_TOP}
+                for row in label_rows(facts)]
     return {"lanes": names, "seconds": seconds, "origin": origin, "buckets": buckets,
             "tallest": tallest, "cells": cells, "bands": bands, "stripes": stripes,
-            "clock": facts.clock}
+            "labelled": labelled, "clock": facts.clock}
 
 
 def duration_text(seconds: float, clock: str = SECONDS) -> str:
@@ -519,8 +595,12 @@ def _binned_layers(facts: Facts, binned: dict, window: str | None = None) -> dic
                    "params": [{"name": window, "select": {"type": "interval",
                                                           "encodings": ["x"]},
                                "value": {"x": binned["live_window"]}}]}
+    labelled = binned.get("labelled") or []
+    label_layers = [{"data": {"name": prefix + "labelled"},
+                     **_label_layer(facts, labelled, x("start"), y("top"))}] if labelled else []
     return {
-        "datasets": {prefix + "lives": lives, prefix + "cells": cells, prefix + "stripes": marked},
+        "datasets": {prefix + "lives": lives, prefix + "cells": cells, prefix + "stripes": marked,
+                     **({prefix + "labelled": labelled} if labelled else {})},
         "layer": [
             {"data": {"name": prefix + "lives"}, "mark": {"type": "rect"},
              "encoding": {"x": x("start"), "x2": {"field": "end"}, "y": y("bottom"),
@@ -533,6 +613,7 @@ def _binned_layers(facts: Facts, binned: dict, window: str | None = None) -> dic
                                       {"field": "critical", "type": "quantitative",
                                        "title": "events on the critical path",
                                        "format": ",.0f"}, *span]}},
+            *label_layers,
         ],
     }
 
@@ -549,7 +630,7 @@ def describe_binned(facts: Facts, binned: dict) -> str:
         f"{binned['tallest']}), split by kind; grey bands show each agent's life. A black "
         f"stripe under a lane marks the buckets where the critical path of "
         f"{found['critical_steps']} events runs through that agent: "
-        f"{listed_path(found['critical_path'])}."
+        f"{listed_path(found['critical_path'])}.{labels_text(facts)}"
     )
 
 

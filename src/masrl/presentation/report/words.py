@@ -4,10 +4,22 @@ dollars, shares, names listed. Plain text: escaping is the caller's business."""
 from __future__ import annotations
 
 import math
+import re
 
 from masrl.presentation.tables import measurement, words
 
 NOT_RECORDED = "not recorded"
+EVENT_WORDS = {  # event type -> (singular, plural) as a reader says it
+    "orchestrator_decision": ("decision", "decisions"), "spawn": ("spawn", "spawns"),
+    "despawn": ("despawn", "despawns"), "message": ("message", "messages"),
+    "tool_call": ("tool call", "tool calls"), "tool_result": ("tool result", "tool results"),
+    "return": ("return", "returns"), "aggregate": ("aggregation", "aggregations"),
+    "human_intervention": ("human intervention", "human interventions"),
+    "safety_event": ("safety event", "safety events"),
+}
+# what a page cannot show as it is: control characters other than tab and line feed (C0, DEL,
+# C1; a lone carriage return), the Unicode line and paragraph separators, lone surrogates
+_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def count(n: int | float, noun: str, plural: str | None = None, *, zero: str = "0") -> str:
@@ -66,3 +78,18 @@ def listed(names: list[str], most: int = 4) -> str:
 def number(value: float, decimals: int = 2) -> str:
     """A measurement to at most ``decimals`` decimals (``1.15``, ``3``)."""
     return measurement(float(value), decimals)
+
+
+def visible(text: str) -> str:
+    """Text from a trace as a reader can see it: line breaks (``\\r\\n`` read as one) and tabs
+    kept, every other control character, the line and paragraph separators and lone
+    surrogates written as Python writes them in a literal (``\\x07``, ``\\u2028``), so that
+    nothing is hidden and the page can be written as UTF-8. Escaping for HTML is the caller's
+    business."""
+    return _INVISIBLE.sub(lambda m: repr(m.group())[1:-1], text.replace("\r\n", "\n"))
+
+
+def ordinal(n: int) -> str:
+    """``1st``, ``2nd``, ``3rd``, ``11th``, ``22nd``, ``1,001st``."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n:,}{suffix}"
