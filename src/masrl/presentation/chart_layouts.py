@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import re
+import textwrap
 from collections.abc import Callable
 
 import vl_convert as vlc
@@ -41,11 +42,16 @@ FONTS = {
 }
 # What the narrow layout changes besides its width.
 NARROW_CONFIG = {
-    "legend": {"orient": "bottom", "symbolDirection": "vertical",
-               "gradientDirection": "horizontal"},
+    # below the plot: symbol legends one entry a line (columns), colour ramps lying flat
+    "legend": {"orient": "bottom", "columns": 1, "gradientLength": 220},
     "axisQuantitative": {"tickCount": 4},
 }
 _FONT_KEYS = {"fontSize", "labelFontSize", "titleFontSize"}
+_CHANNELS = {"x", "y", "x2", "y2", "color", "shape", "size", "opacity", "row", "column", "facet"}
+TITLE_CHARS = 40  # an axis or legend title longer than this goes on two lines or more (narrow)
+# the header of each panel of a faceted chart, on a phone: above its panel, not beside it
+TOP_HEADER = {"labelOrient": "top", "labelAngle": 0, "labelAlign": "left",
+              "labelAnchor": "start", "titleOrient": "top"}
 _COMPOUND = ("facet", "hconcat", "vconcat", "concat", "repeat")
 _SVG_WIDTH = re.compile(r'<svg[^>]*?\swidth="([\d.]+)"')
 
@@ -80,13 +86,42 @@ def with_config(spec: dict, config: dict) -> dict:
     return {**spec, "config": merged}
 
 
+def wrapped_titles(spec: dict, chars: int = TITLE_CHARS) -> dict:
+    """``spec`` with every long title of an encoding channel (axis, legend, header) split into
+    lines of at most ``chars`` characters, so that it never sets the chart's width."""
+
+    def wrap(title):
+        if isinstance(title, str) and len(title) > chars:
+            return textwrap.wrap(title, chars)
+        return title
+
+    def walk(node):
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        found = {}
+        for key, value in node.items():
+            if key == "encoding" and isinstance(value, dict):
+                found[key] = {channel: ({**walk(definition), "title": wrap(definition["title"])}
+                                        if isinstance(definition, dict) and "title" in definition
+                                        and channel in _CHANNELS else walk(definition))
+                              for channel, definition in value.items()}
+            else:
+                found[key] = walk(value)
+        return found
+
+    return walk(spec)
+
+
 def narrow_spec(spec: dict) -> dict:
     """The narrow layout derived from a wide one (see the module docstring)."""
-    narrow = copy.deepcopy(spec)
+    narrow = wrapped_titles(copy.deepcopy(spec))
     encoding = narrow.get("encoding") or {}
     if "column" in encoding and "row" not in encoding:
         encoding["row"] = encoding.pop("column")  # panels side by side go one under another
-        encoding["row"].setdefault("header", {"labelAngle": 0, "labelAlign": "left"})
+    if "row" in encoding:
+        encoding["row"]["header"] = {**(encoding["row"].get("header") or {}), **TOP_HEADER}
     if "hconcat" in narrow:
         narrow["vconcat"] = narrow.pop("hconcat")
     facet = narrow.get("facet")
@@ -94,6 +129,10 @@ def narrow_spec(spec: dict) -> dict:
         narrow["columns"] = 1  # a wrapped facet or concatenation: one panel a row
     elif isinstance(facet, dict) and "column" in facet and "row" not in facet:
         facet["row"] = facet.pop("column")
+    if isinstance(facet, dict):
+        target = facet if "field" in facet else facet.get("row")
+        if isinstance(target, dict):
+            target["header"] = {**(target.get("header") or {}), **TOP_HEADER}
     if not is_compound(narrow):
         narrow["width"] = NARROW_WIDTH
         narrow["autosize"] = {"type": "fit-x", "contains": "padding"}

@@ -60,3 +60,16 @@ class MarkdownText:
 
     def __repr__(self) -> str:
         return self.markdown
+
+
+_LONG_TOKEN = re.compile(r"[^\s<>]{17,}")  # a run of 17 characters or more without a space
+_SEPARATOR = re.compile(r"([_/.])(?=[^\s_/.])")
+SHORT_TOKEN = 16  # tokens this long or shorter are never broken
+
+
+def breakable(escaped: str) -> str:
+    """Escaped HTML text in which a long name or id (more than :data:`SHORT_TOKEN` characters
+    without a space) may break after its ``_``, ``/`` and ``.`` and nowhere else: a ``<wbr>``
+    goes after each (``masrl.presentation.tables`` for cells; ``book/_ext/fitting.py`` for code
+    in prose). Entities (``&amp;``) hold none of these characters, so they stay whole."""
+    return _LONG_TOKEN.sub(lambda token: _SEPARATOR.sub(r"\1<wbr>", token.group(0)), escaped)

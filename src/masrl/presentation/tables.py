@@ -14,8 +14,10 @@ follows these rules:
   decimals, very small numbers as powers of ten, yes/no for booleans, lists as words,
   mappings as ``key: value`` pairs (never as raw ``{'...'}`` text);
 * a missing value (``None``, ``NaN``, ``<NA>``) as an em dash;
-* text never cut: a cell holds its whole value and wraps; a table wider than its column scrolls
-  sideways inside its own box, never the page;
+* text never cut: a cell holds its whole value and wraps between words; a long name or id
+  breaks only after its ``_``, ``/`` or ``.`` (:func:`masrl.presentation.escaping.breakable`),
+  and a date or a short id not at all; a table wider than its column scrolls sideways inside its
+  own box, never the page, and says so (``book/_static/masrl-tables.js``);
 * a caption above the table (the book numbers it per chapter: ``book/_ext/numbering.py``);
 * every text escaped (:func:`masrl.presentation.escaping.html_text`); only ``html`` columns,
   which hold markup built by presentation code from escaped text, are placed as they are.
@@ -32,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from masrl.presentation.escaping import html_text
+from masrl.presentation.escaping import SHORT_TOKEN, breakable, html_text
 
 MISSING = "—"  # an em dash: the value does not exist or does not apply
 
@@ -56,6 +58,8 @@ KINDS = {
 # "cite-KEY" (bibtex_cite_id in _config.yml)
 BIBLIOGRAPHY = "../book/bibliography.html"
 NUMERIC = {"count", "tokens", "share", "percent", "seconds", "number"}
+# a cell kept on one line: a date (2026-05-14, 2026-05), or a single short word or id
+_UNBROKEN = re.compile(r"^(\d{4}-\d{2}(-\d{2})?|\S{1,%d})$" % SHORT_TOKEN)
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -218,16 +222,18 @@ class Table:
         elif kind == "html":
             body = text
         elif kind == "code":
-            body = f"<code>{html_text(text)}</code>"
+            body = f"<code>{breakable(html_text(text))}</code>"
         elif kind == "keys":
             body = ", ".join(cite_html(key) for key in paper_keys(text))
         else:
-            body = html_text(text)
+            body = breakable(html_text(text))
+        if kind not in NUMERIC and kind != "html" and _UNBROKEN.match(text):
+            classes.append("masrl-nowrap")
         scope = ' scope="row"' if tag == "th" else ""
         return f'<{tag} class="{" ".join(classes)}"{scope}>{body}</{tag}>'
 
     def _repr_html_(self) -> str:
-        head = "".join(f'<th class="{self._align(at)}" scope="col">{html_text(name)}</th>'
+        head = "".join(f'<th class="{self._align(at)}" scope="col">{breakable(html_text(name))}</th>'
                        for at, name in enumerate(self.header))
         body = []
         for row in self.rows:
