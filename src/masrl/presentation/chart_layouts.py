@@ -35,7 +35,7 @@ MIN_FONT = 12  # px: the smallest text of a chart at the size it is laid out at
 # Font sizes of every chart (Vega-Lite ``config``), none under MIN_FONT.
 FONTS = {
     "axis": {"labelFontSize": MIN_FONT, "titleFontSize": MIN_FONT},
-    "legend": {"labelFontSize": MIN_FONT, "titleFontSize": MIN_FONT},
+    "legend": {"labelFontSize": MIN_FONT, "titleFontSize": MIN_FONT, "labelLimit": 0},
     "header": {"labelFontSize": MIN_FONT, "titleFontSize": MIN_FONT},
     "text": {"fontSize": MIN_FONT},
     "title": {"fontSize": 14, "anchor": "start"},
