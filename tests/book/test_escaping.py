@@ -2,11 +2,11 @@
 
 A copy of the data that still validates gets a script payload in every free-text field of every
 data file (titles, summaries, notes, reasons, vocabulary labels, descriptions and meanings, the
-labels of vocabulary values, a vocabulary value used as a tag, taxonomy names and meanings, claim statements and boundaries,
-envelope notes, log-source labels, BibTeX titles...). Every chapter that takes ``data_dir`` is
-executed on that copy, the book is built from them, and each page is checked twice: in its HTML
-(no element carries a payload as markup) and in headless Chromium (no payload ran, and the
-payloads that a page shows are shown as text).
+labels of vocabulary values, a vocabulary value used as a tag, taxonomy names and meanings,
+claim statements and boundaries, envelope notes, log-source labels, BibTeX titles...). Every
+chapter that takes ``data_dir`` is executed on that copy, the book is built from them, and each
+page is checked twice: in its HTML (no element carries a payload as markup) and in headless
+Chromium (no payload ran, and the payloads that a page shows are shown as text).
 """
 
 from __future__ import annotations

@@ -14,9 +14,9 @@ the whole list.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 from browser_helpers import DESKTOP, PHONE, book_pages, offline_page
@@ -159,7 +159,8 @@ AUDIT = r"""(desktop) => {
     const cue = anchor && anchor.previousElementSibling;
     if (!(cue && cue.classList.contains('masrl-scroll-cue') && visible(cue))) {
       const caption = (table.querySelector('caption') || table).innerText.trim().slice(0, 50);
-      problems.push(`a table ${Math.round(wide)} px wide in ${Math.round(room)} px scrolls with no cue: "${caption}"`);
+      const sizes = `${Math.round(wide)} px wide in ${Math.round(room)} px`;
+      problems.push(`a table ${sizes} scrolls with no cue: "${caption}"`);
     }
   }
 
@@ -241,7 +242,8 @@ def numbering_problems(pages: dict[str, dict]) -> list[str]:
 
 def audit_pages(browser, server, pages: list[str], viewport: dict, folder: Path) -> list[str]:
     page = offline_page(browser, viewport)
-    folder.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(folder, ignore_errors=True)  # no screenshot of an earlier build stays
+    folder.mkdir(parents=True)
     problems = []
     numbers = {}
     try:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import importlib.util
 
 from docutils import nodes
-from docutils.utils import new_document
 from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Parser
+from docutils.utils import new_document
 
 from masrl import paths
 

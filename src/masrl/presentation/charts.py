@@ -31,7 +31,6 @@ import json
 
 import altair as alt
 import pandas as pd
-import vl_convert as vlc
 
 from masrl.data.vocabulary import Field
 from masrl.presentation.chart_layouts import (

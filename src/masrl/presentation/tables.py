@@ -58,8 +58,12 @@ KINDS = {
 # "cite-KEY" (bibtex_cite_id in _config.yml)
 BIBLIOGRAPHY = "../book/bibliography.html"
 NUMERIC = {"count", "tokens", "share", "percent", "seconds", "number"}
+# A column of text as long as this (mean characters per cell) gets room of its own: "masrl-long"
+# (a paragraph per row: reasons, summaries) or "masrl-medium" (a title), so that the browser's
+# table layout gives the room to the long text rather than to the short columns beside it.
+LONG_TEXT, MEDIUM_TEXT = 150, 35
 # a cell kept on one line: a date (2026-05-14, 2026-05), or a single short word or id
-_UNBROKEN = re.compile(r"^(\d{4}-\d{2}(-\d{2})?|\S{1,%d})$" % SHORT_TOKEN)
+_UNBROKEN = re.compile(rf"^(\d{{4}}-\d{{2}}(-\d{{2}})?|\S{{1,{SHORT_TOKEN}}})$")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -213,9 +217,19 @@ class Table:
         kind = self.kinds[at].partition(":")[0]
         return "masrl-num" if kind in NUMERIC else f"masrl-{kind}"
 
+    def _length(self, at: int) -> str | None:
+        """``masrl-long`` or ``masrl-medium`` for a column of long text (see :data:`LONG_TEXT`)."""
+        if self.kinds[at].partition(":")[0] not in {"text", "list", "keys"} or not self.rows:
+            return None
+        mean = sum(len(row[at]) for row in self.rows) / len(self.rows)
+        return "masrl-long" if mean >= LONG_TEXT else "masrl-medium" if mean >= MEDIUM_TEXT \
+            else None
+
     def _cell(self, at: int, text: str, tag: str) -> str:
         kind = self.kinds[at].partition(":")[0]
         classes = [self._align(at)]
+        if (length := self._lengths[at]) is not None:
+            classes.append(length)
         if text == MISSING:
             classes.append("masrl-missing")
             body = f'<span title="not available">{MISSING}</span>'
@@ -233,7 +247,9 @@ class Table:
         return f'<{tag} class="{" ".join(classes)}"{scope}>{body}</{tag}>'
 
     def _repr_html_(self) -> str:
-        head = "".join(f'<th class="{self._align(at)}" scope="col">{breakable(html_text(name))}</th>'
+        self._lengths = [self._length(at) for at in range(len(self.header))]
+        head = "".join(f'<th class="{" ".join(filter(None, [self._align(at), self._lengths[at]]))}"'
+                       f' scope="col">{breakable(html_text(name))}</th>'
                        for at, name in enumerate(self.header))
         body = []
         for row in self.rows:
@@ -242,7 +258,8 @@ class Table:
             body.append(f"<tr>{cells}</tr>")
         notes = (f'<p class="masrl-table-notes">{html_text(self.notes)}</p>'
                  if self.notes else "")
-        classes = " ".join(["masrl-table", *self.classes.split()])
+        long = ["masrl-has-long"] if any(self._lengths) else []
+        classes = " ".join(["masrl-table", *long, *self.classes.split()])
         return (f'<div class="masrl-table-wrap"><table class="{classes}">'
                 f'<caption class="masrl-caption">{html_text(self.caption)}</caption>'
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
