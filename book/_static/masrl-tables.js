@@ -32,6 +32,7 @@
     var scrolls = box.scrollWidth > box.clientWidth + 1;
     var cue = cueOf(box);
     box.classList.toggle("masrl-scrolls", scrolls);
+    box.style.setProperty("--masrl-box-width", box.clientWidth + "px");
     box.classList.toggle("masrl-more-left", scrolls && box.scrollLeft > 1);
     box.classList.toggle("masrl-more-right",
                          scrolls && box.scrollLeft + box.clientWidth < box.scrollWidth - 1);

@@ -21,6 +21,7 @@ from masrl.analyses.claims import SKIP, Result, summary
 from masrl.data import book_toc
 from masrl.data.claims import ORIGINS
 from masrl.presentation import tables
+from masrl.presentation.escaping import breakable
 
 
 def compact(value: Any) -> str:
@@ -177,25 +178,28 @@ class Ledger:
     def _repr_html_(self) -> str:
         esc = html.escape
 
-        def cited(text: str) -> str:
-            return tables.cite_text_html(text, self.keys)
+        def cited(text: str) -> str:  # long names may break after "_", "/" or "."
+            return breakable(tables.cite_text_html(text, self.keys))
 
-        head = "".join(f'<th class="masrl-text" scope="col">{esc(c)}</th>'
-                       for c in self.COLUMNS)
+        # the statement and what was computed are paragraphs: they get the room
+        # (book/_static/masrl.css, tables with long text)
+        widths = ["masrl-long", "masrl-long", "masrl-medium", "masrl-nowrap", ""]
+        head = "".join(f'<th class="masrl-text {w}" scope="col">{esc(c)}</th>'
+                       for c, w in zip(self.COLUMNS, widths))
         body = []
         for row in self.rows():
             href = chapter_href(row["chapter"], self.here)
             body.append(
                 f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
-                f'<td class="masrl-text"><strong>{esc(row["id"])}</strong><br>'
+                f'<td class="masrl-text masrl-long"><strong>{esc(row["id"])}</strong><br>'
                 f'{cited(row["statement"])}<br><small>{esc(row["origin"])}</small></td>'
-                f'<td class="masrl-text">{cited(row["computed"])}</td>'
-                f'<td class="masrl-text">{esc(row["boundary"])}</td>'
-                f'<td class="masrl-status">{esc(row["status"])}</td>'
+                f'<td class="masrl-text masrl-long">{cited(row["computed"])}</td>'
+                f'<td class="masrl-text masrl-medium">{esc(row["boundary"])}</td>'
+                f'<td class="masrl-status masrl-nowrap">{esc(row["status"])}</td>'
                 f'<td class="masrl-text"><a href="{esc(href, quote=True)}">'
                 f'{esc(row["title"])}</a></td></tr>')
-        return (f'<div class="masrl-table-wrap"><table class="masrl-table masrl-ledger">'
-                f'<caption class="masrl-caption">{esc(self.caption)}</caption>'
+        return (f'<div class="masrl-table-wrap"><table class="masrl-table masrl-has-long '
+                f'masrl-ledger"><caption class="masrl-caption">{esc(self.caption)}</caption>'
                 f"<thead><tr>{head}</tr></thead>"
                 f'<tbody>{"".join(body)}</tbody></table></div>')
 

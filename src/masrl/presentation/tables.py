@@ -219,9 +219,11 @@ class Table:
 
     def _length(self, at: int) -> str | None:
         """``masrl-long`` or ``masrl-medium`` for a column of long text (see :data:`LONG_TEXT`)."""
-        if self.kinds[at].partition(":")[0] not in {"text", "list", "keys"} or not self.rows:
+        kind = self.kinds[at].partition(":")[0]
+        if kind not in {"text", "list", "keys", "html"} or not self.rows:
             return None
-        mean = sum(len(row[at]) for row in self.rows) / len(self.rows)
+        shown = [_strip_markup(row[at]) if kind == "html" else row[at] for row in self.rows]
+        mean = sum(len(text) for text in shown) / len(shown)
         return "masrl-long" if mean >= LONG_TEXT else "masrl-medium" if mean >= MEDIUM_TEXT \
             else None
 
@@ -234,7 +236,7 @@ class Table:
             classes.append("masrl-missing")
             body = f'<span title="not available">{MISSING}</span>'
         elif kind == "html":
-            body = text
+            body = breakable(text)  # markup built by presentation code; its text may break
         elif kind == "code":
             body = f"<code>{breakable(html_text(text))}</code>"
         elif kind == "keys":
