@@ -1,13 +1,16 @@
-/* Tables that say they scroll (book/_ext/fitting.py). A table wider than its column scrolls
-   inside its own box; this script finds each such box, marks it (class masrl-scrolls, with
-   masrl-more-left / masrl-more-right while columns are hidden on that side, which the
-   stylesheet draws as a shadow) and puts one visible line before it saying that it scrolls
-   sideways. It looks again when the window or the table changes size. Without JavaScript the
-   table still scrolls; only the cue is missing. */
+/* Tables that fit, or say they scroll (book/_ext/fitting.py). A table wider than its column
+   scrolls inside its own box. On a phone (a box under STACK_BELOW px), a table of the book
+   (table.masrl-table, whose cells carry their column's name) is shown row by row instead
+   (class masrl-stacked; see masrl.css) and no longer scrolls. Any other table still too wide
+   gets its box marked (class masrl-scrolls, with masrl-more-left / masrl-more-right while
+   columns are hidden on that side, which the stylesheet draws as a shadow) and one visible
+   line before it saying that it scrolls sideways. It looks again when the window or the table
+   changes size. Without JavaScript the table still scrolls; only the cue is missing. */
 (function () {
   "use strict";
 
   var CUE = "masrl-scroll-cue";
+  var STACK_BELOW = 600;  // px of a table's box under which a wide book table goes row by row
 
   function scroller(table) {
     for (var up = table.parentElement; up && !up.matches("article"); up = up.parentElement) {
@@ -28,7 +31,20 @@
     return before && before.classList.contains(CUE) ? before : null;
   }
 
+  function stack(box) {
+    var table = box.querySelector(":scope > table.masrl-table");
+    if (!table || box.clientWidth === 0) {
+      return;
+    }
+    if (box.clientWidth >= STACK_BELOW) {
+      table.classList.remove("masrl-stacked");
+    } else if (box.scrollWidth > box.clientWidth + 1) {
+      table.classList.add("masrl-stacked");
+    }
+  }
+
   function update(box) {
+    stack(box);
     var scrolls = box.scrollWidth > box.clientWidth + 1;
     var cue = cueOf(box);
     box.classList.toggle("masrl-scrolls", scrolls);

@@ -320,6 +320,31 @@ def test_search_finds_pages_with_snippets_served_and_says_how_from_disk(built_bo
         page.context.close()
 
 
+def test_a_wide_table_goes_row_by_row_on_a_phone_and_stays_a_table_on_a_desktop(built_book, serve,
+                                                                               browser):
+    """Table 21.1 (eight columns, a reason per row) is a table on a desktop; on a phone each
+    row is a block and each cell says its column, so no row looks empty."""
+    server = serve(built_book)
+    shape = """() => { const table = document.querySelector('table.masrl-table');
+      const cell = table.querySelector('tbody td.masrl-long');
+      return {stacked: table.classList.contains('masrl-stacked'),
+              scrolls: table.parentElement.scrollWidth > table.parentElement.clientWidth + 1,
+              label: getComputedStyle(cell, '::before').content,
+              display: getComputedStyle(table.querySelector('tbody tr')).display}; }"""
+    found = {}
+    for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
+        page = offline_page(browser, viewport)
+        try:
+            page.goto(f"{server.url}/notebooks/36_since_cutoff.html", wait_until="load")
+            page.wait_for_timeout(300)
+            found[name] = page.evaluate(shape)
+        finally:
+            page.context.close()
+    assert found["desktop"]["stacked"] is False and found["desktop"]["display"] == "table-row"
+    assert found["phone"]["stacked"] is True and found["phone"]["display"] == "block"
+    assert found["phone"]["scrolls"] is False and found["phone"]["label"] == '"reason: "'
+
+
 def test_the_numbering_check_sees_a_gap_and_a_wrong_caption():
     sidebar = [["01_method.html", "1. Method"], ["02_pool.html", "2. Pool"],
                ["10_statistics.html", "10. Statistics"]]

@@ -111,8 +111,8 @@ def test_names_break_only_after_their_separators_and_dates_not_at_all():
     assert "PythonDebugging_<wbr>Expert" in html  # 22 characters: may break after "_" only
     assert "<code>..<wbr>/shared/<wbr>traces/<wbr>who-and-when</code>" not in html
     assert "<code>../<wbr>shared/<wbr>traces/<wbr>who-and-when</code>" in html
-    assert '<td class="masrl-text masrl-nowrap">Orchestrator</td>' in html  # short: one line
-    assert '<td class="masrl-text masrl-nowrap">2026-05-14</td>' in html
+    assert '<td class="masrl-text masrl-nowrap" data-label="agent">Orchestrator</td>' in html
+    assert '<td class="masrl-text masrl-nowrap" data-label="date">2026-05-14</td>' in html
     assert '<code>a.b</code>' in html  # short ids are left whole
 
 
@@ -120,8 +120,8 @@ def test_a_column_of_long_text_is_marked_to_get_the_room():
     frame = pd.DataFrame({"id": ["C001", "C002"], "title": ["A title of some forty characters, or so"] * 2,
                           "reason": ["A reason that runs on for a long while, " * 5] * 2})
     html = tables.table(frame, "c")._repr_html_()
-    assert '<td class="masrl-text masrl-nowrap">C001</td>' in html
-    assert 'class="masrl-text masrl-medium">A title' in html
-    assert 'class="masrl-text masrl-long">A reason' in html
+    assert '<td class="masrl-text masrl-nowrap" data-label="id">C001</td>' in html
+    assert 'class="masrl-text masrl-medium" data-label="title">A title' in html
+    assert 'class="masrl-text masrl-long" data-label="reason">A reason' in html
     assert '<table class="masrl-table masrl-has-long">' in html
     assert '<th class="masrl-text masrl-long" scope="col">reason</th>' in html

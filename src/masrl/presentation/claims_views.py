@@ -186,17 +186,19 @@ class Ledger:
         widths = ["masrl-long", "masrl-long", "masrl-medium", "masrl-nowrap", ""]
         head = "".join(f'<th class="masrl-text {w}" scope="col">{esc(c)}</th>'
                        for c, w in zip(self.COLUMNS, widths))
+        labels = [esc(c, quote=True) for c in self.COLUMNS]  # each cell's column, on a phone
         body = []
         for row in self.rows():
             href = chapter_href(row["chapter"], self.here)
             body.append(
                 f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
-                f'<td class="masrl-text masrl-long"><strong>{esc(row["id"])}</strong><br>'
+                f'<td class="masrl-text masrl-long" data-label="{labels[0]}">'
+                f'<strong>{esc(row["id"])}</strong><br>'
                 f'{cited(row["statement"])}<br><small>{esc(row["origin"])}</small></td>'
-                f'<td class="masrl-text masrl-long">{cited(row["computed"])}</td>'
-                f'<td class="masrl-text masrl-medium">{esc(row["boundary"])}</td>'
-                f'<td class="masrl-status masrl-nowrap">{esc(row["status"])}</td>'
-                f'<td class="masrl-text"><a href="{esc(href, quote=True)}">'
+                f'<td class="masrl-text masrl-long" data-label="{labels[1]}">{cited(row["computed"])}</td>'
+                f'<td class="masrl-text masrl-medium" data-label="{labels[2]}">{esc(row["boundary"])}</td>'
+                f'<td class="masrl-status masrl-nowrap" data-label="{labels[3]}">{esc(row["status"])}</td>'
+                f'<td class="masrl-text" data-label="{labels[4]}"><a href="{esc(href, quote=True)}">'
                 f'{esc(row["title"])}</a></td></tr>')
         return (f'<div class="masrl-table-wrap"><table class="masrl-table masrl-has-long '
                 f'masrl-ledger"><caption class="masrl-caption">{esc(self.caption)}</caption>'

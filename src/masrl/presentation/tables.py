@@ -17,7 +17,8 @@ follows these rules:
 * text never cut: a cell holds its whole value and wraps between words; a long name or id
   breaks only after its ``_``, ``/`` or ``.`` (:func:`masrl.presentation.escaping.breakable`),
   and a date or a short id not at all; a table wider than its column scrolls sideways inside its
-  own box, never the page, and says so (``book/_static/masrl-tables.js``);
+  own box, never the page, and says so; on a phone it is shown row by row instead, each cell
+  under its column's name (``data-label``; ``book/_static/masrl-tables.js``);
 * a caption above the table (the book numbers it per chapter: ``book/_ext/numbering.py``);
 * every text escaped (:func:`masrl.presentation.escaping.html_text`); only ``html`` columns,
   which hold markup built by presentation code from escaped text, are placed as they are.
@@ -246,7 +247,8 @@ class Table:
         if kind not in NUMERIC and kind != "html" and _UNBROKEN.match(text):
             classes.append("masrl-nowrap")
         scope = ' scope="row"' if tag == "th" else ""
-        return f'<{tag} class="{" ".join(classes)}"{scope}>{body}</{tag}>'
+        label = f' data-label="{html_text(self.header[at])}"' if tag == "td" else ""
+        return f'<{tag} class="{" ".join(classes)}"{scope}{label}>{body}</{tag}>'
 
     def _repr_html_(self) -> str:
         self._lengths = [self._length(at) for at in range(len(self.header))]
