@@ -74,7 +74,8 @@ def test_the_page_holds_everything_it_needs(swarm_page):
     assert "<style" in page and "figure.masrl-interactive" in page  # the styles too
     assert page.count('<figure class="masrl-chart masrl-interactive"') == 1
     assert re.search(r'<figure class="masrl-chart[^"]*"[^>]*aria-label="Timeline of '
-                     r'example-swarm[^"]*"><div class="masrl-static"><svg', page)
+                     r'example-swarm[^"]*"[^>]*><div class="masrl-static">'
+                     r'<div class="masrl-wide"><svg', page)  # and its narrow layout after it
     if report_page.vega_scripts() is not None:
         assert "vegaEmbed" in page and "masrl-charts" not in outside_addresses(page)
 

@@ -114,9 +114,27 @@ def wrapped_titles(spec: dict, chars: int = TITLE_CHARS) -> dict:
     return walk(spec)
 
 
+def stacked_legends(spec: dict) -> dict:
+    """``spec`` with every legend a builder set below the plot in several columns set in one
+    column (a narrow layout has no room for entries side by side) and its labels whole."""
+
+    def walk(node):
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        if not isinstance(node, dict):
+            return node
+        found = {key: walk(value) for key, value in node.items()}
+        legend = found.get("legend")
+        if isinstance(legend, dict) and ("columns" in legend or "labelLimit" in legend):
+            found["legend"] = {**legend, "columns": 1, "labelLimit": 0}
+        return found
+
+    return walk(spec)
+
+
 def narrow_spec(spec: dict) -> dict:
     """The narrow layout derived from a wide one (see the module docstring)."""
-    narrow = wrapped_titles(copy.deepcopy(spec))
+    narrow = stacked_legends(wrapped_titles(copy.deepcopy(spec)))
     encoding = narrow.get("encoding") or {}
     if "column" in encoding and "row" not in encoding:
         encoding["row"] = encoding.pop("column")  # panels side by side go one under another

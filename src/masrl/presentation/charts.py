@@ -43,6 +43,7 @@ from masrl.presentation.chart_layouts import (
     is_compound,
     legible,
     narrow_spec,
+    stacked_legends,
     with_config,
 )
 
@@ -288,8 +289,8 @@ def _layouts(spec: dict) -> tuple[dict, dict]:
     if narrow is None:
         narrow = narrow_spec(spec)
     else:
-        narrow = with_config({k: v for k, v in narrow.items() if k != "usermeta"},
-                             NARROW_CONFIG)
+        narrow = with_config(stacked_legends({k: v for k, v in narrow.items()
+                                              if k != "usermeta"}), NARROW_CONFIG)
     return spec, narrow
 
 
