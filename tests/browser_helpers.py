@@ -18,13 +18,14 @@ def book_pages(root: Path) -> list[str]:
 
 def offline_page(browser, viewport: dict):
     """A new page of ``viewport`` size that records, and blocks, every request that leaves
-    localhost (``page.outside_requests``); close its ``context`` when done."""
+    localhost or the disk (``page.outside_requests``), and records every console error and
+    uncaught script error (``page.script_errors``); close its ``context`` when done."""
     context = browser.new_context(viewport=viewport, accept_downloads=True)
     outside: list[str] = []
 
     def route(route):
         url = route.request.url
-        if url.startswith(("http://127.0.0.1", "data:", "blob:", "about:")):
+        if url.startswith(("http://127.0.0.1", "data:", "blob:", "about:", "file://")):
             route.continue_()
         else:
             outside.append(url)
@@ -33,4 +34,8 @@ def offline_page(browser, viewport: dict):
     context.route("**/*", route)
     page = context.new_page()
     page.outside_requests = outside
+    page.script_errors = []
+    page.on("console", lambda message: page.script_errors.append(f"console: {message.text}")
+            if message.type == "error" else None)
+    page.on("pageerror", lambda error: page.script_errors.append(f"script: {error}"))
     return page

@@ -1,34 +1,36 @@
-"""Sphinx extension: chapter numbers that are the chapters' file numbers, and numbered captions.
+"""Sphinx extension: chapters numbered 1, 2, 3... in reading order, and numbered captions.
 
-* ``_toc.yml`` numbers its parts (``numbered: true``), and Sphinx numbers the chapters 1, 2,
-  3... in reading order. The project names its chapters by their file numbers instead
-  (``notebooks/26_training_runs`` is chapter 26: the README and the chapters say so, and a
-  chapter added later does not renumber the others), so once Sphinx has numbered them, each
-  chapter under ``notebooks/`` takes the number its file name starts with, for its title, its
-  sections, the navigation and its figures; a page outside ``notebooks/`` (the bibliography)
-  is left unnumbered.
+* ``_toc.yml`` numbers its parts (``numbered: true``), and Sphinx numbers the chapters of each
+  part from 1 again. A reader expects one count through the book, so once Sphinx has numbered
+  them, each chapter takes its number in the reading order
+  (:func:`masrl.data.book_toc.chapter_numbers`: the computing chapters after the landing page,
+  across the parts), for its title, its sections, the navigation and its figures; the landing
+  page and the pages under ``book/`` (the bibliography) are left unnumbered. A file's own
+  number (``26`` of ``notebooks/26_training_runs``) only keeps the files in reading order.
 * A table or a chart shown by ``masrl.presentation`` carries its caption in an element of
   class ``masrl-caption`` (``<caption>`` of a table, ``<figcaption>`` of a chart). Each gets
-  its number, in page order, written before it when the page is written: "Table 10.2.",
-  "Figure 10.3." (chapter, then position in the chapter). Nothing is numbered in the browser,
+  its number, in page order, written before it when the page is written: "Table 3.2.",
+  "Figure 3.3." (chapter, then position in the chapter). Nothing is numbered in the browser,
   so the numbers are there without JavaScript and the same in every build.
 """
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from docutils import nodes
 
-CHAPTER = re.compile(r"^notebooks/(\d+)_")
+from masrl.data.book_toc import chapter_numbers
+
 CAPTION = re.compile(r'<(caption|figcaption) class="masrl-caption">')
 LABELS = {"caption": "Table", "figcaption": "Figure"}
 
 
-def chapter_number(docname: str) -> int | None:
-    """The number of a chapter under ``notebooks/`` (its file name's leading digits)."""
-    found = CHAPTER.match(docname)
-    return int(found.group(1)) if found else None
+def toc_numbers(app) -> dict[str, int]:
+    """The chapter numbers of the book being built (read from its ``_toc.yml``)."""
+    toc = getattr(app.config, "external_toc_path", None) or "_toc.yml"
+    return chapter_numbers(Path(app.confdir) / toc)
 
 
 def _renumbered(number, chapter: int | None):
@@ -37,29 +39,34 @@ def _renumbered(number, chapter: int | None):
     return None if chapter is None else (chapter, *tuple(number)[1:])
 
 
-def renumber(app, env) -> list[str]:
-    """After Sphinx's toctree collector has numbered the chapters in reading order, give each
-    its file number (section numbers and figure numbers follow it)."""
-    for docname, numbers in list(env.toc_secnumbers.items()):
-        chapter = chapter_number(docname)
+def renumber_env(env, numbers: dict[str, int]) -> None:
+    """After Sphinx's toctree collector has numbered the chapters part by part, give each its
+    number in the reading order (``numbers``; section and figure numbers follow it) and take
+    the number off every other page."""
+    for docname, found in list(env.toc_secnumbers.items()):
+        chapter = numbers.get(docname)
         if chapter is None:
             del env.toc_secnumbers[docname]
         else:
             env.toc_secnumbers[docname] = {anchor: _renumbered(n, chapter)
-                                           for anchor, n in numbers.items()}
+                                           for anchor, n in found.items()}
     for docname, kinds in env.toc_fignumbers.items():
-        chapter = chapter_number(docname)
-        for kind, numbers in kinds.items():
+        chapter = numbers.get(docname)
+        for kind, found in kinds.items():
             kinds[kind] = {key: _renumbered(n, chapter) if chapter else tuple(n)[-1:]
-                           for key, n in numbers.items()}
+                           for key, n in found.items()}
     for docname, toc in env.tocs.items():
-        chapter = chapter_number(docname)
+        chapter = numbers.get(docname)
         for reference in toc.findall(nodes.reference):
             if reference.get("secnumber"):
                 reference["secnumber"] = _renumbered(reference["secnumber"], chapter)
         title = env.titles.get(docname)
         if title is not None and title.get("secnumber"):
             title["secnumber"] = _renumbered(title["secnumber"], chapter)
+
+
+def renumber(app, env) -> list[str]:
+    renumber_env(env, toc_numbers(app))
     return []
 
 
@@ -78,7 +85,7 @@ def caption_numbers(body: str, chapter: int | None) -> str:
 
 def number_captions(app, pagename, templatename, context, doctree) -> None:
     if "body" in context:
-        context["body"] = caption_numbers(context["body"], chapter_number(pagename))
+        context["body"] = caption_numbers(context["body"], toc_numbers(app).get(pagename))
 
 
 def setup(app):

@@ -286,7 +286,8 @@ def test_the_ledger_escapes_every_text(data_copy):
                "statement: <script>alert(1)</script> The survey keeps a pool of retained papers")
     results = claims.evaluate(Dataset(data_copy), scope="survey")
     page = claims_views.Ledger(results, here="notebooks/35_claims")._repr_html_()
-    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    text = page.replace("<wbr>", "")  # the break points a long name may get
+    assert "<script>" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in text
 
 
 def test_status_figures_and_findings_table():

@@ -1,12 +1,12 @@
 """Data is shown as text, never as markup, in every chapter and on the bibliography page.
 
 A copy of the data that still validates gets a script payload in every free-text field of every
-data file (titles, summaries, notes, reasons, vocabulary labels, descriptions and meanings, a
-vocabulary value used as a tag, taxonomy names and meanings, claim statements and boundaries,
-envelope notes, log-source labels, BibTeX titles...). Every chapter that takes ``data_dir`` is
-executed on that copy, the book is built from them, and each page is checked twice: in its HTML
-(no element carries a payload as markup) and in headless Chromium (no payload ran, and the
-payloads that a page shows are shown as text).
+data file (titles, summaries, notes, reasons, vocabulary labels, descriptions and meanings, the
+labels of vocabulary values, a vocabulary value used as a tag, taxonomy names and meanings,
+claim statements and boundaries, envelope notes, log-source labels, BibTeX titles...). Every
+chapter that takes ``data_dir`` is executed on that copy, the book is built from them, and each
+page is checked twice: in its HTML (no element carries a payload as markup) and in headless
+Chromium (no payload ran, and the payloads that a page shows are shown as text).
 """
 
 from __future__ import annotations
@@ -113,6 +113,11 @@ def make_hostile(data: Path) -> None:
                     spec["order"] = [new if v == old else v for v in spec["order"]]
             spec["values"] = {k: hostile_value(f"vocabulary.yaml:{name}.meaning", v)
                               for k, v in spec["values"].items()}
+        for name, labels in document.get("labels", {}).items():  # a value's label, as shown
+            old, new = renamed.get(name, (None, None))
+            document["labels"][name] = {
+                (new if k == old else k): hostile_value(f"vocabulary.yaml:{name}.value label", v)
+                for k, v in labels.items()}
 
     def published(document: dict) -> None:
         for field, (old, new) in renamed.items():
@@ -269,6 +274,7 @@ def test_no_payload_runs_and_payloads_show_as_text(hostile_book, serve, page):
     assert ran == {}
     seen = {FIELDS[n] for n in shown}
     for field in ["papers.csv:title", "papers.csv:venue", "vocabulary.yaml:scenario value",
+                  "vocabulary.yaml:category.value label",
                   "vocabulary.yaml:category.meaning", "vocabulary.yaml:category.label",
                   "vocabulary.yaml:category.description", "vocabulary.yaml:query_family value",
                   "claims.yaml:finding.explanation", "taxonomy.yaml:reward_families.name",

@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 def test_the_book_has_every_chapter(built_book):
     pages = book_pages(built_book)
-    for chapter in ["book/intro.html", "notebooks/01_method.html", "notebooks/02_pool.html",
+    for chapter in ["notebooks/00_intro.html", "notebooks/01_method.html", "notebooks/02_pool.html",
                     "notebooks/10_statistics.html", "notebooks/40_data_dictionary.html",
                     "book/bibliography.html"]:
         assert chapter in pages

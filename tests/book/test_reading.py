@@ -19,7 +19,7 @@ def test_hovering_a_timeline_event_shows_its_details(built_book, serve, page):
     page.goto(f"{server.url}/notebooks/21_trace_examples.html", wait_until="load")
     page.wait_for_selector("figure.masrl-interactive.masrl-live-ready", timeout=20000)
     figure = page.locator("figure.masrl-interactive").first
-    assert figure.locator(".masrl-static svg").count() == 1  # the static chart is still there
+    assert figure.locator(".masrl-static svg").count() == 2  # the static charts (wide, narrow)
     assert not figure.locator(".masrl-static").is_visible()
     figure.scroll_into_view_if_needed()
     # an event mark (its accessible name lists its fields) whose centre no other mark covers

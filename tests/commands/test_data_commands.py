@@ -131,6 +131,9 @@ def test_a_key_with_a_line_separator_cannot_forge_a_line(data_copy):
 def test_stats_text_escapes_vocabulary_values(data_copy):
     replace_in(data_copy / "vocabulary.yaml", "      survey: An adjacent survey",
                '      "survey\\u2028retained 1000": An adjacent survey')
+    # its label too (the first "survey: Survey" of the labels is the category's)
+    replace_in(data_copy / "vocabulary.yaml", "    survey: Survey",
+               '    "survey\\u2028retained 1000": Survey')
     text = (data_copy / "papers.csv").read_text(encoding="utf-8")
     (data_copy / "papers.csv").write_text(text.replace(",survey,", ",survey\u2028retained 1000,"),
                                           encoding="utf-8")

@@ -40,4 +40,4 @@ def test_titles_come_from_the_chapter_sources():
     assert book_toc.title("notebooks/35_claims") == "The claims ledger"
     assert book_toc.title("notebooks/99_nowhere") == "notebooks/99_nowhere"
     order = book_toc.reading_order()
-    assert order[0] == "book/intro" and order[-1] == "book/bibliography"
+    assert order[0] == "notebooks/00_intro" and order[-1] == "book/bibliography"

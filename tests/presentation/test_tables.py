@@ -25,7 +25,7 @@ def test_the_index_is_dropped_unless_asked_for():
     assert tables.table(frame, "c").header == ["n"]
     shown = tables.table(frame, "c", index=True)
     assert shown.header == ["value", "n"] and shown.cells("value") == ["a", "b"]
-    assert '<th class="masrl-text" scope="row">a</th>' in shown._repr_html_()
+    assert '<th class="masrl-text masrl-nowrap" scope="row">a</th>' in shown._repr_html_()
 
 
 def test_one_header_row_aligned_like_its_column():
@@ -99,3 +99,29 @@ def test_unknown_kinds_and_columns_are_refused():
         tables.table(frame, "c", {"a": "money"})
     with pytest.raises(ValueError, match="does not have"):
         tables.table(frame, "c", {"b": "count"})
+
+
+def test_names_break_only_after_their_separators_and_dates_not_at_all():
+    frame = pd.DataFrame({
+        "agent": ["PythonDebugging_Expert", "Orchestrator"],
+        "path": ["../shared/traces/who-and-when", "a.b"],
+        "date": ["2026-05-14", "2026-05"],
+    })
+    html = tables.table(frame, "c", {"path": "code"})._repr_html_()
+    assert "PythonDebugging_<wbr>Expert" in html  # 22 characters: may break after "_" only
+    assert "<code>..<wbr>/shared/<wbr>traces/<wbr>who-and-when</code>" not in html
+    assert "<code>../<wbr>shared/<wbr>traces/<wbr>who-and-when</code>" in html
+    assert '<td class="masrl-text masrl-nowrap" data-label="agent">Orchestrator</td>' in html
+    assert '<td class="masrl-text masrl-nowrap" data-label="date">2026-05-14</td>' in html
+    assert '<code>a.b</code>' in html  # short ids are left whole
+
+
+def test_a_column_of_long_text_is_marked_to_get_the_room():
+    frame = pd.DataFrame({"id": ["C001", "C002"], "title": ["A title of some forty characters, or so"] * 2,
+                          "reason": ["A reason that runs on for a long while, " * 5] * 2})
+    html = tables.table(frame, "c")._repr_html_()
+    assert '<td class="masrl-text masrl-nowrap" data-label="id">C001</td>' in html
+    assert 'class="masrl-text masrl-medium" data-label="title">A title' in html
+    assert 'class="masrl-text masrl-long" data-label="reason">A reason' in html
+    assert '<table class="masrl-table masrl-has-long">' in html
+    assert '<th class="masrl-text masrl-long" scope="col">reason</th>' in html

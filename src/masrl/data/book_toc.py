@@ -3,8 +3,14 @@ order and their titles. Data files that point into the book (a claim names the c
 computes it) are checked against it.
 
 A chapter is named as in ``_toc.yml``: its path without suffix, from the repository root
-(``notebooks/31_readings``, ``book/intro``); its title is the first ``#`` heading of its source
-(``notebooks/31_readings.md``).
+(``notebooks/31_readings``, ``book/bibliography``); its title is the first ``#`` heading of its
+source (``notebooks/31_readings.md``).
+
+Chapters are numbered as a reader counts them: 1, 2, 3... along the reading order, across the
+parts (:func:`chapter_numbers`). The landing page (the root) and the pages under ``book/`` (the
+bibliography: a list, not a chapter) have no number. A file's own number (``31`` of
+``notebooks/31_readings``) only keeps the files in reading order; it is not the chapter's
+number.
 """
 
 from __future__ import annotations
@@ -39,6 +45,14 @@ def reading_order(toc_path: str | Path | None = None) -> list[str]:
         walk(part["chapters"])
     walk(toc.get("chapters", []))
     return order
+
+
+def chapter_numbers(toc_path: str | Path | None = None) -> dict[str, int]:
+    """The chapter number of every numbered document (see the module docstring): the computing
+    chapters (``notebooks/``) after the root, 1, 2, 3... in reading order."""
+    order = reading_order(toc_path)
+    chapters = [doc for doc in order[1:] if doc.startswith("notebooks/")]
+    return {doc: number for number, doc in enumerate(chapters, start=1)}
 
 
 def title(chapter: str, root: str | Path | None = None) -> str:

@@ -3,7 +3,9 @@ data, to count (zero-count values included), to order tables and charts, and to 
 data dictionary.
 
 Besides the fields, the file names *groups* of fields that several places use together (the
-tags a second reader re-codes, say), so that no module keeps its own list of field names.
+tags a second reader re-codes, say), so that no module keeps its own list of field names, and
+*labels*: how the book shows each value of a field written as codes (``rl_method`` reads "RL
+method"), one place for every chart and table (:meth:`Field.label_of`).
 Problems are reported like every data file's: ``vocabulary.yaml:fields.NAME:KEY: message``.
 """
 
@@ -57,6 +59,7 @@ class _VocabularyFile(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     fields: dict[StrictStr, _FieldSpec]
     groups: dict[StrictStr, list[StrictStr]] = {}
+    labels: dict[StrictStr, dict[StrictStr, StrictStr]] = {}
 
     @model_validator(mode="after")
     def _groups_name_fields(self) -> _VocabularyFile:
@@ -77,6 +80,12 @@ class Field:
     columns: tuple[str, ...] = ()  # the columns holding this field; () means the field's name
     phrases: dict[str, str] = dataclass_field(default_factory=dict)  # value -> "up to {}"
     files: tuple[str, ...] = ()  # every file the field tags (the main one first)
+    labels: dict[str, str] = dataclass_field(default_factory=dict)  # value -> what readers see
+
+    def label_of(self, value: str) -> str:
+        """How the book shows ``value`` (its label; a field without labels, or a value it does
+        not define, as written)."""
+        return self.labels.get(value, value)
 
     def tags(self, file: str) -> bool:
         """Whether the field tags a column of data file ``file``."""
@@ -162,6 +171,7 @@ def load_vocabulary(data_dir: str | os.PathLike | None = None) -> Vocabulary:
                  if name in spec.fields and file not in _files(spec.fields[name])]
     problems += [_undefined("groups", name).problems[0] for name in NEEDED_GROUPS
                  if name not in spec.groups]
+    problems += _label_problems(spec)
     if problems:
         raise DataError(problems)
     fields = {}
@@ -170,8 +180,33 @@ def load_vocabulary(data_dir: str | os.PathLike | None = None) -> Vocabulary:
         files = _files(field)
         fields[name] = Field(name, files[0], field.label, field.description,
                              {v: field.values[v] for v in order}, tuple(field.columns or [name]),
-                             dict(field.phrases or {}), files)
+                             dict(field.phrases or {}), files,
+                             {v: spec.labels[name][v] for v in order} if name in spec.labels
+                             else {})
     return Vocabulary(fields, {g: tuple(names) for g, names in spec.groups.items()})
+
+
+def _label_problems(spec: _VocabularyFile) -> list[DataProblem]:
+    """Each field of ``labels`` is defined and labels exactly its values, with distinct labels."""
+    problems = []
+    for name, labels in spec.labels.items():
+        if name not in spec.fields:
+            problems.append(DataProblem(paths.VOCABULARY, "labels", name,
+                                        f"labels name an unknown field: {name}"))
+            continue
+        values = spec.fields[name].values
+        missing = [v for v in values if v not in labels]
+        extra = [v for v in labels if v not in values]
+        if missing or extra:
+            problems.append(DataProblem(
+                paths.VOCABULARY, "labels", name, "the labels must label exactly the field's values"
+                + (f"; no label for {', '.join(missing)}" if missing else "")
+                + (f"; not a value: {', '.join(extra)}" if extra else "")))
+        shown = [label.strip().casefold() for label in labels.values()]
+        if "" in shown or len(set(shown)) != len(shown):
+            problems.append(DataProblem(paths.VOCABULARY, "labels", name,
+                                        "the labels must be distinct and not empty"))
+    return problems
 
 
 def _files(field: _FieldSpec) -> tuple[str, ...]:
@@ -186,6 +221,7 @@ def dictionary(vocab: Vocabulary, file: str | None = None) -> list[dict]:
         {"field": f.name, "file": ", ".join(f.files or (f.file,)),
          "columns": list(f.columns or [f.name]),
          "label": f.label, "description": f.description,
-         "values": [{"value": v, "meaning": m} for v, m in f.meanings.items()]}
+         "values": [{"value": v, "label": f.label_of(v), "meaning": m}
+                    for v, m in f.meanings.items()]}
         for f in vocab.fields.values() if file is None or f.tags(file)
     ]

@@ -21,6 +21,7 @@ from masrl.analyses.claims import SKIP, Result, summary
 from masrl.data import book_toc
 from masrl.data.claims import ORIGINS
 from masrl.presentation import tables
+from masrl.presentation.escaping import breakable
 
 
 def compact(value: Any) -> str:
@@ -220,39 +221,55 @@ class Ledger:
 
     def _repr_html_(self) -> str:
         esc = html.escape
+        def cited(text: str) -> str:  # long names may break after "_", "/" or "."
+            return breakable(tables.cite_text_html(text, self.keys))
+
         side = self.then is not None
         if side:
             heads = ["claim", self.labels[0] or "at the cut-off", self.labels[1] or "now",
                      "boundary", "computed in"]
+            widths = ["masrl-long", "masrl-long", "masrl-long", "masrl-medium", ""]
         else:
             heads = self.COLUMNS
-        head = "".join(f'<th class="masrl-text" scope="col">{esc(c)}</th>' for c in heads)
+            # the statement and what was computed are paragraphs: they get the room
+            # (book/_static/masrl.css, tables with long text)
+            widths = ["masrl-long", "masrl-long", "masrl-medium", "masrl-nowrap", ""]
+        head = "".join(f'<th class="masrl-text {w}" scope="col">{esc(c)}</th>'
+                       for c, w in zip(heads, widths))
+        labels = [esc(c, quote=True) for c in heads]  # each cell's column, on a phone
         then = {r.claim.id: r for r in (self.then or [])}
         body = []
         for r, row in zip(self.results, self.rows()):
             href = chapter_href(row["chapter"], self.here)
-            claim = (f'<td class="masrl-text"><strong>{esc(row["id"])}</strong><br>'
-                     f'{tables.cite_text_html(row["statement"], self.keys)}<br>'
+            claim = (f'<td class="masrl-text masrl-long" data-label="{labels[0]}">'
+                     f'<strong>{esc(row["id"])}</strong><br>'
+                     f'{cited(row["statement"])}<br>'
                      f'<small>{esc(row["origin"])}</small></td>')
             if side:
                 before = then[r.claim.id]
-                cells = (f'<td class="masrl-text masrl-{esc(before.status.lower())}">'
+                cells = (f'<td class="masrl-text masrl-long masrl-{esc(before.status.lower())}" '
+                         f'data-label="{labels[1]}">'
                          f'<span class="masrl-status">{esc(before.status)}</span> '
                          f'{self._value_html(before)}</td>'
-                         f'<td class="masrl-text masrl-{esc(r.status.lower())}">'
+                         f'<td class="masrl-text masrl-long masrl-{esc(r.status.lower())}" '
+                         f'data-label="{labels[2]}">'
                          f'<span class="masrl-status">{esc(r.status)}</span> '
                          f'{self._value_html(r)}</td>')
+                rest = (f'<td class="masrl-text masrl-medium" data-label="{labels[3]}">'
+                        f'{esc(row["boundary"])}</td>')
             else:
-                cells = (f'<td class="masrl-text">{self._value_html(r)}</td>')
-            rest = f'<td class="masrl-text">{esc(row["boundary"])}</td>'
-            if not side:
-                rest += f'<td class="masrl-status">{esc(row["status"])}</td>'
-            link = (f'<td class="masrl-text"><a href="{esc(href, quote=True)}">'
+                cells = (f'<td class="masrl-text masrl-long" data-label="{labels[1]}">'
+                         f'{self._value_html(r)}</td>')
+                rest = (f'<td class="masrl-text masrl-medium" data-label="{labels[2]}">'
+                        f'{esc(row["boundary"])}</td>'
+                        f'<td class="masrl-status masrl-nowrap" data-label="{labels[3]}">'
+                        f'{esc(row["status"])}</td>')
+            link = (f'<td class="masrl-text" data-label="{labels[-1]}"><a href="{esc(href, quote=True)}">'
                     f'{esc(row["title"])}</a></td>')
             body.append(f'<tr class="masrl-claim masrl-{esc(row["status"].lower())}">'
                         f'{claim}{cells}{rest}{link}</tr>')
-        return (f'<div class="masrl-table-wrap"><table class="masrl-table masrl-ledger">'
-                f'<caption class="masrl-caption">{esc(self.caption)}</caption>'
+        return (f'<div class="masrl-table-wrap"><table class="masrl-table masrl-has-long '
+                f'masrl-ledger"><caption class="masrl-caption">{esc(self.caption)}</caption>'
                 f"<thead><tr>{head}</tr></thead>"
                 f'<tbody>{"".join(body)}</tbody></table></div>')
 

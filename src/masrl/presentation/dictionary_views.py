@@ -21,5 +21,7 @@ def field_heading(entry: dict) -> MarkdownText:
 
 
 def values_table(entry: dict) -> pd.DataFrame:
-    """The values of one field and their meanings (a DataFrame: shown as escaped HTML)."""
-    return pd.DataFrame(entry["values"], columns=["value", "meaning"])
+    """The values of one field, how the book shows each (its label, ``data/vocabulary.yaml``)
+    and what each means (a DataFrame: shown as escaped HTML)."""
+    return (pd.DataFrame(entry["values"], columns=["value", "label", "meaning"])
+            .rename(columns={"label": "shown as"}))

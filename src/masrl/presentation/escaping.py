@@ -60,3 +60,22 @@ class MarkdownText:
 
     def __repr__(self) -> str:
         return self.markdown
+
+
+_LONG_TOKEN = re.compile(r"[^\s<>]{17,}")  # a run of 17 characters or more without a space
+_SEPARATOR = re.compile(r"([_/.])(?=[^\s_/.])")
+SHORT_TOKEN = 16  # tokens this long or shorter are never broken
+
+
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def breakable(escaped: str) -> str:
+    """Escaped HTML in which a long name or id of its text (more than :data:`SHORT_TOKEN`
+    characters without a space) may break after its ``_``, ``/`` and ``.`` and nowhere else: a
+    ``<wbr>`` goes after each (``masrl.presentation.tables`` for cells; ``book/_ext/fitting.py``
+    for code in prose). Markup (a link's address) is left as it is, and entities (``&amp;``)
+    hold none of these characters, so they stay whole."""
+    return "".join(part if part.startswith("<") else _LONG_TOKEN.sub(
+        lambda token: _SEPARATOR.sub(r"\1<wbr>", token.group(0)), part)
+        for part in _TAG.split(escaped))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import altair as alt
 import pandas as pd
 
+from masrl.data.vocabulary import Vocabulary
 from masrl.presentation.charts import OKABE_ITO, finish
 
 # One colour per cell mark; grey-free so every mark stays distinct for colour-vision deficiencies.
@@ -38,7 +39,7 @@ def _tile_grid(long: pd.DataFrame, *, row: str, column: str, category: str, colo
         color=alt.Color(f"{category}:N", title=legend,
                         scale=alt.Scale(domain=list(colours), range=list(colours.values()))),
     )
-    labels = base.mark_text(fontSize=11).encode(
+    labels = base.mark_text(fontSize=12).encode(
         text=f"{text}:N",
         color=alt.condition(alt.FieldOneOfPredicate(field=category, oneOf=sorted(DARK)),
                             alt.value("white"), alt.value("black")),
@@ -46,13 +47,22 @@ def _tile_grid(long: pd.DataFrame, *, row: str, column: str, category: str, colo
     return alt.layer(tiles, labels)
 
 
-def marked_grid(cells: pd.DataFrame, *, title: str, description: str) -> alt.LayerChart:
+def marked_grid(cells: pd.DataFrame, *, title: str, description: str,
+                vocabulary: Vocabulary | None = None) -> alt.LayerChart:
     """A cross-tab in long form (row value, column value, ``papers``, ``mark``) as tiles coloured
-    by mark (populated, thin, empty, inherited, not applicable) with the count written in each."""
+    by mark (populated, thin, empty, inherited, not applicable) with the count written in each;
+    with ``vocabulary``, rows and columns (named after their fields) show the values' labels."""
     row, column = cells.columns[:2]
+    cells = cells.copy()
+    titles = {}
+    for name in (row, column):
+        field = vocabulary.fields.get(name) if vocabulary is not None else None
+        if field is not None:
+            cells[name] = [field.label_of(v) for v in cells[name]]
+        titles[name] = field.label if field is not None else name.replace("_", " ")
     chart = _tile_grid(
         cells, row=row, column=column, category="mark", colours=MARK_COLOURS, text="papers",
-        legend="cell", row_title=row.replace("_", " "), column_title=column.replace("_", " "),
+        legend="cell", row_title=titles[row], column_title=titles[column],
         row_order=list(cells[row].unique()), column_order=list(cells[column].unique()))
     return finish(chart, title, description)
 
@@ -102,10 +112,10 @@ def scale_scatter(points: pd.DataFrame, *, title: str, description: str) -> alt.
         shape=alt.Shape("kind:N", title="envelope",
                         scale=alt.Scale(domain=list(KIND_COLOURS), range=["diamond", "circle"])),
     )
-    right = base.mark_text(align="left", baseline="middle", dx=7, fontSize=9).encode(
+    right = base.mark_text(align="left", baseline="middle", dx=7).encode(
         text="label:N").transform_filter(alt.datum.side == "right")
-    left = base.mark_text(align="right", baseline="middle", dx=-7, fontSize=9).encode(
+    left = base.mark_text(align="right", baseline="middle", dx=-7).encode(
         text="label:N").transform_filter(alt.datum.side == "left")
-    below = base.mark_text(align="center", baseline="top", dy=7, fontSize=9).encode(
+    below = base.mark_text(align="center", baseline="top", dy=7).encode(
         text="label:N").transform_filter(alt.datum.side == "below")
     return finish(alt.layer(dots, right, left, below), title, description, width=560, height=380)

@@ -1,16 +1,28 @@
 /* Draws the book's interactive charts (figure.masrl-interactive) with vega-embed, from the
    specification each figure carries, so that a reader can hover a mark for its details.
-   The static SVG stays in the page and is hidden only once the live chart is drawn: without
-   JavaScript, or if drawing fails, the reader sees the same chart without tooltips. */
+   Each figure carries two: its wide layout and its narrow one (masrl.presentation.
+   chart_layouts); the one drawn fits the figure's width (under data-narrow-below px, the
+   narrow one), and the chart is drawn again when the width crosses that line. The static SVGs
+   stay in the page and are hidden only once the live chart is drawn: without JavaScript, or if
+   drawing fails, the reader sees the same chart without tooltips. */
 (function () {
   "use strict";
 
+  function layout(figure) {
+    var below = parseFloat(figure.getAttribute("data-narrow-below") || "0");
+    var narrow = figure.querySelector("script.masrl-spec-narrow");
+    return narrow && figure.clientWidth < below ? "narrow" : "wide";
+  }
+
   function draw(figure) {
-    var source = figure.querySelector("script.masrl-spec");
+    var chosen = layout(figure);
+    var source = figure.querySelector(
+      chosen === "narrow" ? "script.masrl-spec-narrow" : "script.masrl-spec");
     var target = figure.querySelector(".masrl-live");
-    if (!source || !target) {
+    if (!source || !target || figure.getAttribute("data-drawn") === chosen) {
       return;
     }
+    figure.setAttribute("data-drawn", chosen);
     var spec = JSON.parse(source.textContent);
     window.vegaEmbed(target, spec, {
       mode: "vega-lite",
@@ -31,7 +43,14 @@
     if (typeof window.vegaEmbed !== "function") {
       return;
     }
-    document.querySelectorAll("figure.masrl-interactive").forEach(draw);
+    var figures = document.querySelectorAll("figure.masrl-interactive");
+    figures.forEach(draw);
+    if (typeof window.ResizeObserver === "function") {
+      var watcher = new window.ResizeObserver(function (entries) {
+        entries.forEach(function (entry) { draw(entry.target); });
+      });
+      figures.forEach(function (figure) { watcher.observe(figure); });
+    }
   }
 
   if (document.readyState === "loading") {

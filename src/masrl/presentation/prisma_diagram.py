@@ -1,7 +1,9 @@
 """The PRISMA 2020 flow diagram, drawn as SVG by the package from :mod:`masrl.analyses.prisma`.
 
 One diagram per screening round: the main column runs identification -> screening ->
-eligibility -> inclusion, each exclusion sits to its right; from round 1 on, a box above
+eligibility -> inclusion, each exclusion sits to its right (on a phone, under its step, set in:
+the diagram is drawn twice, wide and narrow, and the page shows the one that fits, as it does
+for charts); from round 1 on, a box above
 holds the studies of the previous version of the review and a box below the total, as PRISMA
 2020's flow for updated reviews draws them. The SVG is plain markup written here (boxes,
 arrows, text: every text escaped), so it renders offline, in the book and in a notebook,
@@ -21,6 +23,9 @@ GAP = 40  # between the two columns
 LINE = 17  # height of a line of text
 PAD = 10
 LEFT, RIGHT = 10, 10 + BOX + GAP
+NARROW_WIDTH = 340  # the narrow drawing: one column, each exclusion under its step
+NARROW_BOX, INDENT = 320, 26
+ARROW = "masrl-prisma-arrow"  # the arrowhead's id, suffixed per drawing
 FONT = "font-family:sans-serif;font-size:13px"
 COLOURS = {"main": "#e8f1fa", "out": "#fbeee6", "review": "#eaf5ee"}  # light fills, dark text
 
@@ -31,10 +36,10 @@ def rule_name(rule: str) -> str:
     return rule.replace("_", " ")
 
 
-def _box(x: int, y: int, lines: list[str], kind: str) -> tuple[str, int]:
+def _box(x: int, y: int, lines: list[str], kind: str, width: int = BOX) -> tuple[str, int]:
     """A box of ``lines`` (the first in bold) at ``(x, y)``; its markup and its height."""
     height = PAD * 2 + LINE * len(lines)
-    parts = [f'<rect x="{x}" y="{y}" width="{BOX}" height="{height}" rx="4" '
+    parts = [f'<rect x="{x}" y="{y}" width="{width}" height="{height}" rx="4" '
              f'fill="{COLOURS[kind]}" stroke="#333" stroke-width="1"/>']
     for i, text in enumerate(lines):
         weight = ' font-weight="bold"' if i == 0 else ""
@@ -44,8 +49,10 @@ def _box(x: int, y: int, lines: list[str], kind: str) -> tuple[str, int]:
 
 
 def _arrow(x1: int, y1: int, x2: int, y2: int) -> str:
+    """A line with an arrowhead (the marker :data:`ARROW`, made unique per drawing by
+    :meth:`Diagram._svg`: a page holds several drawings, some hidden)."""
     return (f'<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="#333" stroke-width="1.2" '
-            'marker-end="url(#masrl-prisma-arrow)"/>')
+            f'marker-end="url(#{ARROW})"/>')
 
 
 def rows(flow: RoundFlow) -> list[tuple[list[str], list[str] | None]]:
@@ -104,9 +111,10 @@ class Diagram:
         self.flow = flow
         self.title = f"PRISMA 2020 flow, screening round {flow.round} ({flow.label}, {flow.date})"
         self.description = description(flow)
-        self.svg = self._draw()
+        self.svg = self._svg(*self._draw(), WIDTH, "wide")
+        self.narrow_svg = self._svg(*self._draw_narrow(), NARROW_WIDTH, "narrow")
 
-    def _draw(self) -> str:
+    def _draw(self) -> tuple[list[str], int]:
         parts, y, previous_bottom, review_bottom = [], 10, None, None
         for main, side in rows(self.flow):
             kind = "review" if main[0].startswith("Studies in") else "main"
@@ -128,18 +136,53 @@ class Diagram:
                 parts.append(_arrow(RIGHT + BOX // 2, review_bottom, LEFT + BOX + 2, y + 20))
             previous_bottom = y + height
             y += max(height, side_height) + 28
-        total = y - 18
+        return parts, y - 18
+
+    def _draw_narrow(self) -> tuple[list[str], int]:
+        """One column: each step's box, then its exclusion (or the previous version) under it,
+        set in; the main flow runs down the left edge, past the set-in boxes."""
+        parts, y, previous_bottom, review_bottom = [], 10, None, None
+        spine = LEFT + INDENT // 2
+        side_x, side_width = LEFT + INDENT, NARROW_BOX - INDENT
+        for main, side in rows(self.flow):
+            kind = "review" if main[0].startswith("Studies in") else "main"
+            if previous_bottom is not None:
+                parts.append(_arrow(spine, previous_bottom, spine, y - 2))
+            if review_bottom is not None and main[0].startswith("Studies in the review"):
+                parts.append(_arrow(side_x + side_width // 2, review_bottom,
+                                    side_x + side_width // 2, y - 2))
+            box, height = _box(LEFT, y, main, kind, NARROW_BOX)
+            parts.append(box)
+            previous_bottom = y + height
+            y += height + 22
+            if side is not None:
+                review = side[0].startswith("Studies in")
+                side_box, side_height = _box(side_x, y, side, "review" if review else "out",
+                                             side_width)
+                parts.append(side_box)
+                if review:
+                    review_bottom = y + side_height
+                else:
+                    middle = side_x + side_width // 2
+                    parts.append(_arrow(middle, y - 22, middle, y - 2))
+                y += side_height + 22
+        return parts, y - 12
+
+    def _svg(self, parts: list[str], total: int, width: int, layout: str) -> str:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{total}" '
-                f'viewBox="0 0 {WIDTH} {total}" role="img" aria-label="{label}" style="{FONT}">'
-                '<defs><marker id="masrl-prisma-arrow" markerWidth="8" markerHeight="8" refX="7" '
+        marker = f"{ARROW}-{self.flow.round}-{layout}"
+        body = "".join(parts).replace(f"url(#{ARROW})", f"url(#{marker})")
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{total}" '
+                f'viewBox="0 0 {width} {total}" role="img" aria-label="{label}" style="{FONT}">'
+                f'<defs><marker id="{marker}" markerWidth="8" markerHeight="8" refX="7" '
                 'refY="4" orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#333"/></marker></defs>'
-                + "".join(parts) + "</svg>")
+                + body + "</svg>")
 
     def _repr_html_(self) -> str:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
         return (f'<figure class="masrl-chart masrl-prisma" role="img" aria-label="{label}">'
-                f'<div class="masrl-static">{self.svg}</div>'
+                f'<div class="masrl-static"><div class="masrl-wide">{self.svg}</div>'
+                f'<div class="masrl-narrow">{self.narrow_svg}</div></div>'
                 f'<figcaption class="masrl-caption"><span class="masrl-title">'
                 f"{html.escape(self.title)}</span></figcaption></figure>")
 

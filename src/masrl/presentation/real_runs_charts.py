@@ -67,17 +67,16 @@ def critical_chart(table: pd.DataFrame, order: list[str] | None = None) -> alt.T
 
 
 def delegation_chart(table: pd.DataFrame) -> alt.TopLevelMixin:
-    base = alt.Chart(table).encode(
-        y=alt.Y("agent:N", sort=list(table["agent"]), title="agent delegated to"),
-        x=alt.X("delegations:Q", title="orchestrator delegations, all runs"),
-    )
-    bars = base.mark_bar(color=charts.OKABE_ITO[0])
-    labels = base.mark_text(align="left", dx=3).encode(text="delegations:Q")
+    wide, narrow = charts.hbars(table, category="agent", value="delegations",
+                                order=list(table["agent"]),
+                                x_title="orchestrator delegations, all runs",
+                                y_title="agent delegated to")
     return charts.finish(
-        alt.layer(bars, labels), "Magentic-One: whom the orchestrator delegates to",
+        wide, "Magentic-One: whom the orchestrator delegates to",
         "Bar chart of delegations by the Magentic-One orchestrator per addressee over all "
         "imported hand-crafted runs: " + ", ".join(
-            f"{r.agent} {r.delegations}" for r in table.itertuples()) + ".", width=420)
+            f"{r.agent} {r.delegations}" for r in table.itertuples()) + ".", width=420,
+        narrow=narrow)
 
 
 def mistake_chart(table: pd.DataFrame, order: list[str] | None = None) -> alt.TopLevelMixin:

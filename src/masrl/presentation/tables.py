@@ -14,8 +14,11 @@ follows these rules:
   decimals, very small numbers as powers of ten, yes/no for booleans, lists as words,
   mappings as ``key: value`` pairs (never as raw ``{'...'}`` text);
 * a missing value (``None``, ``NaN``, ``<NA>``) as an em dash;
-* text never cut: a cell holds its whole value and wraps; a table wider than its column scrolls
-  sideways inside its own box, never the page;
+* text never cut: a cell holds its whole value and wraps between words; a long name or id
+  breaks only after its ``_``, ``/`` or ``.`` (:func:`masrl.presentation.escaping.breakable`),
+  and a date or a short id not at all; a table wider than its column scrolls sideways inside its
+  own box, never the page, and says so; on a phone it is shown row by row instead, each cell
+  under its column's name (``data-label``; ``book/_static/masrl-tables.js``);
 * a caption above the table (the book numbers it per chapter: ``book/_ext/numbering.py``);
 * every text escaped (:func:`masrl.presentation.escaping.html_text`); only ``html`` columns,
   which hold markup built by presentation code from escaped text, are placed as they are.
@@ -32,7 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from masrl.presentation.escaping import html_text
+from masrl.presentation.escaping import SHORT_TOKEN, breakable, html_text
 
 if TYPE_CHECKING:  # pandas is imported by table() only: Table and formatted() work without it
     import pandas as pd
@@ -62,6 +65,12 @@ BIBLIOGRAPHY = "../book/bibliography.html"
 # data-label): the report's stylesheet does, on a phone, rather than scroll a wide table
 STACKED = "masrl-stacked"
 NUMERIC = {"count", "tokens", "share", "percent", "seconds", "number"}
+# A column of text as long as this (mean characters per cell) gets room of its own: "masrl-long"
+# (a paragraph per row: reasons, summaries) or "masrl-medium" (a title), so that the browser's
+# table layout gives the room to the long text rather than to the short columns beside it.
+LONG_TEXT, MEDIUM_TEXT = 150, 35
+# a cell kept on one line: a date (2026-05-14, 2026-05), or a single short word or id
+_UNBROKEN = re.compile(rf"^(\d{{4}}-\d{{2}}(-\d{{2}})?|\S{{1,{SHORT_TOKEN}}})$")
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -219,27 +228,42 @@ class Table:
         kind = self.kinds[at].partition(":")[0]
         return "masrl-num" if kind in NUMERIC else f"masrl-{kind}"
 
+    def _length(self, at: int) -> str | None:
+        """``masrl-long`` or ``masrl-medium`` for a column of long text (see :data:`LONG_TEXT`)."""
+        kind = self.kinds[at].partition(":")[0]
+        if kind not in {"text", "list", "keys", "html"} or not self.rows:
+            return None
+        shown = [_strip_markup(row[at]) if kind == "html" else row[at] for row in self.rows]
+        mean = sum(len(text) for text in shown) / len(shown)
+        return "masrl-long" if mean >= LONG_TEXT else "masrl-medium" if mean >= MEDIUM_TEXT \
+            else None
+
     def _cell(self, at: int, text: str, tag: str) -> str:
         kind = self.kinds[at].partition(":")[0]
         classes = [self._align(at)]
+        if (length := self._lengths[at]) is not None:
+            classes.append(length)
         if text == MISSING:
             classes.append("masrl-missing")
             body = f'<span title="not available">{MISSING}</span>'
         elif kind == "html":
-            body = text
+            body = breakable(text)  # markup built by presentation code; its text may break
         elif kind == "code":
-            body = f"<code>{html_text(text)}</code>"
+            body = f"<code>{breakable(html_text(text))}</code>"
         elif kind == "keys":
             body = ", ".join(cite_html(key) for key in paper_keys(text))
         else:
-            body = html_text(text)
+            body = breakable(html_text(text))
+        if kind not in NUMERIC and kind != "html" and _UNBROKEN.match(text):
+            classes.append("masrl-nowrap")
         scope = ' scope="row"' if tag == "th" else ""
-        label = (f' data-label="{html_text(self.header[at])}"'
-                 if STACKED in self.classes.split() else "")
+        label = f' data-label="{html_text(self.header[at])}"' if tag == "td" else ""
         return f'<{tag} class="{" ".join(classes)}"{scope}{label}>{body}</{tag}>'
 
     def _repr_html_(self) -> str:
-        head = "".join(f'<th class="{self._align(at)}" scope="col">{html_text(name)}</th>'
+        self._lengths = [self._length(at) for at in range(len(self.header))]
+        head = "".join(f'<th class="{" ".join(filter(None, [self._align(at), self._lengths[at]]))}"'
+                       f' scope="col">{breakable(html_text(name))}</th>'
                        for at, name in enumerate(self.header))
         body = []
         for row in self.rows:
@@ -248,7 +272,8 @@ class Table:
             body.append(f"<tr>{cells}</tr>")
         notes = (f'<p class="masrl-table-notes">{html_text(self.notes)}</p>'
                  if self.notes else "")
-        classes = " ".join(["masrl-table", *self.classes.split()])
+        long = ["masrl-has-long"] if any(self._lengths) else []
+        classes = " ".join(["masrl-table", *long, *self.classes.split()])
         return (f'<div class="masrl-table-wrap"><table class="{classes}">'
                 f'<caption class="masrl-caption">{html_text(self.caption)}</caption>'
                 f"<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
