@@ -113,7 +113,8 @@ def test_hostile_text_and_labels_never_reach_the_page_as_markup(tmp_path):
                     "section", "p", "code", "div", "table", "caption", "thead", "tbody", "tr",
                     "th", "td", "span", "details", "summary", "ul", "li", "strong", "pre",
                     "figure", "figcaption", "script", "footer", "svg", "g", "rect", "text",
-                    "path", "line", "defs", "marker", "tspan", "polygon"}, tags
+                    "path", "line", "defs", "marker", "tspan", "polygon",
+                        "wbr"}, tags
     assert "<img" not in outside_scripts and "<b>" not in outside_scripts
     # the text is there, escaped, and the specification of the chart cannot end its element
     assert "&lt;/script&gt;&lt;script&gt;alert(1)" in markup
