@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+from hostile_traces import billion_laughs
 from support import problem_lines, replace_in
 
 from masrl import paths
@@ -26,12 +27,8 @@ def claims_file_problems(data_copy, text: str) -> list[str]:
 
 
 def test_a_billion_laughs_is_refused_at_once(data_copy):
-    laughs = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
-    for depth, name in enumerate("bcdefghi"):
-        previous = "abcdefghi"[depth]
-        laughs.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]")
     start = time.perf_counter()
-    lines = claims_file_problems(data_copy, "\n".join(laughs) + "\n")
+    lines = claims_file_problems(data_copy, billion_laughs())
     assert time.perf_counter() - start < 2
     assert lines == ["claims.yaml:2:-: aliases (*a) are not allowed in data files"]
 
