@@ -1,6 +1,7 @@
 """Hostile inputs built by code, shared by the tests of every wing (importable by name:
-``tests/`` is on pytest's path): deep spawn chains, spawn loops, many counterfactual players;
-OTLP span logs thousands deep, wide or cyclic; a billion-laughs YAML file."""
+``tests/`` is on pytest's path) and timed by ``benchmarks/hostile_inputs.py``: deep spawn
+chains, spawn loops, many counterfactual players; OTLP span logs thousands deep, wide or
+cyclic; a billion-laughs YAML file."""
 
 from __future__ import annotations
 
