@@ -1,6 +1,7 @@
-"""Hostile trace documents built by code, shared by the tests of every wing (importable by
-name: ``tests/`` is on pytest's path): deep spawn chains, spawn loops, many counterfactual
-players."""
+"""Hostile inputs built by code, shared by the tests of every wing (importable by name:
+``tests/`` is on pytest's path) and timed by ``benchmarks/hostile_inputs.py``: deep spawn
+chains, spawn loops, many counterfactual players; OTLP span logs thousands deep, wide or
+cyclic; a billion-laughs YAML file."""
 
 from __future__ import annotations
 
@@ -49,3 +50,79 @@ def with_players(document: dict, count: int, weights: list[float] | None = None)
                     for size in range(count + 1) for c in combinations(players, size)]
     return {**document, "counterfactuals": {"unit": "agent", "players": players,
                                             "outcomes": outcomes}}
+
+
+# ---------------------------------------------------------------------------------- OTLP logs
+
+def otlp(spans: list[dict]) -> dict:
+    """An OTLP/JSON export holding ``spans`` in one scope of one resource."""
+    return {"resourceSpans": [{"resource": {"attributes": []},
+                               "scopeSpans": [{"scope": {"name": "t"}, "spans": spans}]}]}
+
+
+def span(k: int, parent: int | None, operation: str = "invoke_agent") -> dict:
+    """Span ``k`` (id k + 1) of agent ``agent{k}``, child of span ``parent``; the later a span's
+    ``k``, the later it starts and the earlier it ends (each encloses the next)."""
+    return {"traceId": "ab" * 16, "spanId": f"{k + 1:016x}",
+            "parentSpanId": "" if parent is None else f"{parent + 1:016x}",
+            "name": f"{operation} agent{k}", "startTimeUnixNano": str(10**9 + 1000 * k),
+            "endTimeUnixNano": str(10**9 + 10**7 - 1000 * k),
+            "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": operation}},
+                           {"key": "gen_ai.agent.name", "value": {"stringValue": f"agent{k}"}}],
+            "status": {}}
+
+
+def deep_span_tree(depth: int) -> dict:
+    """A chain of ``depth`` agent spans, each the parent of the next, and a model call in the
+    deepest."""
+    spans = [span(k, None if k == 0 else k - 1) for k in range(depth)]
+    spans.append({**span(depth, depth - 1, "chat"), "name": "chat model"})
+    return otlp(spans)
+
+
+def parent_cycles(pairs: int) -> dict:
+    """A model call, then ``pairs`` pairs of spans (a model call and a tool call), each the
+    other's parent."""
+    spans = [span(0, None, "chat")]
+    for k in range(1, 2 * pairs + 1, 2):
+        spans += [span(k, k + 1, "chat"), span(k + 1, k, "execute_tool")]
+    return otlp(spans)
+
+
+def one_agent_calls(calls: int) -> dict:
+    """One agent span holding ``calls`` model calls one after another (one chain of calls)."""
+    spans = [span(0, None)]
+    for k in range(1, calls + 1):
+        call = span(k, 0, "chat")
+        call["startTimeUnixNano"] = str(10**9 + 1000 * k)
+        call["endTimeUnixNano"] = str(10**9 + 1000 * k + 500)
+        spans.append(call)
+    spans[0]["endTimeUnixNano"] = str(10**9 + 1000 * (calls + 2))
+    return otlp(spans)
+
+
+def enclosed_roots(count: int) -> dict:
+    """``count`` root agent spans, each enclosing the next, and ``count`` root model calls
+    inside them all: chat k starts 10^7 + k ns after the first agent span, so the latest agent
+    span started by then is agent ``10,000 + k // 1000`` (for ``count`` above 10,000)."""
+    spans = [span(k, None) for k in range(count)]
+    for k, item in enumerate(spans):
+        item["startTimeUnixNano"] = str(10**9 + 1000 * k)
+        item["endTimeUnixNano"] = str(10**9 + 10**8 - 1000 * k)
+    for k in range(count):
+        call = span(count + k, None, "chat")
+        call["startTimeUnixNano"] = str(10**9 + 10**7 + k)
+        call["endTimeUnixNano"] = str(10**9 + 10**7 + k + 5)
+        spans.append(call)
+    return otlp(spans)
+
+
+# ---------------------------------------------------------------------------------- YAML
+
+def billion_laughs() -> str:
+    """Nine levels of nine aliases each: 9^9 (387 million) strings once expanded."""
+    laughs = ['a: &a ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for depth, name in enumerate("bcdefghi"):
+        previous = "abcdefghi"[depth]
+        laughs.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]")
+    return "\n".join(laughs) + "\n"

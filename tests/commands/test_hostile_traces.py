@@ -1,12 +1,11 @@
-"""Hostile traces through the commands: each finishes fast with a verdict (exit 0 or 1) or a
-clear error, never a traceback and never exit 3."""
+"""Hostile traces through the commands: each finishes with a verdict (exit 0 or 1) or a clear
+error, never a traceback and never exit 3 (how long they take: ``benchmarks/hostile_inputs.py``)."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
-import time
 
 import pytest
 from hostile_traces import spawn_chain, spawn_loop, with_players
@@ -34,11 +33,10 @@ def run(argv, capsys):
 
 
 def test_replay_json_of_a_1500_deep_chain_as_a_program(tmp_path):
+    # timed by benchmarks/hostile_inputs.py
     path = write(tmp_path, spawn_chain(1500))
-    start = time.perf_counter()
     done = subprocess.run([sys.executable, "-m", "masrl", "replay", str(path), "--json"],
                           capture_output=True, text=True, timeout=120, check=False)
-    assert time.perf_counter() - start < 60
     assert done.returncode == 0, done.stderr[-2000:]
     assert '"spawn_depth": 1500' in done.stdout
     tree = done.stdout[done.stdout.index('"spawn_tree"'):]  # credit's decisions name agents too
@@ -52,9 +50,8 @@ def test_replay_json_of_a_1500_deep_chain_as_a_program(tmp_path):
      "tokens.total is inf: the trace's numbers add up to more than a double holds"),
 ])
 def test_replay_of_a_hostile_trace(tmp_path, capsys, document, code, message):
-    start = time.perf_counter()
+    # timed by benchmarks/hostile_inputs.py
     found, out, err = run(["replay", "--json", write(tmp_path, document)], capsys)
-    assert time.perf_counter() - start < 30
     assert found == code and message in err
     if code == 0:
         result = json.loads(out)["credit"]["counterfactual"]

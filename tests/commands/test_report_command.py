@@ -197,19 +197,16 @@ def test_the_report_extra_missing_is_said_in_one_line(tmp_path, monkeypatch, cap
     assert not out.exists()
 
 
-def test_a_1500_deep_spawn_chain_is_reported_in_seconds(tmp_path):
-    """No recursion down the tree and nothing quadratic: the page of a chain of 1,500 spawns
-    folds its tables and draws no graph of 1,500 boxes."""
-    import time
-
+def test_a_1500_deep_spawn_chain_is_reported_with_folded_tables(tmp_path):
+    """No recursion down the tree: the page of a chain of 1,500 spawns folds its tables and
+    draws no graph of 1,500 boxes."""
+    # timed by benchmarks/hostile_inputs.py
     from hostile_traces import spawn_chain
 
     path = tmp_path / "deep.json"
     path.write_text(json.dumps(spawn_chain(1500)), encoding="utf-8")
     out = tmp_path / "deep.html"
-    start = time.perf_counter()
     assert main(["report", str(path), "-o", str(out)]) == 0
-    assert time.perf_counter() - start < 60
     page = out.read_text(encoding="utf-8")
     assert "With 1,501 agents, the graph would not be legible" in text_of(page)
     assert "<details" in page and len(page) < 40_000_000

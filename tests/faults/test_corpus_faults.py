@@ -165,8 +165,8 @@ def test_control_characters_in_names_and_messages_are_escaped(tmp_path, capsys):
     ("env", "127.0.0.1:1", "cannot reach a Ray cluster there"),
     ("flag", "ray://127.0.0.1:1", "cannot reach a Ray cluster there"),
 ])
-def test_a_ray_address_that_cannot_be_used_is_one_line_in_seconds(tmp_path, where, address,
-                                                                    said):
+def test_a_ray_address_that_cannot_be_used_is_one_line(tmp_path, where, address, said):
+    # timed by benchmarks/hostile_inputs.py; the timeout only stops a hang
     out = tmp_path / "out"
     argv = [sys.executable, "-m", "masrl", "corpus", str(SMALL), "-o", str(out),
             "--engine", "ray"]
@@ -175,9 +175,7 @@ def test_a_ray_address_that_cannot_be_used_is_one_line_in_seconds(tmp_path, wher
         argv += ["--ray-address", address]
     else:
         environment["RAY_ADDRESS"] = address
-    started = time.monotonic()
     result = subprocess.run(argv, capture_output=True, text=True, env=environment, timeout=60)
-    assert time.monotonic() - started < 20
     assert result.returncode == 2, result.stderr
     field = "--ray-address" if where == "flag" else "RAY_ADDRESS"
     assert result.stderr.splitlines() == [result.stderr.strip()]

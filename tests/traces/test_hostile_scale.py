@@ -1,12 +1,13 @@
-"""Inputs built to blow up: every graph check is linear (or n log n), nothing recurses down a
-spawn tree, Shapley values are exact only where that is cheap and estimated, with their error,
-above, and sums that overflow a double are refused by name rather than printed as Infinity."""
+"""Inputs built to blow up: nothing recurses down a spawn tree, a spawn loop is named in a short
+message, Shapley values are exact only where that is cheap and estimated, with their error,
+above, and sums that overflow a double are refused by name rather than printed as Infinity.
+That the graph checks stay linear (or n log n) is measured by ``benchmarks/hostile_inputs.py``,
+which times these inputs."""
 
 from __future__ import annotations
 
 import json
 import math
-import time
 
 import pytest
 from hostile_traces import spawn_chain, spawn_loop, with_players
@@ -18,18 +19,12 @@ from masrl.traces.replay import NonFiniteResult
 from masrl.traces.validate import spawn_loops, validate_document
 
 
-def timed(function, *args):
-    start = time.perf_counter()
-    result = function(*args)
-    return result, time.perf_counter() - start
-
-
-def test_a_6000_deep_spawn_chain_validates_and_replays_in_seconds():
+def test_a_6000_deep_spawn_chain_validates_and_replays():
+    # timed by benchmarks/hostile_inputs.py (was: a spawn-cycle check cubic in the depth)
     document = spawn_chain(6000)
-    report, checking = timed(validate_document, document)
+    report = validate_document(document)
     assert report.valid, report.lines()[:3]
-    result, replaying = timed(replay, report.trace)
-    assert checking + replaying < 10  # was: a spawn-cycle check cubic in the depth, then recursion
+    result = replay(report.trace)
     metrics = result.metrics
     assert metrics["spawn_depth"] == 6000
     tree, depth = metrics["spawn_tree"][0], 0
@@ -41,10 +36,11 @@ def test_a_6000_deep_spawn_chain_validates_and_replays_in_seconds():
     assert metrics["tokens"]["per_subtree"]["a0"] == metrics["tokens"]["total"]
 
 
-def test_a_6000_agent_spawn_loop_is_found_in_linear_time_with_short_messages():
-    report, seconds = timed(validate_document, spawn_loop(6000))
+def test_a_6000_agent_spawn_loop_is_found_with_short_messages():
+    # timed by benchmarks/hostile_inputs.py
+    report = validate_document(spawn_loop(6000))
     loops = [p for p in report.problems if p.code == "spawn-cycle"]
-    assert seconds < 10 and len(loops) == 6000
+    assert len(loops) == 6000
     assert max(len(p.message) for p in loops) < 200
     assert loops[0].message == ("agent 'a1' is spawned by its own descendant: a1 <- a0 <- a5999 "
                                 "<- a5998 <- a5997 <- ... (5991 more) <- a5 <- a4 <- a3 <- a2 <- a1")
@@ -119,10 +115,10 @@ def test_shapley_is_exact_up_to_the_cap(count):
 
 def test_above_the_cap_shapley_is_a_seeded_estimate_with_its_error():
     count = credit.MAX_EXACT_SHAPLEY_PLAYERS + 1
+    # timed by benchmarks/hostile_inputs.py
     document = with_players(small(), count, WEIGHTS)
-    found, seconds = timed(counterfactual_of, document)
+    found = counterfactual_of(document)
     total = sum(WEIGHTS[:count])
-    assert seconds < 20
     assert found["shapley_method"] == "monte_carlo"
     assert (found["shapley_samples"], found["shapley_seed"]) == (credit.SHAPLEY_SAMPLES,
                                                                  credit.SHAPLEY_SEED)
@@ -143,15 +139,15 @@ def test_the_estimate_matches_exact_values_on_a_game_too_big_for_them():
         def get(self, coalition, default=None):
             return float(sum(int(p[1:]) for p in coalition))
 
-    (values, errors), seconds = timed(credit.shapley_estimate, players, Additive())
-    assert seconds < 10
+    # timed by benchmarks/hostile_inputs.py
+    values, errors = credit.shapley_estimate(players, Additive())
     assert values == pytest.approx({p: float(k) for k, p in enumerate(players)})
     assert errors == pytest.approx(dict.fromkeys(players, 0.0))
 
 
-def test_thirty_players_with_few_coalitions_finish_at_once():
-    found, seconds = timed(counterfactual_of, with_players(small(), 30))
-    assert seconds < 5
+def test_thirty_players_with_few_coalitions_get_no_shapley_values():
+    # timed by benchmarks/hostile_inputs.py
+    found = counterfactual_of(with_players(small(), 30))
     assert found["shapley"] is None and found["shapley_method"] == "monte_carlo"
     # recorded: the one outcome, the empty coalition (0) and everyone (the team reward)
     assert (found["coalitions_recorded"], found["coalitions_needed"]) == (3, 2**30)
