@@ -65,7 +65,16 @@ def is_compound(spec: dict) -> bool:
 
 def legible(spec: dict) -> dict:
     """``spec`` with every font size it names (marks, axes, legends, headers, config) raised to
-    :data:`MIN_FONT` at the least."""
+    :data:`MIN_FONT` at the least, and the sizes it leaves to Vega's defaults (a legend's labels
+    are 10 px there) set to :data:`MIN_FONT` in its config."""
+    config = copy.deepcopy(spec.get("config") or {})
+    for section, sizes in FONTS.items():
+        if section == "title":
+            continue
+        own = config.setdefault(section, {})
+        for key in _FONT_KEYS & sizes.keys():
+            own.setdefault(key, MIN_FONT)
+    spec = {**spec, "config": config}
 
     def walk(node):
         if isinstance(node, dict):

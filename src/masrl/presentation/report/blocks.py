@@ -9,6 +9,7 @@ Table`; markup is built only from escaped text.
 from __future__ import annotations
 
 import html
+import math
 import re
 
 from masrl.presentation import vega
@@ -144,8 +145,9 @@ class Chart:
 class Drawing:
     """A picture built as SVG by presentation code (every text in it escaped), with its title,
     its text alternative (the figure's accessible name; the tables beside it say the same in
-    full), and a legend in words under it. With a ``narrow`` SVG too, a screen narrower than
-    :data:`NARROW_PX` shows that one instead (the page's style, carried by the figure)."""
+    full), and a legend in words under it. With a ``narrow`` SVG too, a figure too narrow to
+    show the wide one at :data:`SMALLEST_SCALE` of its size shows that one instead
+    (:func:`narrow_style`, carried by the figure)."""
 
     def __init__(self, svg: str, title: str, description: str, legend: list[str],
                  narrow: str | None = None):
@@ -156,10 +158,13 @@ class Drawing:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
         legend = "".join(f"<li>{html_text(item)}</li>" for item in self.legend)
         drawn = f'<div class="masrl-static masrl-wide">{self.svg}</div>'
+        classes = "masrl-chart masrl-drawing"
         if self.narrow:
-            drawn = (f"<style>{NARROW_STYLE}</style>" + drawn
+            fits = fitting_width(self.svg)
+            classes += f" masrl-fits-{fits}"
+            drawn = (f"<style>{narrow_style(fits)}</style>" + drawn
                      + f'<div class="masrl-static masrl-narrow">{self.narrow}</div>')
-        return (f'<figure class="masrl-chart masrl-drawing" role="img" aria-label="{label}">'
+        return (f'<figure class="{classes}" role="img" aria-label="{label}">'
                 f"{drawn}"
                 f'<figcaption class="masrl-caption"><span class="masrl-title">'
                 f'{html_text(self.title)}</span>'
@@ -169,10 +174,26 @@ class Drawing:
         return f"Drawing: {self.title}. {self.description} " + " ".join(self.legend)
 
 
-NARROW_PX = 720
-NARROW_STYLE = (f"@media (max-width: {NARROW_PX}px) {{ figure.masrl-drawing .masrl-wide "
-                f"{{ display: none; }} }} @media (min-width: {NARROW_PX + 1}px) {{ "
-                "figure.masrl-drawing .masrl-narrow { display: none; } }")
+SMALLEST_SCALE = 0.92  # a drawing is never shown smaller than this: its 12 px text stays 11 px
+_SVG_WIDTH = re.compile(r'<svg\b[^>]*?\swidth="([\d.]+)"')
+
+
+def fitting_width(svg: str) -> int:
+    """The narrowest figure, in CSS pixels, that shows ``svg`` at :data:`SMALLEST_SCALE` of its
+    size at the least (its ``width`` attribute times that scale, rounded up)."""
+    found = _SVG_WIDTH.search(svg)
+    return math.ceil(float(found.group(1)) * SMALLEST_SCALE) if found else 0
+
+
+def narrow_style(fits: int) -> str:
+    """The style that shows a drawing's wide layout in a figure at least ``fits`` pixels wide
+    and its narrow one in a narrower figure (a container query on the figure's own width, so a
+    drawing chooses by the column it sits in, in the book and in the report alike)."""
+    name = f"figure.masrl-drawing.masrl-fits-{fits}"
+    return (f"figure.masrl-drawing {{ container-type: inline-size; }} "
+            f"{name} .masrl-narrow {{ display: none; }} "
+            f"@container (max-width: {fits - 0.02}px) {{ {name} .masrl-wide {{ display: none; }} "
+            f"{name} .masrl-narrow {{ display: block; }} }}")
 
 
 class Section:
