@@ -10,6 +10,7 @@ import numpy as np
 from replay_examples import EXAMPLES, example
 from trace_helpers import replayed
 
+from masrl.presentation.report import words
 from masrl.presentation.report.facts import SECONDS, STEPS, Facts
 from masrl.traces import recorded
 
@@ -25,7 +26,16 @@ def test_a_recorded_run_has_a_clock_and_its_figures():
     assert found.get("tokens.total") == 16370
     assert found.get("cost_usd.total") == found.data["cost_usd"]["total"]
     assert found.get("credit.team_reward") == 0.85
-    assert found.not_recorded == found.data["not_recorded"]
+    assert found.not_recorded.keys() == found.data["not_recorded"].keys()
+    for key, why in found.data["not_recorded"].items():  # in words: no field names in brackets
+        assert found.not_recorded[key] == words.reason(why)
+
+
+def test_a_reason_is_said_without_the_field_names_the_json_gives():
+    assert words.reason(recorded.NO_COSTS) == "no event records a cost in US dollars"
+    assert words.reason(recorded.NO_PRICEABLE) == ("no model call names its model with its "
+                                                   "input and output tokens")
+    assert words.reason(recorded.NO_GAME).endswith("(masrl replay --outcome)")  # a command stays
 
 
 def test_times_that_only_order_the_events_are_steps():
@@ -38,7 +48,7 @@ def test_times_that_only_order_the_events_are_steps():
     assert found.clock == STEPS
     for key in ("wall_clock", "busy_time", "speedup"):
         assert found.get(key) is None
-        assert found.reason(key) == recorded.ORDER_ONLY
+        assert found.reason(key) == words.reason(recorded.ORDER_ONLY)
     assert found.reason("busy_time.debater_1") == recorded.ORDER_ONLY  # inside busy_time
     start, end = found.positions()
     assert sorted(start.tolist()) == list(range(1, len(trace["events"]) + 1))  # from 1
@@ -55,11 +65,11 @@ def test_unrecorded_durations_tokens_costs_and_reward_are_unknown_not_zero():
     found = Facts(replayed(trace))
     assert found.clock == SECONDS and found.get("wall_clock") > 0
     assert found.get("busy_time") is None
-    assert found.reason("busy_time") == recorded.NO_DURATIONS
+    assert found.reason("busy_time") == words.reason(recorded.NO_DURATIONS)
     assert found.get("tokens.total") is None and found.reason("tokens.total")
     assert found.get("cost_usd.total") is None
-    assert found.reason("cost_usd.total") == recorded.NO_COSTS
-    assert found.reason("credit.team_reward") == recorded.NO_TEAM_REWARD
+    assert found.reason("cost_usd.total") == words.reason(recorded.NO_COSTS)
+    assert found.reason("credit.team_reward") == words.reason(recorded.NO_TEAM_REWARD)
     assert found.recorded_by("tokens") == dict.fromkeys(found.run.agents, False)
 
 

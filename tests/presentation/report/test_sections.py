@@ -97,7 +97,7 @@ def test_the_figures_table_names_each_figure_in_words_with_its_meaning(hierarchy
     assert shown["Parallelism"] == "2.45" and shown["Duration"] == "18.1 s"
     assert shown["Estimated cost"] == "not recorded"
     estimated = next(row for row in table.rows if row[0] == "Estimated cost")
-    assert "Not recorded: no model call names its model (x_model)" in estimated[2]
+    assert "Not recorded: no model call names its model with its input" in estimated[2]
 
 
 def test_a_log_without_durations_tokens_or_reward_says_not_recorded_never_zero():

@@ -150,25 +150,32 @@ class Drawing:
     (:func:`narrow_style`, carried by the figure)."""
 
     def __init__(self, svg: str, title: str, description: str, legend: list[str],
-                 narrow: str | None = None):
+                 narrow: str | None = None, too_narrow: str = ""):
         self.svg, self.title, self.description, self.legend = svg, title, description, legend
         self.narrow = narrow
+        # what a column too narrow for either drawing shows instead (where to read the same)
+        self.too_narrow = too_narrow or ("This drawing needs a wider screen to stay legible: "
+                                         "its description says what it shows.")
 
     def _repr_html_(self) -> str:
         label = html.escape(f"{self.title}. {self.description}", quote=True)
         legend = "".join(f"<li>{html_text(item)}</li>" for item in self.legend)
         drawn = f'<div class="masrl-static masrl-wide">{self.svg}</div>'
         classes = "masrl-chart masrl-drawing"
+        box = note = ""
         if self.narrow:
-            fits = fitting_width(self.svg)
+            fits, fits_narrow = fitting_width(self.svg), fitting_width(self.narrow)
             classes += f" masrl-fits-{fits}"
-            drawn = (f"<style>{narrow_style(fits)}</style>" + drawn
-                     + f'<div class="masrl-static masrl-narrow">{self.narrow}</div>')
-        return (f'<figure class="{classes}" role="img" aria-label="{label}">'
-                f"{drawn}"
-                f'<figcaption class="masrl-caption"><span class="masrl-title">'
-                f'{html_text(self.title)}</span>'
-                f'<ul class="masrl-legend">{legend}</ul></figcaption></figure>')
+            box = f"masrl-drawing-box masrl-fits-{fits}-{fits_narrow}"
+            drawn += f'<div class="masrl-static masrl-narrow">{self.narrow}</div>'
+            note = (f'<p class="masrl-drawing-note">{html_text(self.too_narrow)}</p>'
+                    f"<style>{narrow_style(fits, fits_narrow)}</style></div>")
+        figure = (f'<figure class="{classes}" role="img" aria-label="{label}">'
+                  f"{drawn}"
+                  f'<figcaption class="masrl-caption"><span class="masrl-title">'
+                  f'{html_text(self.title)}</span>'
+                  f'<ul class="masrl-legend">{legend}</ul></figcaption></figure>')
+        return f'<div class="{box}">{figure}{note}' if box else figure
 
     def __repr__(self) -> str:
         return f"Drawing: {self.title}. {self.description} " + " ".join(self.legend)
@@ -185,15 +192,21 @@ def fitting_width(svg: str) -> int:
     return math.ceil(float(found.group(1)) * SMALLEST_SCALE) if found else 0
 
 
-def narrow_style(fits: int) -> str:
-    """The style that shows a drawing's wide layout in a figure at least ``fits`` pixels wide
-    and its narrow one in a narrower figure (a container query on the figure's own width, so a
-    drawing chooses by the column it sits in, in the book and in the report alike)."""
+def narrow_style(fits: int, fits_narrow: int = 0) -> str:
+    """The style that shows a drawing's wide layout in a column at least ``fits`` pixels wide,
+    its narrow one in a narrower column, and neither (but the drawing's note) in a column
+    narrower than ``fits_narrow``: container queries on the box around the figure, so that a
+    drawing chooses by the column it sits in, in the book and in the report alike, and no text
+    of it is shown under :data:`SMALLEST_SCALE` of its size."""
     name = f"figure.masrl-drawing.masrl-fits-{fits}"
-    return (f"figure.masrl-drawing {{ container-type: inline-size; }} "
+    box = f".masrl-drawing-box.masrl-fits-{fits}-{fits_narrow}"
+    return (f".masrl-drawing-box {{ container-type: inline-size; }} "
+            f".masrl-drawing-box > .masrl-drawing-note {{ display: none; }} "
             f"{name} .masrl-narrow {{ display: none; }} "
             f"@container (max-width: {fits - 0.02}px) {{ {name} .masrl-wide {{ display: none; }} "
-            f"{name} .masrl-narrow {{ display: block; }} }}")
+            f"{name} .masrl-narrow {{ display: block; max-width: none; }} }} "
+            f"@container (max-width: {fits_narrow - 0.02}px) {{ {box} > figure {{ display: none; }} "
+            f"{box} > .masrl-drawing-note {{ display: block; }} }}")
 
 
 class Section:

@@ -159,7 +159,7 @@ def figures(found: dict, label_a: str, label_b: str) -> list:
     for key, row in found["figures"].items():
         measure, kind = FIGURE_WORDS[key]
         rows.append([measure, shown(row["a"], kind), shown(row["b"], kind), change(row, kind)])
-        why = row.get("not_recorded") or {}
+        why = {side: words.reason(text) for side, text in (row.get("not_recorded") or {}).items()}
         if len(why) == 2 and why["a"] == why["b"]:
             notes.append(f"{measure} in both: {why['a']}")
         else:

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from masrl.presentation.report import words
 from masrl.traces.recorded import SECONDS, STEPS  # noqa: F401 (the clocks, for the sections)
 from masrl.traces.replay import Replay
 
@@ -29,7 +30,9 @@ class Facts:
         self.replay = replay
         self.data = replay.to_dict()
         self.clock = self.data["clock"]
-        self.not_recorded: dict[str, str] = dict(self.data["not_recorded"])
+        # the engine's reasons, in words (without the JSON's field names)
+        self.not_recorded: dict[str, str] = {key: words.reason(why) for key, why
+                                             in self.data["not_recorded"].items()}
 
     @property
     def run(self):

@@ -525,7 +525,9 @@ def agents(facts: Facts, subject: Subject) -> list:
     if len(graph.nodes) <= agent_graph.MAX_DRAWN_AGENTS:
         blocks.append(Drawing(agent_graph.svg(graph, description), "Agents and their links",
                               description, legend,
-                              narrow=agent_graph.svg(graph, description, down=True)))
+                              narrow=agent_graph.svg(graph, description, down=True),
+                              too_narrow="The graph needs a wider screen to stay legible: the "
+                              "tables below list the same agents and links."))
     else:
         blocks.append(Paragraph(f"With {len(graph.nodes):,} agents, the graph would not be "
                                 "legible: the tables below list every agent and every link."))

@@ -22,6 +22,17 @@ EVENT_WORDS = {  # event type -> (singular, plural) as a reader says it
 _INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
+# a reason's parenthesised field names, "(cost_usd)" or "(x_usage.input, x_usage.output)": the
+# JSON says them to its readers; a page says the reason in words only
+_FIELD_NAMES = re.compile(r" \((?:[a-z][a-z0-9]*[_.][a-z0-9_.]*(?:, )?)+\)")
+
+
+def reason(text: str) -> str:
+    """Why a figure is not recorded, as a page says it: the engine's reason without the field
+    names it gives in parentheses for the readers of its JSON."""
+    return _FIELD_NAMES.sub("", text)
+
+
 def count(n: int | float, noun: str, plural: str | None = None, *, zero: str = "0") -> str:
     """``1 event``, ``1,234 events``; ``zero`` says none (``no events`` with ``zero="no"``)."""
     n = int(round(n))
