@@ -28,23 +28,33 @@ The definitions behind every metric and credit rule are in the docstrings of
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
-from masrl.traces.replay import Replay, replay
-from masrl.traces.run import Run
-from masrl.traces.schema import SCHEMA_PATH, SCHEMA_VERSION, load_schema
-from masrl.traces.validate import (
-    InvalidTraceError,
-    Trace,
-    TraceProblem,
-    ValidationReport,
-    validate_document,
-    validate_file,
-)
+# Each public name and the module that defines it. They are imported when first asked for
+# (PEP 562), so that ``masrl validate`` (which imports masrl.traces.validate, hence this
+# package) does not pay for replay, credit and metrics.
+_PUBLIC = {
+    "Replay": "masrl.traces.replay", "replay": "masrl.traces.replay",
+    "Run": "masrl.traces.run",
+    "SCHEMA_PATH": "masrl.traces.schema", "SCHEMA_VERSION": "masrl.traces.schema",
+    "load_schema": "masrl.traces.schema",
+    **dict.fromkeys(("InvalidTraceError", "Trace", "TraceProblem", "ValidationReport",
+                     "validate_document", "validate_file"), "masrl.traces.validate"),
+}
 
 
-def load_trace(path: str | Path) -> Trace:
-    """Read and validate the trace at ``path``; raise :class:`InvalidTraceError` on errors."""
+def __getattr__(name: str):
+    if name in _PUBLIC:
+        return getattr(importlib.import_module(_PUBLIC[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def load_trace(path: str | Path):
+    """Read and validate the trace at ``path`` (a :class:`Trace`); raise
+    :class:`InvalidTraceError` on errors."""
+    from masrl.traces.validate import InvalidTraceError, validate_file
+
     report = validate_file(path)
     if not report.valid:
         raise InvalidTraceError(report)

@@ -381,9 +381,9 @@ def _events(text, release, keep=None) -> ColumnRecords:
     models: dict[str, dict[int, object]] = {"x_model": {}, "x_usage": {}}
     for chunk, records in _chunks(text, _FIRST_EVENTS, _EVENTS, release):
         first = columns.count
-        _check_keys(chunk, columns.add(records))
+        all_known = _check_keys(chunk, columns.add(records))
         del records
-        if _names_model(chunk):
+        if not all_known and _names_model(chunk):  # x_model is a key the records skip
             for k, call in enumerate(_MODEL_CALLS.decode(chunk)):
                 if call.x_model is not None:
                     models["x_model"][first + k] = call.x_model
@@ -438,13 +438,16 @@ def _releaser(data):
     return release
 
 
-def _check_keys(chunk, held: int) -> None:
+def _check_keys(chunk, held: int) -> bool:
     """Raise :class:`Unreadable` unless the chunk's text names no key twice in one object and
-    holds no number strict JSON refuses (see the module docstring)."""
+    holds no number strict JSON refuses (see the module docstring); return whether its keys are
+    exactly the fields the records hold (then no event has a field of its own, x_model
+    included)."""
     if repeated_keys.key_count(chunk) == held:
-        return
+        return True
     if not repeated_keys.certainly_strict(chunk):
         raise Unreadable("a repeated key, or a number strict JSON refuses")
+    return False
 
 
 def _chunks(text, first: msgspec.json.Decoder, rest: msgspec.json.Decoder, release,

@@ -42,7 +42,6 @@ import warnings
 from collections import Counter
 from datetime import UTC, datetime
 from functools import cache
-from importlib import metadata
 
 import numpy as np
 
@@ -65,6 +64,8 @@ UNPRICEABLE = "a usage the price table cannot price"
 def table_version() -> str | None:
     """The installed version of the price table's library, or ``None`` (looked up once per
     process: each look-up scans the installed distributions, 0.7 ms a trace in a corpus)."""
+    from importlib import metadata  # imported here: a replay's start-up does not need it
+
     try:
         return metadata.version(PRICE_TABLE)
     except metadata.PackageNotFoundError:

@@ -462,10 +462,17 @@ def _self_loops(trace: Trace):
 
 
 def _backward(trace: Trace) -> np.ndarray:
-    """Indices of known edges whose destination starts before their source."""
-    edges, start = trace.edges, trace.events.start
-    known = np.flatnonzero(edges.known())
-    return known[start[edges.dst[known]] < start[edges.src[known]]]
+    """Indices of known edges whose destination starts before their source (computed once)."""
+    if "backward edges" not in trace._numeric:
+        edges, start = trace.edges, trace.events.start
+        known = edges.known()
+        if known.all():  # the usual case: no edge names an unknown event
+            found = np.flatnonzero(start[edges.dst] < start[edges.src])
+        else:
+            known = np.flatnonzero(known)
+            found = known[start[edges.dst[known]] < start[edges.src[known]]]
+        trace._numeric["backward edges"] = found
+    return trace._numeric["backward edges"]
 
 
 def _time_order(trace: Trace):
