@@ -14,6 +14,7 @@ import copy
 import json
 import typing
 
+import msgspec
 import numpy as np
 import pytest
 from trace_helpers import FIXTURES
@@ -248,7 +249,11 @@ def test_fast_and_full_paths_build_the_same_trace(label_data):
     assert fast.life == full.life
     for key in ("tokens", "cost_usd", "reward"):
         np.testing.assert_array_equal(fast.numeric(key), full.numeric(key))
-    for records, keys in (("event_records", ("role", "to", "decision", "tool", "from")),
+    contents = [None if c is None else c if isinstance(c, dict) else msgspec.to_builtins(c)
+                for c in fast.event_records.optional("content")]
+    assert contents == full.event_records.optional("content")  # version 1.2: events' text
+    for records, keys in (("event_records", ("role", "to", "decision", "tool", "from",
+                                             "content_ref", "trusted")),
                           ("edge_records", ("mode", "id", "type"))):
         fast_records, full_records = getattr(fast, records), getattr(full, records)
         for key in keys:

@@ -48,13 +48,13 @@ def _outcome_model(name: str) -> str:
     return name
 
 
-def _check(path: str, keep_document: bool = False):
+def _check(path: str, fields, keep_document: bool = False):
     """Validate one file (a :class:`masrl.traces.validate.ValidationReport`) and print its
     problems on stderr (the document is kept only when asked: a reward term as outcome model
-    scores trimmed copies of it)."""
+    scores trimmed copies of it; of the events, only ``fields``)."""
     from masrl.traces.validate import validate_file
 
-    report = validate_file(path, keep_document=keep_document)
+    report = validate_file(path, keep_document=keep_document, fields=fields)
     for line in report.lines():
         print(line, file=sys.stderr)
     return report
@@ -66,7 +66,9 @@ def _print_json(value) -> None:
 
 
 def run_validate(args: argparse.Namespace) -> int:
-    reports = [_check(path) for path in args.files]
+    from masrl.traces.validate import CHECKED_FIELDS
+
+    reports = [_check(path, CHECKED_FIELDS) for path in args.files]
     found = [r for r in reports if r.readable]
     if args.json:
         _print_json({"valid": all(r.valid for r in reports),
@@ -89,10 +91,11 @@ def _verdict(report) -> str:
 
 def run_replay(args: argparse.Namespace) -> int:
     from masrl.traces import outcome_models
-    from masrl.traces.replay import NonFiniteResult, replay
+    from masrl.traces.replay import READ_FIELDS, NonFiniteResult, replay
     from masrl.traces.run import reconstruct
 
-    report = _check(args.file, keep_document=args.outcome not in (None, "decisive_step"))
+    report = _check(args.file, READ_FIELDS,
+                    keep_document=args.outcome not in (None, "decisive_step"))
     if not report.readable:
         return finish(USAGE)
     if not report.valid:

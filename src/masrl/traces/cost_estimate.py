@@ -42,7 +42,6 @@ import warnings
 from collections import Counter
 from datetime import UTC, datetime
 from functools import cache
-from importlib import metadata
 
 import numpy as np
 
@@ -65,6 +64,8 @@ UNPRICEABLE = "a usage the price table cannot price"
 def table_version() -> str | None:
     """The installed version of the price table's library, or ``None`` (looked up once per
     process: each look-up scans the installed distributions, 0.7 ms a trace in a corpus)."""
+    from importlib import metadata  # imported here: a replay's start-up does not need it
+
     try:
         return metadata.version(PRICE_TABLE)
     except metadata.PackageNotFoundError:
@@ -122,24 +123,17 @@ def model_calls(trace) -> tuple[list[tuple[int, str, tuple]], Counter]:
     names its model with an ``x_usage``."""
     records = trace.event_records
     counted = ~np.isnan(trace.recorded("tokens"))
-    if records.structs and trace.model_calls is None:  # the fast path saw no "x_model"
-        unnamed = int(np.count_nonzero(counted))
-        return [], Counter({NO_MODEL: unnamed} if unnamed else {})
-    if records.structs:
-        models = [r.x_model for r in trace.model_calls]
-        usages = [r.x_usage for r in trace.model_calls]
-    else:
-        models, usages = records.optional("x_model"), records.optional("x_usage")
-    named = np.fromiter((isinstance(m, str) and m != "" for m in models), dtype=bool,
-                        count=len(models))
+    models, usages = records.present("x_model"), records.present("x_usage")
+    named = sorted(i for i, model in models.items() if isinstance(model, str) and model != "")
     unpriced = Counter()
-    if unnamed := int(np.count_nonzero(counted & ~named)):
+    if unnamed := int(np.count_nonzero(counted)) - int(np.count_nonzero(counted[named])):
         unpriced[NO_MODEL] = unnamed
     calls = []
-    for position in np.flatnonzero(named).tolist():
-        if not counted[position] and not isinstance(usages[position], dict):
+    for position in named:
+        usage = usages.get(position)
+        if not counted[position] and not isinstance(usage, dict):
             continue
-        split = _split(usages[position])
+        split = _split(usage)
         if split is None:
             unpriced[NO_SPLIT] += 1
         else:

@@ -18,7 +18,7 @@ from collections import Counter, deque
 from dataclasses import dataclass, field
 from functools import cached_property
 from itertools import repeat
-from operator import attrgetter, eq, itemgetter
+from operator import eq, itemgetter
 
 import numpy as np
 
@@ -28,43 +28,36 @@ EVENT_TYPES = tuple(schema_enum("event", "type"))
 
 
 class Records:
-    """The events (or the edges) of a schema-valid trace as decoded, read one field at a time.
+    """The events (or the edges) of a schema-valid trace as decoded dictionaries (the full path),
+    read one field at a time.
 
-    The full path decodes dictionaries; the fast path decodes msgspec Structs
-    (:class:`masrl.traces.schema.EventRecord`, :class:`~masrl.traces.schema.EdgeRecord`), whose
-    absent optional fields hold ``None`` (strings) or NaN (numbers). Every method answers the
-    same for both, so that columns, checks and metrics never depend on the path taken.
+    The fast path holds the same as columns (:class:`masrl.traces.columns.ColumnRecords`), read
+    through the same methods: every method answers the same for both, so that columns, checks
+    and metrics never depend on the path taken. Absent fields read as ``None`` (NaN for
+    numbers), as ``dict.get`` says.
     """
 
-    def __init__(self, items: list, structs: bool = False):
+    structs = False  # dictionaries (the fast path's columns say True)
+    index = None  # the ids' index, when the records were decoded with one (the fast path)
+
+    def __init__(self, items: list):
         self.items = items
-        self.structs = structs
 
     def __len__(self) -> int:
         return len(self.items)
 
     def column(self, key: str) -> list:
         """A required field of every item."""
-        get = attrgetter(_attribute(key)) if self.structs else itemgetter(key)
-        return list(map(get, self.items))
+        return list(map(itemgetter(key), self.items))
 
     def optional(self, key: str, default=None) -> list:
-        """An optional string field of every item, ``default`` where it is absent."""
-        if not self.structs:
-            return list(map(dict.get, self.items, repeat(key), repeat(default)))
-        values = self.column(key)
-        return values if default is None else [default if v is None else v for v in values]
+        """An optional field of every item, ``default`` where it is absent."""
+        return list(map(dict.get, self.items, repeat(key), repeat(default)))
 
     def numbers(self, key: str, default: float = np.nan) -> np.ndarray:
         """A numeric field of every item as float64, ``default`` where it is absent."""
-        if not self.structs:
-            values = map(dict.get, self.items, repeat(key), repeat(default))
-            return np.fromiter(values, dtype=np.float64, count=len(self.items))
-        values = np.fromiter(map(attrgetter(key), self.items), dtype=np.float64,
-                             count=len(self.items))
-        if not np.isnan(default):
-            values[np.isnan(values)] = default
-        return values
+        values = map(dict.get, self.items, repeat(key), repeat(default))
+        return np.fromiter(values, dtype=np.float64, count=len(self.items))
 
     def codes(self, key: str, known: dict | None = None,
               dtype: type = np.int64) -> tuple[np.ndarray, list]:
@@ -72,29 +65,22 @@ class Records:
         ``names[codes[i]]`` the value of item ``i`` (``None`` where it is absent). With
         ``known`` (value -> code; a :class:`FirstSeen` grows as new values come) the codes are
         those; otherwise values are numbered in order of first appearance."""
-        if self.structs:
-            values = map(attrgetter(_attribute(key)), self.items)
-        else:
-            values = map(dict.get, self.items, repeat(key))
+        values = map(dict.get, self.items, repeat(key))
         table = FirstSeen() if known is None else known
         codes = np.fromiter(map(table.__getitem__, values), dtype=dtype, count=len(self.items))
         return codes, list(table)
 
     def counts(self, key: str, default=None) -> Counter:
         """How often each value of a string field occurs (``default`` counting the absent)."""
-        if not self.structs:
-            return Counter(map(dict.get, self.items, repeat(key), repeat(default)))
-        seen = Counter(map(attrgetter(_attribute(key)), self.items))
-        if None in seen and default is not None:
-            seen[default] += seen.pop(None)
-        return seen
+        return Counter(map(dict.get, self.items, repeat(key), repeat(default)))
 
     def value(self, i: int, key: str, default=None):
         """One optional field of item ``i``."""
-        if not self.structs:
-            return self.items[i].get(key, default)
-        value = getattr(self.items[i], _attribute(key))
-        return default if value is None else value
+        return self.items[i].get(key, default)
+
+    def present(self, key: str) -> dict[int, object]:
+        """Item position -> value, for the items that have the field."""
+        return {i: item[key] for i, item in enumerate(self.items) if key in item}
 
 
 class FirstSeen(dict):
@@ -105,14 +91,9 @@ class FirstSeen(dict):
         return code
 
 
-def _attribute(key: str) -> str:
-    """The Struct attribute of a JSON field (``from`` is a Python keyword)."""
-    return "from_" if key == "from" else key
-
-
-def as_records(items: list | Records) -> Records:
-    """``items`` as :class:`Records` (a plain list is a list of dictionaries)."""
-    return items if isinstance(items, Records) else Records(items)
+def as_records(items):
+    """``items`` as records (a plain list is a list of dictionaries)."""
+    return Records(items) if isinstance(items, list) else items
 
 
 class IdIndex:
@@ -249,7 +230,7 @@ def event_columns(events: list[dict] | Records) -> EventColumns:
         agent_names=agent_names,
         start=start,
         end=end,
-        index=IdIndex(ids),
+        index=events.index if events.index is not None else IdIndex(ids),
         overdetermined=overdetermined,
         timed=timed,
     )
@@ -268,8 +249,11 @@ def _end_times(events: Records, start: np.ndarray) -> tuple[np.ndarray, int, int
 
 
 def edge_columns(edges: list[dict] | Records, index: IdIndex) -> EdgeColumns:
-    """Columns of a schema-valid ``edges`` array, endpoints resolved through ``index``."""
+    """Columns of a schema-valid ``edges`` array, endpoints resolved through ``index`` (the
+    fast path's columns hold them resolved already)."""
     edges = as_records(edges)
+    if edges.structs:
+        return EdgeColumns(src=edges.fields["src"].positions, dst=edges.fields["dst"].positions)
     return EdgeColumns(src=index.positions(edges.column("src")),
                        dst=index.positions(edges.column("dst")))
 

@@ -1,84 +1,112 @@
-"""Whether a JSON text names a key twice in one object, without parsing it into Python objects.
+"""Whether a JSON text names a key twice in one object, or holds a number strict JSON refuses,
+without parsing it into Python objects.
 
-The fast path (:mod:`masrl.traces.schema`) decodes events and edges into msgspec Structs, which
+The fast path (:mod:`masrl.traces.columns`) decodes events and edges into msgspec Structs, which
 keep the last value of a repeated field: ``{"id": "a", ..., "id": "b"}`` would be read as
-``"b"`` where strict JSON (:mod:`.strict_json`) refuses the event. The fast path must never
-accept what the full path refuses, so every event and edge array it decodes is checked here, in
-two stages:
+``"b"`` where strict JSON (:mod:`.strict_json`) refuses the event. And msgspec checks the range
+of the numbers it decodes, not of those it skips (an event's own ``x_`` fields): ``1e400``
+there would pass. The fast path must never accept what the full path refuses, so every chunk of
+events and edges it decodes is checked here, in two stages:
 
-1. :func:`keys_match_records` (the usual case, a few C-level passes over the text): the
-   records, encoded again with their absent fields left out, must hold exactly as many ``":``
-   pairs (a key's closing quote and its colon) as the text. Every key of a record is a scalar
-   field, so a repeated or unknown field adds a pair the encoding does not have. The stage
-   only answers when the text has no pattern that could hide a key from the count or add one
-   to the encoding alone: whitespace before a colon (``"id" : 1``), or a quote or colon written
-   as a ``\\u`` escape. Otherwise it cannot tell.
-2. :func:`may_repeat_keys` (when unsure, e.g. events that carry fields of their own): a
-   vectorised scan of the text's structure. Quotes not escaped delimit strings; a string
-   followed (past any whitespace) by a colon is a key; the brackets outside strings give each
-   key the object that holds it, and keys are compared within their object by length, first
-   eight bytes and, when those agree, whole. A key holding a backslash could equal another
-   one spelled differently (``"a"``, ``"\\u0061"``): then the answer is "maybe".
+1. :func:`key_count` (the usual case, a few vectorised passes over the text): the keys of the
+   text, counted as ``":`` pairs (a key's closing quote and its colon), must be exactly the
+   fields the decoded records hold, which the caller counts from its columns. Every field a
+   record holds is one key of the text, so a repeated key or a field the records skip adds a
+   pair; a ``\\":`` inside a string (an escaped quote before a colon) adds one too, so the
+   count errs only high. It cannot count a key followed by whitespace before its colon
+   (``"id" : 1``): then it says nothing (``None``).
+2. :func:`certainly_strict` (when the count does not match, e.g. events that carry fields of
+   their own): a vectorised scan of the text's structure. Quotes not escaped delimit strings; a
+   string followed (past any whitespace) by a colon is a key; the brackets outside strings give
+   each key the object that holds it, and keys are compared within their object by length,
+   first eight bytes and, when those agree, whole. A key holding a backslash could equal another
+   one spelled differently (``"a"``, ``"\\u0061"``): then the answer is "maybe". Numbers outside
+   strings that could be out of a double's range (an exponent of three digits or more, a run of
+   a hundred digits or more) are read and judged by strict JSON's one number rule
+   (:func:`masrl.traces.strict_json.finite_number`).
 
 Either stage errs only towards "maybe", which sends the file down the full path, where strict
-JSON decides and says where the repeated key is.
+JSON decides and says where the repeated key or the number is.
 """
 
 from __future__ import annotations
 
-import msgspec
+import re
+
 import numpy as np
 
-_ENCODER = msgspec.json.Encoder()
+from masrl.traces.strict_json import finite_number
+
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[0x20, 0x09, 0x0A, 0x0D]] = True
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
 QUOTE, BACKSLASH, COLON = 0x22, 0x5C, 0x3A
-# Escapes that spell a quote or a colon (the encoder writes both plainly inside a string).
-ESCAPES = (b"u0022", b"u003a", b"u003A")
-CHUNK = 1 << 22  # bytes of text scanned at a time, so that a large file needs little memory
-RECORDS_AT_ONCE = 1 << 14  # records encoded at a time, for the same reason
+CHUNK = 1 << 22  # bytes of text scanned at a time, so that a large text needs little memory
+LONG_DIGITS = 100  # a run of digits this long may be a number no double holds
+_NUMBER = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
-def keys_match_records(text, records: list) -> bool:
-    """Whether ``text`` (a JSON array of objects, as bytes or any buffer) certainly has no key
-    beyond the fields of ``records``, its decoded Structs (which leave absent fields out when
-    encoded): as many ``":`` pairs as their encoding, no whitespace before a colon, no quote or
-    colon spelled as an escape. ``False`` means "cannot tell"."""
+def key_count(text) -> int | None:
+    """How many ``":`` pairs ``text`` (JSON, as bytes or any buffer) holds: its keys, plus any
+    escaped quote before a colon inside a string; ``None`` when a colon follows whitespace
+    (a key could hide from the count)."""
     data = np.frombuffer(text, dtype=np.uint8)
     found = 0
-    for begin in range(1, len(data), CHUNK):  # byte 0 opens the array: no colon before it
+    for begin in range(1, len(data), CHUNK):  # byte 0 opens the text: no colon before it
         colons = np.flatnonzero(data[begin:begin + CHUNK] == COLON) + begin
         before = data[colons - 1]
-        if _SPACE[before].any() or _spelled_escapes(data, begin):
-            return False
+        if _SPACE[before].any():
+            return None
         found += int(np.count_nonzero(before == QUOTE))
-    expected = 0
-    for first in range(0, len(records), RECORDS_AT_ONCE):
-        encoded = np.frombuffer(_ENCODER.encode(records[first:first + RECORDS_AT_ONCE]),
-                                dtype=np.uint8)
-        expected += int(np.count_nonzero(encoded[np.flatnonzero(encoded == COLON) - 1] == QUOTE))
-    return found == expected
+    return found
 
 
-def _spelled_escapes(data: np.ndarray, begin: int) -> bool:
-    """Whether a backslash in the chunk at ``begin`` starts one of :data:`ESCAPES`."""
-    slashes = np.flatnonzero(data[begin:begin + CHUNK] == BACKSLASH)
-    if not len(slashes):
-        return False
-    slashes += begin
-    last = len(data) - 1
-    spelled = np.stack([data[np.minimum(slashes + k, last)] for k in range(1, 6)], axis=1)
-    escapes = np.frombuffer(b"".join(ESCAPES), dtype=np.uint8).reshape(len(ESCAPES), 5)
-    return bool((spelled[:, None, :] == escapes[None, :, :]).all(axis=2).any())
+def certainly_strict(text) -> bool:
+    """Whether ``text`` (valid JSON, as bytes or any buffer) certainly repeats no key in any
+    object and holds no number outside its strings that strict JSON refuses; ``False`` means
+    "maybe"."""
+    data = np.frombuffer(text, dtype=np.uint8)
+    quotes = _unescaped_quotes(data)
+    return not (_may_repeat_keys(data, quotes) or _out_of_range_number(text, data, quotes))
 
 
 def may_repeat_keys(text) -> bool:
     """Whether some object of ``text`` (valid JSON, as bytes or any buffer) may name a key
     twice; ``False`` is certain."""
     data = np.frombuffer(text, dtype=np.uint8)
+    return _may_repeat_keys(data, _unescaped_quotes(data))
+
+
+def _out_of_range_number(text, data: np.ndarray, quotes: np.ndarray) -> bool:
+    """Whether a number outside the strings of ``text`` is one no double holds."""
+    digit = (data >= 0x30) & (data <= 0x39)
+    marks = np.flatnonzero((data[1:] | 0x20) == 0x65) + 1  # "e" or "E" after the first byte
+    marks = marks[digit[marks - 1]]
     size = len(data)
-    quotes = _unescaped_quotes(data)
+    after = np.minimum(marks + 1, size - 1)
+    after += (data[after] == 0x2B) | (data[after] == 0x2D)  # a sign
+    long_exponent = np.ones(len(marks), dtype=bool)
+    for k in range(3):
+        at = after + k
+        long_exponent &= (at < size) & digit[np.minimum(at, size - 1)]
+    suspects = [marks[long_exponent]]
+    edges = np.flatnonzero(np.diff(digit.astype(np.int8), prepend=0, append=0))
+    starts, ends = edges[0::2], edges[1::2]  # runs of digits: [start, end)
+    suspects.append(starts[ends - starts >= LONG_DIGITS])
+    found = np.concatenate(suspects)
+    outside = (np.searchsorted(quotes, found, side="right") & 1) == 0
+    for position in found[outside].tolist():
+        begin = position
+        while begin > 0 and data[begin - 1] in b"0123456789.eE+-":
+            begin -= 1
+        literal = _NUMBER.match(text, begin)
+        if literal is None or not finite_number(literal.group().decode("ascii")):
+            return True
+    return False
+
+
+def _may_repeat_keys(data: np.ndarray, quotes: np.ndarray) -> bool:
+    size = len(data)
     if len(quotes) < 4:  # fewer than two keys
         return False
     closing = quotes[1::2]
@@ -98,12 +126,23 @@ def may_repeat_keys(text) -> bool:
     mixed = (words ^ (lengths.astype(np.uint64) * np.uint64(0x9E3779B97F4A7C15))
              ^ (owner.astype(np.uint64) * np.uint64(0xC2B2AE3D27D4EB4F)))
     order = np.argsort(mixed)
-    alike = np.flatnonzero(mixed[order][1:] == mixed[order][:-1])
-    for k in alike.tolist():  # equal in the mix: compare object, then the key itself
-        i, j = int(order[k]), int(order[k + 1])
-        if owner[i] == owner[j] and (data[start[i]:end[i]].tobytes()
-                                     == data[start[j]:end[j]].tobytes()):
-            return True
+    ranked = mixed[order]
+    alike = np.flatnonzero(ranked[1:] == ranked[:-1])
+    if not len(alike):
+        return False
+    # keys equal in the mix, group by group (a group may hold keys of other objects whose
+    # bytes were chosen to collide): a key is repeated when its object and bytes come twice
+    first = alike[np.concatenate([[True], np.diff(alike) > 1])]
+    for k in first.tolist():
+        seen = set()
+        j = k
+        while j < len(ranked) and ranked[j] == ranked[k]:
+            i = int(order[j])
+            key = (int(owner[i]), data[start[i]:end[i]].tobytes())
+            if key in seen:
+                return True
+            seen.add(key)
+            j += 1
     return False
 
 

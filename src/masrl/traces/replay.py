@@ -17,7 +17,11 @@ import numpy as np
 from masrl.traces import cost_estimate, credit, metrics, recorded
 from masrl.traces.run import Run, reconstruct
 from masrl.traces.schema import BASE_VERSION
-from masrl.traces.validate import Trace
+from masrl.traces.validate import CHECKED_FIELDS, Trace
+
+# The event fields a replay reads (metrics, credit, the cost estimate's x_model and x_usage are
+# always kept): what ``masrl replay`` keeps of a trace (validate_file(..., fields=...)).
+READ_FIELDS = (*CHECKED_FIELDS, "role", "tokens", "cost_usd", "reward")
 
 
 @dataclass

@@ -8,18 +8,18 @@ the book's schema reference page is generated from its descriptions. Validation 
 takes about 0.5 s where the pure-Python ``jsonschema`` needs minutes.
 
 The fast path. Decoding a million events into dictionaries and then validating them costs about
-1.5 s. :class:`TraceRecord` instead decodes a file straight into msgspec Structs
-(:class:`EventRecord`, :class:`EdgeRecord`), which checks the rules of ``$defs/event`` and
-``$defs/edge`` in C while decoding and allocates one small object per event instead of a
-dictionary: about 0.7 s. Everything else of the document (``trace_id``, ``rewards``, ``costs``,
-``counterfactuals``, ``provenance``...) is decoded by strict JSON (:mod:`.strict_json`) and
-checked by the real schema (:func:`head_validator`), so only the event and edge rules are
-written twice, here and in the file. The contract is one-sided: a document the records accept
-must be valid under the schema and strict JSON (else an invalid trace could slip through); a
-valid document they reject merely takes the full path (strict JSON + jsonschema-rs), which
-reports exactly what it always did. What the records cannot see themselves (bytes that are not
-UTF-8 in fields they skip, a repeated key, at the top level or inside an event or edge) is
-checked around them (see :func:`decode_records` and :mod:`.repeated_keys`).
+1.5 s. :class:`TraceRecord` instead decodes a file into msgspec Structs (:class:`EventRecord`,
+:class:`EdgeRecord`), which check the rules of ``$defs/event`` and ``$defs/edge`` in C while
+decoding (:mod:`masrl.traces.columns` decodes them a chunk at a time, straight into columns).
+Everything else of the document (``trace_id``, ``rewards``, ``costs``, ``counterfactuals``,
+``provenance``...) is decoded by strict JSON (:mod:`.strict_json`) and checked by the real
+schema (:func:`head_validator`), so only the event and edge rules are written twice, here and
+in the file. The contract is one-sided: a document the records accept must be valid under the
+schema and strict JSON (else an invalid trace could slip through); a valid document they reject
+merely takes the full path (strict JSON + jsonschema-rs), which reports exactly what it always
+did. What the records cannot see themselves (bytes that are not UTF-8 in fields they skip, a
+repeated key, at the top level or inside an event or edge, a number out of range in a field
+they skip) is checked around them (see :mod:`masrl.traces.columns`).
 ``tests/traces/test_fast_path.py`` checks both directions on every fixture and example and on
 systematic single-field mutations of them.
 
@@ -43,22 +43,20 @@ imported trace records 1.0 unless it holds labels or text, then 1.2:
 
 from __future__ import annotations
 
-import codecs
 import copy
 import json
 import math
-import re
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import jsonschema_rs
 import msgspec
-import numpy as np
 from msgspec import UNSET, Meta, Raw, Struct
 
-from masrl.traces import repeated_keys, resources, strict_json
+from masrl.traces import resources
+
+if TYPE_CHECKING:
+    import jsonschema_rs
 
 SCHEMA_PATH = resources.SCHEMA
 SCHEMA_VERSIONS = ("1.0", "1.1", "1.2")  # every version schema_version accepts, oldest first
@@ -77,6 +75,8 @@ def load_schema(path: Path = SCHEMA_PATH) -> dict:
 @cache
 def schema_validator(path: Path = SCHEMA_PATH) -> jsonschema_rs.Draft202012Validator:
     """A compiled Draft 2020-12 validator for the schema at ``path``."""
+    import jsonschema_rs
+
     return jsonschema_rs.Draft202012Validator(load_schema(path))
 
 
@@ -87,6 +87,8 @@ def head_validator() -> jsonschema_rs.Draft202012Validator:
     schema["required"] = [key for key in schema["required"] if key not in BULK]
     for key in BULK:
         del schema["properties"][key]
+    import jsonschema_rs
+
     return jsonschema_rs.Draft202012Validator(schema)
 
 
@@ -146,13 +148,12 @@ class ContentRecord(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=
     bytes: _NonNegative = _NAN
 
 
-class EventRecord(Struct, gc=False, omit_defaults=True):
+class EventRecord(Struct, gc=False):
     """One event, fields as in ``$defs/event`` (unknown fields are allowed and skipped).
 
-    ``omit_defaults``: encoded again, an event holds exactly the fields the text gave it, which
-    :mod:`.repeated_keys` counts. ``gc=False``: an event holds only strings and numbers, so it
-    can never be part of a reference cycle; untracked, a million of them add nothing to
-    garbage-collection passes.
+    ``gc=False``: an event holds only strings, numbers and its ``content`` (a
+    :class:`ContentRecord`, of a string, a boolean and a number), so it can never be part of a
+    reference cycle; untracked, records add nothing to garbage-collection passes.
     """
 
     id: _Name
@@ -178,7 +179,7 @@ class ModelCallRecord(Struct):
     """The two extension fields of an event that the cost estimate reads
     (:mod:`masrl.traces.cost_estimate`): ``x_model`` and ``x_usage``, as written (any JSON value:
     validation does not check ``x_`` fields). The fast path decodes them, in a second pass over
-    the events, only when the text names ``"x_model"`` (see :func:`decode_records`)."""
+    a chunk of events, only when its text names ``"x_model"`` (see :mod:`.columns`)."""
 
     x_model: Any = None
     x_usage: Any = None
@@ -187,7 +188,7 @@ class ModelCallRecord(Struct):
 MODEL_MARK = b'"x_model"'
 
 
-class EdgeRecord(Struct, gc=False, forbid_unknown_fields=True, omit_defaults=True):
+class EdgeRecord(Struct, gc=False, forbid_unknown_fields=True):
     """One edge, fields as in ``$defs/edge`` (no other field allowed)."""
 
     src: _Name
@@ -203,7 +204,8 @@ class TraceRecord(Struct, forbid_unknown_fields=True):
     The top-level property names are those of the schema (a test keeps them in step); an
     unknown one is rejected here, as the schema's ``additionalProperties: false`` does. Raw
     members are slices of the file, not copies: ``events`` and ``edges`` are then decoded as
-    typed records, the head's members by strict JSON (:mod:`masrl.traces.strict_json`).
+    typed records (:mod:`masrl.traces.columns`), the head's members by strict JSON
+    (:mod:`masrl.traces.strict_json`).
     """
 
     events: Raw
@@ -224,104 +226,3 @@ class TraceRecord(Struct, forbid_unknown_fields=True):
         """The members present, by name."""
         return {name: value for name in self.__struct_fields__
                 if (value := getattr(self, name)) is not UNSET}
-
-
-@dataclass
-class DecodedTrace:
-    """What the fast path decoded: the head as plain JSON values, events and edges as records."""
-
-    head: dict
-    events: list[EventRecord]
-    edges: list[EdgeRecord]
-    model_calls: list[ModelCallRecord] | None = None  # None when no event names a model
-
-
-_TOP = msgspec.json.Decoder(TraceRecord)
-_EVENTS = msgspec.json.Decoder(Annotated[list[EventRecord], Meta(min_length=1)])
-_EDGES = msgspec.json.Decoder(list[EdgeRecord])
-_MODEL_CALLS = msgspec.json.Decoder(list[ModelCallRecord])
-_MEMBER_GAP = re.compile(rb'\s*[{,]\s*"(?:[^"\\\x00-\x1f]|\\.)*"\s*:\s*')
-_CLOSING = re.compile(rb"\s*}\s*")
-
-
-def decode_records(data: bytes) -> DecodedTrace | None:
-    """The trace in ``data`` as records if its head and every event and edge follow the schema.
-
-    ``None`` does not mean invalid: it means "take the full path", which decides and explains.
-    The caller still has to check the one event rule records cannot state (see above).
-
-    What the records cannot see is sent down the full path too, so that the fast path never
-    accepts what strict JSON refuses:
-
-    * bytes that are not UTF-8 anywhere, unknown event fields included (msgspec checks the
-      strings it decodes, not those it skips): a scan for non-ASCII bytes, then, only when there
-      are some, a UTF-8 decode;
-    * a repeated top-level key: every top-level member is located in the file (Raw members are
-      slices of it), and the text between consecutive members must be exactly one key;
-    * a repeated key, a non-finite number or a lone surrogate in the head: its members are
-      read by strict JSON.
-
-    * a repeated key inside an event or an edge (msgspec checks every occurrence of a field
-      but keeps the last): :mod:`.repeated_keys` counts the keys against the records, and
-      scans the structure only when the count cannot tell.
-    """
-    try:
-        if not _utf8(data):
-            return None
-        top = _TOP.decode(data)
-        members = top.members()
-        if not _one_key_each(data, members.values()):
-            return None
-        events, edges = _EVENTS.decode(top.events), _EDGES.decode(top.edges)
-        if not (_each_key_once(top.events, events) and _each_key_once(top.edges, edges)):
-            return None
-        head = {name: strict_json.loads(bytes(raw)) for name, raw in members.items()
-                if name not in BULK}
-        calls = _MODEL_CALLS.decode(top.events) if _mentions(data, MODEL_MARK) else None
-    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError,
-            strict_json.StrictJSONError):  # not JSON, or a rule of the records broken
-        return None
-    if not head_validator().is_valid(head):
-        return None
-    return DecodedTrace(head, events, edges, calls)
-
-
-def _mentions(data, mark: bytes) -> bool:
-    """Whether ``mark`` occurs in ``data`` (bytes, a memory map or another buffer)."""
-    find = getattr(data, "find", None)
-    return (find(mark) if find is not None else bytes(data).find(mark)) >= 0
-
-
-def _each_key_once(raw: Raw, records: list) -> bool:
-    """Whether no object of the array ``raw`` repeats a key (see :mod:`.repeated_keys`)."""
-    if repeated_keys.keys_match_records(raw, records):
-        return True
-    return not repeated_keys.may_repeat_keys(raw)
-
-
-def _utf8(data) -> bool:
-    """Whether the bytes are UTF-8 text (ASCII checked in one vectorised pass)."""
-    view = np.frombuffer(data, dtype=np.uint8)
-    if not len(view) or int(view.max()) < 0x80:
-        return True
-    try:
-        codecs.utf_8_decode(data, "strict", True)
-    except UnicodeDecodeError:
-        return False
-    return True
-
-
-def _one_key_each(data, members) -> bool:
-    """Whether the text around the located members is ``{"key": ... , "key": ... }`` with one
-    key before each member and nothing else: a repeated key leaves the value it lost there."""
-    base = np.frombuffer(data, dtype=np.uint8).ctypes.data
-    spans = sorted((np.frombuffer(raw, dtype=np.uint8).ctypes.data - base, len(raw))
-                   for raw in members)
-    position = 0
-    for start, size in spans:
-        if not 0 <= start - position <= 4096:
-            return False
-        if _MEMBER_GAP.fullmatch(bytes(data[position:start])) is None:
-            return False
-        position = start + size
-    return _CLOSING.fullmatch(bytes(data[position:])) is not None

@@ -99,18 +99,38 @@ class _Seen:
         return _Flagged(literal)
 
     def integer(self, literal: str) -> int | _Flagged:
-        digits = len(literal) - literal.startswith("-")
-        if digits < MAX_DOUBLE_DIGITS:
-            return int(literal)
-        if digits == MAX_DOUBLE_DIGITS:
-            value = int(literal)
-            try:
-                float(value)
-                return value
-            except OverflowError:
-                pass
+        value = integer_value(literal)
+        if value is not None:
+            return value
         self.flagged = True
         return _Flagged(literal)
+
+
+def finite_number(literal: str) -> bool:
+    """The one number rule of strict JSON, for a JSON number's literal: whether its value is a
+    finite double (``1e400`` and a 400-digit integer are not). The full path applies it to every
+    number it parses (the hooks below); the fast path to the numbers it does not decode itself
+    (:mod:`masrl.traces.repeated_keys`), so that both paths refuse the same numbers."""
+    if any(mark in literal for mark in ".eE"):
+        return math.isfinite(float(literal))
+    return integer_value(literal) is not None
+
+
+def integer_value(literal: str) -> int | None:
+    """An integer literal's value, or ``None`` when no double holds it (too many digits, or 309
+    digits past about 1.8e308): an integer is read whole only when it is short enough to be safe
+    to convert (a huge one would take quadratic time)."""
+    digits = len(literal) - literal.startswith("-")
+    if digits < MAX_DOUBLE_DIGITS:
+        return int(literal)
+    if digits == MAX_DOUBLE_DIGITS:
+        value = int(literal)
+        try:
+            float(value)
+            return value
+        except OverflowError:
+            pass
+    return None
 
 
 def parse(data: bytes | str) -> tuple[Any, list[Finding]]:

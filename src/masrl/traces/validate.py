@@ -64,12 +64,15 @@ import numpy as np
 
 from masrl.files import InputError, check_input, input_limit
 from masrl.terminal import PART_LIMIT, abbreviated, printable
-from masrl.traces import graph, strict_json
+from masrl.traces import columns, graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.provenance import thin
-from masrl.traces.schema import BULK, decode_records, load_schema, schema_validator
+from masrl.traces.schema import BULK, load_schema, schema_validator
 
 ERROR, WARNING = "error", "warning"
+# The event fields validation reads (the graph checks; the required fields besides): what
+# ``masrl validate`` keeps of a trace (validate_file(..., fields=...)).
+CHECKED_FIELDS = ("id", "t", "type", "agent", "t_end", "duration", "to", "decision", "content")
 UNREADABLE = "unreadable"  # the code of the one problem of a file that cannot be read
 RECOUNTED_COSTS = {"tool_calls": "tool_call", "messages": "message"}
 
@@ -110,7 +113,6 @@ class Trace:
     edges: graph.EdgeColumns
     life: Lifecycle
     order: np.ndarray | None = None  # a topological order of the events; None if cyclic
-    model_calls: list | None = None  # fast path: the events' x_model and x_usage, when named
     source: str = "<memory>"
     _document: dict | None = field(default=None, repr=False)
     _data: bytes | None = field(default=None, repr=False)  # the file, when _document is unset
@@ -188,7 +190,7 @@ class InvalidTraceError(ValueError):
 # ---------------------------------------------------------------------------------- entry points
 
 def validate_file(path: str | Path, keep_document: bool = True,
-                  source: str | None = None) -> ValidationReport:
+                  source: str | None = None, fields=None) -> ValidationReport:
     """Validate the trace file at ``path``, naming it ``source`` in problems (default: the
     path). A file that cannot be read gives a report whose one error has the code
     ``unreadable`` (and ``report.readable`` is false); nothing is raised.
@@ -198,13 +200,17 @@ def validate_file(path: str | Path, keep_document: bool = True,
 
     With ``keep_document=False`` (what the ``masrl`` command uses) a valid trace's
     ``Trace.document`` is not available; in exchange the file is mapped into memory while it is
-    decoded instead of being copied (0.1 s less on a 230 MiB trace). The file must then not be
-    truncated while it is read: the process would be killed (SIGBUS).
+    decoded instead of being copied (0.1 s less on a 230 MiB trace).
+
+    ``fields``: the event fields a valid trace's records keep (default: every field; see
+    :data:`CHECKED_FIELDS`, what validation reads, and
+    :data:`masrl.traces.replay.READ_FIELDS`, what a replay reads); the others are checked but
+    not kept, which saves time and memory on a large trace.
     """
     source = str(path) if source is None else source
     try:
         with _contents(path, mapped=not keep_document) as data:
-            return validate_bytes(data, source, keep_document)
+            return validate_bytes(data, source, keep_document, fields)
     except OSError as exc:  # InputError included: a FIFO, a device, a directory, too large...
         reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
         return ValidationReport(source, [TraceProblem(ERROR, UNREADABLE, "file", "",
@@ -212,11 +218,12 @@ def validate_file(path: str | Path, keep_document: bool = True,
 
 
 def validate_bytes(data: bytes | mmap.mmap, source: str = "<memory>",
-                   keep_document: bool = True) -> ValidationReport:
+                   keep_document: bool = True, fields=None) -> ValidationReport:
     """Validate a trace held in memory as the bytes of its JSON text (a file's contents, one
-    line of a JSON Lines file): the fast path first, else the full path, as for a file."""
+    line of a JSON Lines file): the fast path first, else the full path, as for a file
+    (``fields`` as for :func:`validate_file`)."""
     with collector_paused():
-        trace = fast_trace(data, source=source)
+        trace = fast_trace(data, source=source, fields=fields)
         if trace is not None:
             trace._data = bytes(data) if keep_document else None
             return checked(trace)
@@ -280,22 +287,21 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-def fast_trace(data: bytes, source: str = "<memory>") -> Trace | None:
+def fast_trace(data: bytes, source: str = "<memory>", fields=None) -> Trace | None:
     """The indexed trace if the typed records accept ``data``, else ``None``.
 
-    Accepted means schema-valid (see :mod:`masrl.traces.schema`): the records check the rules
-    of events and edges while decoding, the head is checked by the schema itself, and the one
-    rule left, "not both ``t_end`` and ``duration``", is checked here. ``None`` sends the file
-    down the full path, so what is reported about an invalid file never depends on this one.
+    Accepted means schema-valid (see :mod:`masrl.traces.schema` and
+    :mod:`masrl.traces.columns`): the records check the rules of events and edges while
+    decoding, the head is checked by the schema itself, and the one rule left, "not both
+    ``t_end`` and ``duration``", is checked here. ``None`` sends the file down the full path, so
+    what is reported about an invalid file never depends on this one.
     """
-    record = decode_records(data)
+    record = columns.decode(data, fields)
     if record is None:
         return None
-    trace = _index(record.head, graph.Records(record.events, structs=True),
-                   graph.Records(record.edges, structs=True), source)
+    trace = _index(record.head, record.events, record.edges, source)
     if trace.events.overdetermined:
         return None
-    trace.model_calls = record.model_calls
     trace._data = data
     return trace
 
@@ -456,10 +462,17 @@ def _self_loops(trace: Trace):
 
 
 def _backward(trace: Trace) -> np.ndarray:
-    """Indices of known edges whose destination starts before their source."""
-    edges, start = trace.edges, trace.events.start
-    known = np.flatnonzero(edges.known())
-    return known[start[edges.dst[known]] < start[edges.src[known]]]
+    """Indices of known edges whose destination starts before their source (computed once)."""
+    if "backward edges" not in trace._numeric:
+        edges, start = trace.edges, trace.events.start
+        known = edges.known()
+        if known.all():  # the usual case: no edge names an unknown event
+            found = np.flatnonzero(start[edges.dst] < start[edges.src])
+        else:
+            known = np.flatnonzero(known)
+            found = known[start[edges.dst[known]] < start[edges.src[known]]]
+        trace._numeric["backward edges"] = found
+    return trace._numeric["backward edges"]
 
 
 def _time_order(trace: Trace):
