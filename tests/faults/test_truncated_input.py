@@ -1,0 +1,44 @@
+"""A trace file truncated by another process while masrl reads it (issue 29, class 3): the
+command reports the file, it is never killed. A memory-mapped file that shrinks under the reader
+raises SIGBUS, which no handler turns into an error; so a trace file is read, never mapped."""
+
+from __future__ import annotations
+
+import json
+import mmap
+
+from masrl.commands import main
+from masrl.traces import resources, validate
+from masrl.traces.validate import validate_file
+
+
+def refuse_maps(*args, **kwargs):
+    raise AssertionError("a trace file was mapped into memory")
+
+
+def test_no_trace_file_is_mapped_into_memory(monkeypatch, tmp_path):
+    monkeypatch.setattr(mmap, "mmap", refuse_maps)
+    for keep in (True, False):
+        report = validate_file(resources.example("hierarchical"), keep_document=keep)
+        assert report.valid, report.lines()[:3]
+
+
+def test_a_file_truncated_between_its_check_and_its_read_is_reported(monkeypatch, tmp_path,
+                                                                   capsys):
+    path = tmp_path / "trace.json"
+    text = resources.example("hierarchical").read_text(encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
+    checked = validate.check_input
+
+    def check_then_truncate(target, limit=None):  # another process cuts the file meanwhile
+        found = checked(target, limit)
+        with open(target, "r+b") as handle:
+            handle.truncate(len(text) // 2)
+        return found
+
+    monkeypatch.setattr(validate, "check_input", check_then_truncate)
+    report = validate_file(path, keep_document=False)
+    assert not report.valid and report.problems
+    assert main(["validate", str(path)]) == 1
+    assert str(path) in capsys.readouterr().out
+    json.loads(text)  # the whole file was a valid trace: only the cut makes it invalid
