@@ -6,9 +6,13 @@ from __future__ import annotations
 
 import json
 import mmap
+import os
+
+import pytest
 
 from masrl.commands import main
-from masrl.traces import resources, validate
+from masrl.files import InputError
+from masrl.traces import resources, rewards, validate
 from masrl.traces.validate import validate_file
 
 
@@ -42,3 +46,18 @@ def test_a_file_truncated_between_its_check_and_its_read_is_reported(monkeypatch
     assert main(["validate", str(path)]) == 1
     assert str(path) in capsys.readouterr().out
     json.loads(text)  # the whole file was a valid trace: only the cut makes it invalid
+
+
+@pytest.mark.parametrize("make", [os.mkfifo, lambda p: os.symlink("/dev/zero", p)],
+                         ids=["fifo", "dev-zero"])
+def test_a_reward_function_refuses_what_is_not_a_regular_file(tmp_path, make):
+    """issue 29, class 7: a reward function given a FIFO or /dev/zero as its trace would block
+    or fill the memory; it refuses the path as every command does."""
+    path = tmp_path / "trace.json"
+    make(path)
+    reward = rewards.reward_function({"outcome": 1.0})
+    with pytest.raises(InputError, match="not a regular file"):
+        reward(path)
+    assert reward(resources.example("hierarchical")) == pytest.approx(
+        rewards.reward_function({"outcome": 1.0})(
+            resources.example("hierarchical").read_bytes()))

@@ -37,14 +37,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
+from masrl.files import InputError
 from masrl.traces import recorded
 from masrl.traces.graph import EVENT_TYPES
 from masrl.traces.replay import Replay, replay
-from masrl.traces.validate import ValidationReport, validate_bytes, validate_document
+from masrl.traces.validate import (
+    ValidationReport,
+    validate_bytes,
+    validate_document,
+    validate_file,
+)
 
 Term = Callable[[Replay], "float | None"]
 
@@ -176,9 +181,16 @@ def reward_function(weights: Mapping[str, float], *, invalid: float = 0.0,
 
 
 def validate_input(trace: TraceInput) -> ValidationReport:
-    """Validate a trace given as a path, bytes or a parsed document."""
+    """Validate a trace given as a path, bytes or a parsed document. A path is read as every
+    input is (:func:`masrl.traces.validate.validate_file`: a regular file of bounded size, so
+    a FIFO or ``/dev/zero`` is refused rather than read for ever); one that cannot be read
+    raises :class:`masrl.files.InputError`, as a missing file did, instead of scoring as an
+    invalid trace."""
     if isinstance(trace, dict):
         return validate_document(trace)
     if isinstance(trace, bytes):
         return validate_bytes(trace)
-    return validate_bytes(Path(trace).read_bytes(), source=str(trace))
+    report = validate_file(trace, keep_document=False)
+    if not report.readable:
+        raise InputError(trace, report.problems[0].message.removeprefix("cannot read: "))
+    return report
