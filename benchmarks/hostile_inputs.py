@@ -42,6 +42,7 @@ from masrl import paths
 from masrl.data.dataset import Dataset
 from masrl.data.problems import DataError
 from masrl.traces import credit, replay, validate_document
+from masrl.traces.exporters import otlp
 from masrl.traces.importers import import_file
 
 TESTS = Path(__file__).resolve().parents[1] / "tests"
@@ -54,6 +55,7 @@ from hostile_traces import (  # noqa: E402
     parent_cycles,
     spawn_chain,
     spawn_loop,
+    wide_swarm,
     with_players,
 )
 
@@ -141,6 +143,15 @@ def in_process(repeat: int, folder: Path) -> list[tuple[str, str, float, float |
     timed("loop_6000", "validate: 6,000-agent spawn loop", 10, validate_document, loop,
           as_text(loop),
           lambda r: expect(sum(p.code == "spawn-cycle" for p in r.problems) == 6000, "loops"))
+    wide = wide_swarm(200_000)
+    timed("swarm_200k", "validate + replay: 200,000 agents", 60, validated_replay, wide,
+          as_text(wide), lambda r: expect(len(r.metrics["spawn_tree"][0]["children"]) == 200_000,
+                           "every agent in the spawn tree"))
+    deep = spawn_chain(100_000)
+    timed("otlp_export_100k", "OTLP export: 100,000-deep spawn chain", 60, otlp.export, deep,
+          as_text(deep),
+          lambda r: expect(len(r["resourceSpans"][0]["scopeSpans"][0]["spans"]) >= 100_000,
+                           "a span per agent"))
     small = json.loads(SMALL.read_text(encoding="utf-8"))
     over_cap = with_players(small, credit.MAX_EXACT_SHAPLEY_PLAYERS + 1, WEIGHTS)
     timed("shapley_13", f"validate + replay: {credit.MAX_EXACT_SHAPLEY_PLAYERS + 1} players, every coalition",

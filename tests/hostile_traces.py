@@ -30,6 +30,24 @@ def spawn_chain(depth: int, returns: bool = True) -> dict:
             "costs": {"tokens": sum(e["tokens"] for e in events), "wall_clock_s": 2 * depth}}
 
 
+def wide_swarm(agents: int) -> dict:
+    """A valid trace where one root spawns ``agents`` agents, each of which returns to it: the
+    widest spawn tree, one level deep."""
+    events = [{"id": "d0", "t": 0, "type": "orchestrator_decision", "agent": "root",
+               "decision": "spawn", "tokens": 1}]
+    edges = []
+    for k in range(1, agents + 1):
+        events += [{"id": f"s{k}", "t": k, "type": "spawn", "agent": "root", "to": f"a{k}",
+                    "tokens": 2},
+                   {"id": f"r{k}", "t": k + 0.5, "type": "return", "agent": f"a{k}",
+                    "to": "root", "tokens": 3}]
+        edges += [{"src": "d0", "dst": f"s{k}", "type": "spawn"},
+                  {"src": f"s{k}", "dst": f"r{k}", "type": "return"}]
+    return {"schema_version": "1.0", "trace_id": f"swarm-{agents}", "task_id": "wide",
+            "topology": "swarm", "events": events, "edges": edges, "rewards": {"team": 1.0},
+            "costs": {"tokens": sum(e["tokens"] for e in events), "wall_clock_s": agents + 1}}
+
+
 def spawn_loop(size: int) -> dict:
     """A trace whose ``size`` agents spawn each other in one loop (a0 -> a1 -> ... -> a0)."""
     document = spawn_chain(size - 1, returns=False)

@@ -70,9 +70,10 @@ def export(document: dict) -> dict:
     for event in events:
         own.setdefault(event["agent"], []).append(event)
     agents = sorted(set(own) - tool_only, key=lambda a: (min(e["t"] for e in own[a]), a))
+    drawn = set(agents)  # looked up once per event: a list would make this quadratic
     spawned = {}  # child -> its first spawn event
     for event in sorted(events, key=lambda e: e["t"]):
-        if event["type"] == "spawn" and event.get("to") in agents and \
+        if event["type"] == "spawn" and event.get("to") in drawn and \
                 event["to"] not in spawned and event["to"] != event["agent"]:
             spawned[event["to"]] = event
     returned = {}  # child -> its first return event
