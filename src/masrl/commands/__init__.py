@@ -90,11 +90,12 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from masrl.files import LimitSettingError, limit_setting
-
     argv = sys.argv[1:] if argv is None else list(argv)
     try:  # (argparse's exits, --help and usage errors, are a SystemExit: they pass through)
         args = build_parser(argv).parse_args(argv)
+        # imported once the line is parsed: --version and --help need no file handling
+        from masrl.files import LimitSettingError, limit_setting
+
         try:  # a limit that is not a number is refused whatever the command, before any work
             limit_setting()
         except LimitSettingError as exc:
