@@ -15,9 +15,11 @@ OKABE_ITO = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
 ]
 COLUMN_WIDTH = 760  # px: the book's text column at 1440 px; charts are laid out this wide
-CONFIG = {  # what every chart is finished with: palette, axis and title fonts
+CONFIG = {  # what every chart is finished with: palette, axis, legend and title fonts (no
+    # text under 11 px: Vega's own default for a legend's labels is 10)
     "range": {"category": OKABE_ITO},
     "axis": {"labelFontSize": 11, "titleFontSize": 12},
+    "legend": {"labelFontSize": 12, "titleFontSize": 12},
     "title": {"fontSize": 14, "anchor": "start"},
 }
 COMPOSED = ("facet", "hconcat", "vconcat", "concat", "repeat")
