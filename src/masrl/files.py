@@ -26,7 +26,6 @@ import errno
 import functools
 import os
 import stat
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -216,6 +215,8 @@ def write_text_atomically(path: str | os.PathLike, text: str,
     if not folder.is_dir():
         raise OutputError(path, f"the folder {folder} does not exist")
     try:
+        import tempfile  # here, not at start-up: it imports random and hashlib
+
         handle, partial = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.",
                                            suffix=".partial")
     except OSError as exc:

@@ -29,9 +29,9 @@ The definitions behind every metric and credit rule are in the docstrings of
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import types
-from pathlib import Path
 
 # Each public name and the module that defines it. They are imported when first asked for
 # (PEP 562), so that ``masrl validate`` (which imports masrl.traces.validate, hence this
@@ -95,7 +95,7 @@ del _name
 sys.modules[__name__].__class__ = _Package
 
 
-def load_trace(path: str | Path):
+def load_trace(path: str | os.PathLike):
     """Read and validate the trace at ``path`` (a :class:`Trace`); raise
     :class:`InvalidTraceError` on errors."""
     from masrl.traces.validate import InvalidTraceError, validate_file

@@ -24,28 +24,24 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
-from typing import Any
+from collections import namedtuple
+
+# (no dataclasses, no typing: this module is on the path of a quick ``masrl validate``, where
+# importing either would cost more than checking a small trace; see masrl.traces.quick_verdict)
 
 NOT_JSON, DUPLICATE_KEY, NON_FINITE = "not-json", "duplicate-key", "non-finite"
 MAX_DOUBLE_DIGITS = 309  # integers of more digits never fit a double (max about 1.8e308)
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(namedtuple("Finding", "code parts message place line column syntax",
+                          defaults=("", None, None, None))):
     """One fault of a JSON text: a stable ``code``, where (``parts``, the path of keys and
     indices to the value; ``None`` when the text as a whole is at fault, then ``place`` says
     ``line L column C`` or ``byte B``, and ``line`` / ``column`` hold the numbers) and a
     message. ``syntax`` is the parser's own words for a syntax error (``Expecting value``)."""
 
-    code: str
-    parts: tuple | None
-    message: str
-    place: str = ""
-    line: int | None = None
-    column: int | None = None
-    syntax: str | None = None
+    __slots__ = ()
 
 
 class StrictJSONError(ValueError):
@@ -133,7 +129,7 @@ def integer_value(literal: str) -> int | None:
     return None
 
 
-def parse(data: bytes | str) -> tuple[Any, list[Finding]]:
+def parse(data: bytes | str) -> tuple[object, list[Finding]]:
     """The document in ``data`` and every :class:`Finding` in it (document order).
 
     A fault of the text as a whole (not UTF-8, a syntax error, nesting too deep) is the one
@@ -154,7 +150,7 @@ def parse(data: bytes | str) -> tuple[Any, list[Finding]]:
 
 
 def parse_sequence(data: bytes | str, prefix: bool = False
-                   ) -> list[tuple[int, Any, list[Finding]]]:
+                   ) -> list[tuple[int, object, list[Finding]]]:
     """JSON values written one after another (JSON Lines, or indented objects concatenated):
     ``(line the value starts on, value, its findings)`` for each. A syntax error or nesting too
     deep raises :class:`StrictJSONError` (its finding gives the line and column), unless
@@ -208,14 +204,14 @@ def _too_deep(line: int | None) -> Finding:
                    "file" if line is None else f"line {line}", line=line)
 
 
-def _findings(value: Any, seen: _Seen, text: str) -> list[Finding]:
+def _findings(value: object, seen: _Seen, text: str) -> list[Finding]:
     surrogates = _SURROGATE_ESCAPE.search(text) is not None
     if not (seen.flagged or surrogates):
         return []
     return list(_walk(value, surrogates))
 
 
-def loads(data: bytes | str) -> Any:
+def loads(data: bytes | str) -> object:
     """The document in ``data``; :class:`StrictJSONError` with the first finding otherwise."""
     document, findings = parse(data)
     if findings:
@@ -242,9 +238,9 @@ def shown_number(literal: str) -> str:
     return f"{literal[:12]}...{literal[-4:]} ({len(literal)} characters)"
 
 
-def _walk(document: Any, surrogates: bool):
+def _walk(document: object, surrogates: bool):
     """Every finding below ``document`` in document order, without recursion."""
-    stack: list[tuple[tuple, Any]] = [((), document)]
+    stack: list[tuple[tuple, object]] = [((), document)]
     while stack:
         parts, node = stack.pop()
         if isinstance(node, _Flagged):
