@@ -203,7 +203,10 @@ def read_bytes(path: Path) -> bytes:
 
 def read_text(path: Path) -> str:
     """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`."""
-    data = read_bytes(path)
+    return _utf8(path, read_bytes(path))
+
+
+def _utf8(path: Path, data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -291,7 +294,11 @@ def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
     A line that is not one JSON object (a truncated last line, say) is an error naming the line;
     blank lines hold no record and are counted under ``blank line``.
     """
-    text = read_text(path)
+    data = read_bytes(path)
+    if not _maybe_sse(data):
+        return _fast_jsonl(path, data, skipped)
+    text = _utf8(path, data)
+    del data
     events = sse_payloads(text)
     if events is not None:
         return [(number, _record(path, number, data)) for number, data in events]
@@ -304,6 +311,55 @@ def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
             skipped["blank line"] += 1
             continue
         records.append((number, _record(path, number, line)))
+    return records
+
+
+SSE_PREFIX = 4096  # bytes of a file looked at to tell it is not a server-sent event stream
+
+
+def _maybe_sse(data: bytes) -> bool:
+    """Whether :func:`sse_payloads` could find a server-sent event stream in ``data``: ``False``
+    when a whole line among its first bytes is neither blank nor an SSE line (the function
+    stops at the first such line), so that the text need not be split to know."""
+    head = data[:SSE_PREFIX].decode("utf-8", errors="ignore")
+    lines = head.splitlines()
+    if len(data) > SSE_PREFIX and lines:
+        lines.pop()  # maybe cut
+    return not any(line.strip() and not SSE_FIELD.match(line) for line in lines)
+
+
+def _fast_jsonl(path: Path, data: bytes, skipped: Counter) -> list[tuple[int, dict]]:
+    """What :func:`read_jsonl` returns for a file that is not a server-sent event stream: each
+    line decoded by msgspec when it is certainly strict JSON
+    (:func:`masrl.traces.strict_json.fast_values`), the others read as before, in order (the
+    first fault met is the one reported, as line by line)."""
+    spans, numbers, blank = [], [], 0
+    begin, size = 0, len(data)
+    number = 0
+    while begin < size:
+        end = data.find(b"\n", begin)
+        end = size if end < 0 else end
+        number += 1
+        if data[begin:end].strip():
+            spans.append((begin, end))
+            numbers.append(number)
+        else:
+            blank += 1
+        begin = end + 1
+    records, checked = [], False
+    for number, (begin, end), value in zip(numbers, spans, strict_json.fast_values(data, spans)):
+        if type(value) is not dict:
+            if not checked:  # a file that is not UTF-8 is refused as a whole first
+                _utf8(path, data)
+                checked = True
+            line = data[begin:end].decode("utf-8")
+            if not line.strip():  # blank to Python, not to bytes (say "\x1c")
+                blank += 1
+                continue
+            value = _record(path, number, line)
+        records.append((number, value))
+    if blank:
+        skipped["blank line"] += blank
     return records
 
 
