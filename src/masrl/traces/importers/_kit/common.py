@@ -140,6 +140,12 @@ class ImportResult:
 
 
     def _check_finite(self) -> None:
+        if _all_finite([self.trace.get("events", []), self.trace.get("costs", {}),
+                        self.trace.get("rewards", {})]):
+            return  # the usual case, told without naming every place (see _name_infinite)
+        self._name_infinite()
+
+    def _name_infinite(self) -> None:
         places = [(f"event {e['id']} ({e.get('x_source', 'no source')}): ", e)
                   for e in self.trace.get("events", [])]
         places += [("costs.", self.trace.get("costs", {})),
@@ -155,6 +161,19 @@ class ImportResult:
                     stack.extend((f"{key}.{k}", v) for k, v in value.items())
                 elif isinstance(value, list):
                     stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
+
+
+def _all_finite(value: Any) -> bool:
+    """Whether every float held in ``value`` (nested dicts and lists) is finite."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        for item in node.values() if isinstance(node, dict) else node:
+            if isinstance(item, (dict, list)):
+                stack.append(item)
+            elif isinstance(item, float) and not math.isfinite(item):
+                return False
+    return True
 
 
 def several_runs(path: Path, fmt: str, ids: list[str], what: str, *, lead: str = "",
@@ -222,7 +241,7 @@ def read_json(path: Path) -> Any:
 def parse_json(text: str, path: Path, where: str | int | None = None) -> Any:
     """The JSON document in ``text`` (strict, see above), or a :class:`SourceError` at ``where``
     (for a syntax error with no ``where``, at its ``LINE:COLUMN``)."""
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings:
         raise source_error(path, where, findings[0])
     return document
@@ -346,13 +365,13 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter) -> list[tuple[int, di
         else:
             blank += 1
         begin = end + 1
-    records, checked = [], False
-    for number, (begin, end), value in zip(numbers, spans, strict_json.fast_values(data, spans)):
-        if type(value) is not dict:
-            if not checked:  # a file that is not UTF-8 is refused as a whole first
-                _utf8(path, data)
-                checked = True
-            line = data[begin:end].decode("utf-8")
+    values = strict_json.fast_values(data, spans)
+    doubtful = {k: _line_text(path, data, spans[k]) for k, value in enumerate(values)
+                if type(value) is not dict}  # first, as a file that is not UTF-8 is refused whole
+    records = []
+    for k, (number, value) in enumerate(zip(numbers, values)):
+        if k in doubtful:
+            line = doubtful[k]
             if not line.strip():  # blank to Python, not to bytes (say "\x1c")
                 blank += 1
                 continue
@@ -363,9 +382,19 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter) -> list[tuple[int, di
     return records
 
 
+def _line_text(path: Path, data: bytes, span: tuple[int, int]) -> str:
+    """The text of one line of ``data``; when it is not UTF-8, the error of the whole file
+    (msgspec checked every line it decoded, so the first fault is on a line it did not)."""
+    try:
+        return data[span[0]:span[1]].decode("utf-8")
+    except UnicodeDecodeError:
+        _utf8(path, data)
+        raise AssertionError("unreachable: the file decodes whole but not line by line")
+
+
 def _record(path: Path, number: int, line: str) -> dict:
     """The JSON object of one line (or one event's data), else an error naming the line."""
-    record, findings = strict_json.parse(line)
+    record, findings = strict_json.parse_fast(line)
     if findings and findings[0].syntax is not None:
         raise SourceError(path, number, f"not a JSON record ({findings[0].syntax} at column "
                           f"{findings[0].column}); is the line truncated?")

@@ -82,7 +82,7 @@ def parent_of(meta: dict) -> str | None:
 
 def _peek_parent(file: Path) -> str | None:
     """The parent thread named in the first line of a rollout (``None`` when it is not one)."""
-    record, findings = strict_json.parse(read_text(file).split("\n", 1)[0])
+    record, findings = strict_json.parse_fast(read_text(file).split("\n", 1)[0])
     if findings or not isinstance(record, dict):
         return None
     payload = record.get("payload")
@@ -186,7 +186,7 @@ def _version(version: str | None) -> tuple[int, ...]:
 def _arguments(value):
     """A call's arguments: the JSON they encode when they are a JSON string, else as given."""
     if isinstance(value, str):
-        document, findings = strict_json.parse(value)
+        document, findings = strict_json.parse_fast(value)
         return value if findings else document
     return value
 

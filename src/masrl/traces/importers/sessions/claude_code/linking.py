@@ -490,7 +490,7 @@ class _Linker:
     def metadata_file(self, file: Path, reason: str) -> dict:
         """A JSON object file read as metadata: listed, counted as one record read and
         skipped for ``reason``; anything but a JSON object is an error naming the file."""
-        data, findings = strict_json.parse(read_text(file))
+        data, findings = strict_json.parse_fast(read_text(file))
         if findings or not isinstance(data, dict):
             raise SourceError(file, None, "not a JSON object (a workflow metadata file)")
         self.ledger.register(file, [])

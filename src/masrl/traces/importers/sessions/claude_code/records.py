@@ -103,7 +103,7 @@ def session_of(file: Path) -> str | None:
     """The ``sessionId`` of the first record of ``file`` that has one (lines that are not JSON
     objects are passed over here; reading the file for the import reports them)."""
     for line in read_text(file).split("\n"):
-        data, findings = strict_json.parse(line)
+        data, findings = strict_json.parse_fast(line)
         if findings:
             continue
         if isinstance(data, dict) and isinstance(data.get("sessionId"), str):
