@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -309,18 +310,20 @@ def fast_values(data: bytes, spans: list[tuple[int, int]]) -> list:
 
     view = memoryview(data)
     decode = _msgspec_decode(msgspec)
-    keys = _key_counts(data, spans)
     values = []
-    for (begin, end), count in zip(spans, keys.tolist()):
+    for begin, end in spans:
         try:
-            value = decode(view[begin:end])
+            values.append(decode(view[begin:end]))
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError,
                 UnicodeDecodeError):
-            value = UNSURE
-        else:
-            if _entries_if_plain(value) != count:
-                value = UNSURE
-        values.append(value)
+            values.append(UNSURE)
+    keys = _key_counts(data, spans).tolist()
+    decoded = [k for k, value in enumerate(values) if value is not UNSURE]
+    if _entries_if_plain([values[k] for k in decoded]) == sum(keys[k] for k in decoded):
+        return values  # each count is at least its entries: all equal (the usual case)
+    for k in decoded:  # which ones are in doubt
+        if _entries_if_plain(values[k]) != keys[k]:
+            values[k] = UNSURE
     return values
 
 
@@ -372,27 +375,27 @@ def _msgspec_decode(msgspec) -> Any:
 def _entries_if_plain(value: Any) -> int | None:
     """How many entries the objects of ``value`` hold, or ``None`` when an integer may be
     out of a double's range or the nesting is within reach of the recursion limit (there the
-    two decoders may stop at different depths). One level at a time, without recursion."""
-    import sys
-
-    entries, depth, level = 0, 0, [[value]]
+    two decoders may stop at different depths). One level at a time, without recursion (the
+    caller's list counts as a level: it is one more than any document's own nesting)."""
+    entries, depth, level = 0, 0, [value]
     deepest = sys.getrecursionlimit() - _DEPTH_MARGIN
     while level:
         depth += 1
         if depth > deepest:
             return None
-        below = []
+        below: list = []
+        push = below.append
         for node in level:
             if type(node) is dict:
                 entries += len(node)
-                items = node.values()
-            else:
-                items = node
-            for value in items:
-                kind = type(value)
+                node = node.values()
+            for item in node:
+                kind = type(item)
+                if kind is str:
+                    continue
                 if kind is dict or kind is list:
-                    below.append(value)
-                elif kind is int and value.bit_length() > _BIG_INT_BITS:
+                    push(item)
+                elif kind is int and item.bit_length() > _BIG_INT_BITS:
                     return None
         level = below
     return entries

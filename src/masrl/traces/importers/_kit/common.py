@@ -169,6 +169,9 @@ def _all_finite(value: Any) -> bool:
     while stack:
         node = stack.pop()
         for item in node.values() if isinstance(node, dict) else node:
+            kind = type(item)
+            if kind is str or kind is int:
+                continue
             if isinstance(item, (dict, list)):
                 stack.append(item)
             elif isinstance(item, float) and not math.isfinite(item):

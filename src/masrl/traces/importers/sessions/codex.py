@@ -186,9 +186,14 @@ def _version(version: str | None) -> tuple[int, ...]:
 def _arguments(value):
     """A call's arguments: the JSON they encode when they are a JSON string, else as given."""
     if isinstance(value, str):
+        if value.lstrip(" \t\r\n")[:1] not in JSON_STARTS:  # plain text: no JSON to read
+            return value
         document, findings = strict_json.parse_fast(value)
         return value if findings else document
     return value
+
+
+JSON_STARTS = tuple('{["-0123456789tfn')  # the characters a JSON text can start with
 
 
 def _text(content) -> str:
