@@ -322,7 +322,7 @@ def fast_values(data: bytes, spans: list[tuple[int, int]]) -> list:
     if _entries_if_plain([values[k] for k in decoded]) == sum(keys[k] for k in decoded):
         return values  # each count is at least its entries: all equal (the usual case)
     for k in decoded:  # which ones are in doubt
-        if _entries_if_plain(values[k]) != keys[k]:
+        if _entries_if_plain([values[k]]) != keys[k]:
             values[k] = UNSURE
     return values
 
@@ -360,7 +360,7 @@ def _fast_text_value(text: str) -> Any:
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeError):
         return UNSURE
     keys = sum(1 for run in _KEY_END.findall(text) if len(run) % 2 == 0)
-    return value if _entries_if_plain(value) == keys else UNSURE
+    return value if _entries_if_plain([value]) == keys else UNSURE
 
 
 _DECODERS: dict = {}
@@ -372,12 +372,12 @@ def _msgspec_decode(msgspec) -> Any:
     return _DECODERS["decode"]
 
 
-def _entries_if_plain(value: Any) -> int | None:
-    """How many entries the objects of ``value`` hold, or ``None`` when an integer may be
+def _entries_if_plain(values: list) -> int | None:
+    """How many entries the objects of ``values`` hold, or ``None`` when an integer may be
     out of a double's range or the nesting is within reach of the recursion limit (there the
     two decoders may stop at different depths). One level at a time, without recursion (the
     caller's list counts as a level: it is one more than any document's own nesting)."""
-    entries, depth, level = 0, 0, [value]
+    entries, depth, level = 0, 0, [values]
     deepest = sys.getrecursionlimit() - _DEPTH_MARGIN
     while level:
         depth += 1
