@@ -13,6 +13,7 @@ from masrl.traces.importers.sessions.claude_code.records import (
     USAGE_FIELDS,
     Record,
     check_record,
+    slim,
     responses_usage,
 )
 
@@ -60,6 +61,7 @@ class Ledger:
                                       f"{lines_of[where, uuid]}: records are chained by their "
                                       "uuids, which must differ within a file")
                 lines_of[where, uuid] = line
+            slim(data)
         tool_ids.restore(lines, file, self.repairs)  # calls without ids, named by place
         for line, data in lines:
             self.read_lines.append((file, line, data))

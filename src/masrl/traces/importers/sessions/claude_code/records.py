@@ -281,6 +281,28 @@ def check_record(data: dict, file: Path, line: int, prefix: str = "",
             check_record(progress["message"], file, line, f"{prefix}data.message.", repairs)
 
 
+RESULT_READ = ("usage", "agentId", "status", "runId", "transcriptDir", *RESULT_COUNTS,
+               *RESULT_DURATIONS)  # the fields of a toolUseResult the import reads
+
+
+def slim(data: dict) -> None:
+    """Drop from a checked record what the import never reads: a ``toolUseResult`` beyond
+    :data:`RESULT_READ` (the tool's own copy of its output, often whole files, is a third of a
+    session's bytes; the trace hashes the ``tool_result`` block instead), the payload of a
+    progress record other than a sub-agent's (only its type names the skip) and a file
+    snapshot (skipped)."""
+    result = data.get("toolUseResult")
+    if isinstance(result, dict) and not result.keys() <= set(RESULT_READ):
+        data["toolUseResult"] = {k: v for k, v in result.items() if k in RESULT_READ}
+    progress = data.get("data") if data.get("type") == "progress" else None
+    if isinstance(progress, dict) and progress.get("type") != "agent_progress":
+        data["data"] = {"type": progress["type"]} if "type" in progress else {}
+    elif isinstance(progress, dict) and isinstance(progress.get("message"), dict):
+        slim(progress["message"])  # a sub-agent's record carried by a progress record
+    if data.get("type") == "file-history-snapshot":
+        data.pop("snapshot", None)  # a record the import skips
+
+
 def _read_counts(fields, names: tuple[str, ...], file: Path, line: int, prefix: str,
                  repairs: Counter | None) -> None:
     """The counts ``names`` of the object ``fields``, read in place by the kit's rule."""
