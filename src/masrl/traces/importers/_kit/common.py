@@ -11,14 +11,24 @@ import json
 import math
 import os
 import re
+from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from masrl.files import read_input, write_text_atomically
+from masrl.files import (
+    LIMIT_VARIABLE,
+    InputError,
+    check_input,
+    limit_for,
+    read_input,
+    reason_of,
+    write_text_atomically,
+)
 from masrl.terminal import LIMIT, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.importers._kit.accounting import Account, figures
@@ -206,7 +216,33 @@ def source_file(path: Path, folder: Path) -> dict:
         name = path.relative_to(folder).as_posix()
     except ValueError:
         name = path.name
-    return {"name": name, "sha256": hashlib.sha256(read_bytes(path)).hexdigest()}
+    return {"name": name, "sha256": file_sha256(path)}
+
+
+HASH_CHUNK = 1 << 20  # bytes hashed at a time
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of the bytes of a regular file of bounded size, read as :func:`read_bytes`
+    reads it (same checks, same errors) but a chunk at a time: the provenance hashes each file
+    once the records are built, when holding a large session's bytes again would double the
+    import's peak memory."""
+    limit = limit_for(path)
+    check_input(path, limit)
+    digest, read = hashlib.sha256(), 0
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(min(HASH_CHUNK, limit + 1 - read)):
+                digest.update(chunk)
+                read += len(chunk)
+                if read > limit:  # the file grew while we read it
+                    raise InputError(path, f"more than the limit of {limit} bytes "
+                                           f"(set {LIMIT_VARIABLE} to raise it)")
+    except InputError:
+        raise
+    except OSError as exc:
+        raise InputError(path, reason_of(exc)) from None
+    return digest.hexdigest()
 
 
 # ---------------------------------------------------------------------------------- content
@@ -309,31 +345,63 @@ def sse_payloads(text: str) -> list[tuple[int, str]] | None:
     return events or None
 
 
-def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
+def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] | None = None
+               ) -> list[tuple[int, dict]]:
     """``(line number, record)`` of every non-blank line of a JSON Lines file, or of every
     event of a server-sent event stream of JSON records (:func:`sse_payloads`).
 
     A line that is not one JSON object (a truncated last line, say) is an error naming the line;
-    blank lines hold no record and are counted under ``blank line``.
+    blank lines hold no record and are counted under ``blank line``. ``shape(number, record)``,
+    when given, checks each record as soon as it is read and returns what is kept of it (so
+    that a large file is never held whole as records); the first :class:`SourceError` it raises is raised once the
+    whole file is read, as if the records had been checked after reading (a fault of the JSON
+    itself is said first).
     """
+    shaping = _Shaping(shape)
     data = read_bytes(path)
     if not _maybe_sse(data):
-        return _fast_jsonl(path, data, skipped)
+        records = _fast_jsonl(path, data, skipped, shaping)
+        shaping.done()
+        return records
     text = _utf8(path, data)
     del data
     events = sse_payloads(text)
     if events is not None:
-        return [(number, _record(path, number, data)) for number, data in events]
-    records = []
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            skipped["blank line"] += 1
-            continue
-        records.append((number, _record(path, number, line)))
+        records = [(number, _record(path, number, data)) for number, data in events]
+    else:
+        records = []
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()  # the newline that ends the last line
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                skipped["blank line"] += 1
+                continue
+            records.append((number, _record(path, number, line)))
+    records = [(number, shaping(number, record)) for number, record in records]
+    shaping.done()
     return records
+
+
+class _Shaping:
+    """A ``shape`` of :func:`read_jsonl` applied in line order, its first error kept until the
+    file is read (then no more records are shaped)."""
+
+    def __init__(self, shape: Callable[[int, dict], dict] | None):
+        self.shape, self.error = shape, None
+
+    def __call__(self, number: int, record: dict) -> dict:
+        if self.shape is None or self.error is not None:
+            return record
+        try:
+            return self.shape(number, record)
+        except SourceError as exc:
+            self.error = exc
+            return record
+
+    def done(self) -> None:
+        if self.error is not None:
+            raise self.error
 
 
 SSE_PREFIX = 4096  # bytes of a file looked at to tell it is not a server-sent event stream
@@ -350,11 +418,16 @@ def _maybe_sse(data: bytes) -> bool:
     return not any(line.strip() and not SSE_FIELD.match(line) for line in lines)
 
 
-def _fast_jsonl(path: Path, data: bytes, skipped: Counter) -> list[tuple[int, dict]]:
+CHUNK_BYTES = 1 << 18  # lines decoded at a time (then shaped) when a file is read fast
+
+
+def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
+                ) -> list[tuple[int, dict]]:
     """What :func:`read_jsonl` returns for a file that is not a server-sent event stream: each
     line decoded by msgspec when it is certainly strict JSON
     (:func:`masrl.traces.strict_json.fast_values`), the others read as before, in order (the
-    first fault met is the one reported, as line by line)."""
+    first fault met is the one reported, as line by line), a chunk of lines at a time, each
+    record shaped before the next chunk is decoded."""
     spans, numbers, blank = [], [], 0
     begin, size = 0, len(data)
     number = 0
@@ -368,21 +441,37 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter) -> list[tuple[int, di
         else:
             blank += 1
         begin = end + 1
-    values = strict_json.fast_values(data, spans)
-    doubtful = {k: _line_text(path, data, spans[k]) for k, value in enumerate(values)
-                if type(value) is not dict}  # first, as a file that is not UTF-8 is refused whole
-    records = []
-    for k, (number, value) in enumerate(zip(numbers, values)):
-        if k in doubtful:
-            line = doubtful[k]
-            if not line.strip():  # blank to Python, not to bytes (say "\x1c")
-                blank += 1
-                continue
-            value = _record(path, number, line)
-        records.append((number, value))
+    ends = [end for _, end in spans]
+    view = memoryview(data)
+    records: list[tuple[int, dict]] = []
+    start = 0
+    while start < len(spans):
+        stop = max(start + 1, bisect_right(ends, spans[start][0] + CHUNK_BYTES))
+        base = spans[start][0]
+        values = strict_json.fast_values(view[base:ends[stop - 1]],
+                                         [(b - base, e - base) for b, e in spans[start:stop]])
+        for k, value in zip(range(start, stop), values):
+            if type(value) is not dict:
+                line = _line_text(path, data, spans[k])
+                if not line.strip():  # blank to Python, not to bytes (say "\x1c")
+                    blank += 1
+                    continue
+                value = _utf8_first(path, data, numbers[k], line)
+            records.append((numbers[k], shaping(numbers[k], value)))
+        start = stop
     if blank:
         skipped["blank line"] += blank
     return records
+
+
+def _utf8_first(path: Path, data: bytes, number: int, line: str) -> dict:
+    """:func:`_record` of a line, except that a file that is not UTF-8 is refused as a whole
+    first (as when the whole text is decoded before its lines are read)."""
+    try:
+        return _record(path, number, line)
+    except SourceError:
+        _utf8(path, data)
+        raise
 
 
 def _line_text(path: Path, data: bytes, span: tuple[int, int]) -> str:

@@ -285,22 +285,29 @@ RESULT_READ = ("usage", "agentId", "status", "runId", "transcriptDir", *RESULT_C
                *RESULT_DURATIONS)  # the fields of a toolUseResult the import reads
 
 
-def slim(data: dict) -> None:
-    """Drop from a checked record what the import never reads: a ``toolUseResult`` beyond
-    :data:`RESULT_READ` (the tool's own copy of its output, often whole files, is a third of a
-    session's bytes; the trace hashes the ``tool_result`` block instead), the payload of a
-    progress record other than a sub-agent's (only its type names the skip) and a file
-    snapshot (skipped)."""
-    result = data.get("toolUseResult")
+RECORD_READ = frozenset(("type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
+                         "sessionId", "agentId", "parentToolUseID", "timestamp", "version",
+                         "isSidechain", "isMeta", "isCompactSummary", "compactMetadata",
+                         "message", "data", "toolUseResult"))  # the fields a record is read for
+
+
+def slim(data: dict) -> dict:
+    """A checked record without what the import never reads (a copy): the fields beyond
+    :data:`RECORD_READ` (the working directory, branch, slug... repeated on every line), a
+    ``toolUseResult`` beyond :data:`RESULT_READ` (the tool's own copy of its output, often
+    whole files, is a third of a session's bytes; the trace hashes the ``tool_result`` block
+    instead), the payload of a progress record other than a sub-agent's (only its type names
+    the skip; a sub-agent's carried record is slimmed in turn)."""
+    kept = {k: v for k, v in data.items() if k in RECORD_READ}
+    result = kept.get("toolUseResult")
     if isinstance(result, dict) and not result.keys() <= set(RESULT_READ):
-        data["toolUseResult"] = {k: v for k, v in result.items() if k in RESULT_READ}
-    progress = data.get("data") if data.get("type") == "progress" else None
+        kept["toolUseResult"] = {k: v for k, v in result.items() if k in RESULT_READ}
+    progress = kept.get("data") if kept.get("type") == "progress" else None
     if isinstance(progress, dict) and progress.get("type") != "agent_progress":
-        data["data"] = {"type": progress["type"]} if "type" in progress else {}
+        kept["data"] = {"type": progress["type"]} if "type" in progress else {}
     elif isinstance(progress, dict) and isinstance(progress.get("message"), dict):
-        slim(progress["message"])  # a sub-agent's record carried by a progress record
-    if data.get("type") == "file-history-snapshot":
-        data.pop("snapshot", None)  # a record the import skips
+        kept["data"] = {**progress, "message": slim(progress["message"])}
+    return kept
 
 
 def _read_counts(fields, names: tuple[str, ...], file: Path, line: int, prefix: str,
