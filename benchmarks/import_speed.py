@@ -190,15 +190,19 @@ def scaled_otel(log: Path, copies: int, folder: Path) -> Path:
     text = json.dumps(spans)
     copied = []
     for copy in range(copies):
-        moved = re.sub(r'"span_id": (\d+)', lambda m: f'"span_id": '
-                       f'{(int(m.group(1)) + copy * 0x9E3779B97F4A7C15) % 2**64}', text)
-        moved = re.sub(r'"(start_time|end_time)": (\d+)',
-                       lambda m: f'"{m.group(1)}": {int(m.group(2)) + copy * shift}', moved)
-        copied.extend(json.loads(moved))
+        copied.extend(json.loads(_moved_spans(text, copy, shift)))
     path = folder / log.name
     whole = {**document, "spans": copied} if isinstance(document, dict) else copied
     path.write_text(json.dumps(whole, indent=2, ensure_ascii=False), "utf-8")
     return path
+
+
+def _moved_spans(text: str, copy: int, shift: int) -> str:
+    """The spans of ``text`` with span ids fresh for ``copy`` and times ``copy * shift`` later."""
+    text = re.sub(r'"span_id": (\d+)', lambda m: f'"span_id": '
+                  f'{(int(m.group(1)) + copy * 0x9E3779B97F4A7C15) % 2**64}', text)
+    return re.sub(r'"(start_time|end_time)": (\d+)',
+                  lambda m: f'"{m.group(1)}": {int(m.group(2)) + copy * shift}', text)
 
 
 SCALED = {"claude-code": scaled_claude_code, "codex": scaled_codex, "otel": scaled_otel}

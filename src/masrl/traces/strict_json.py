@@ -413,21 +413,19 @@ def _key_counts(data: bytes, spans: list[tuple[int, int]]):
     colons = np.flatnonzero(text == _COLON)
     colons = colons[colons > 0]
     before = colons - 1
-    spaced = white[text[before]]
-    while spaced.any():  # step back over whitespace (a key written "a" : 1)
+    spaced = np.flatnonzero(white[text[before]])
+    while len(spaced):  # step back over whitespace (a key written "a" : 1), a byte a round
         before[spaced] -= 1
-        spaced &= before >= 0
-        spaced[spaced] = white[text[before[spaced]]]
+        spaced = spaced[before[spaced] >= 0]
+        spaced = spaced[white[text[before[spaced]]]]
     quotes = before[(before >= 0) & (text[np.maximum(before, 0)] == _QUOTE)]
     run = np.zeros(len(quotes), dtype=np.int64)  # backslashes just before each quote
-    going = np.ones(len(quotes), dtype=bool)
-    while True:
-        at = quotes - run - 1
-        going &= at >= 0
-        going[going] = text[at[going]] == _BACKSLASH
-        if not going.any():
-            break
-        run += going
+    going = np.arange(len(quotes))
+    while len(going):  # the quotes still preceded by a backslash, a byte a round
+        at = quotes[going] - run[going] - 1
+        going = going[at >= 0]
+        going = going[text[quotes[going] - run[going] - 1] == _BACKSLASH]
+        run[going] += 1
     keys = quotes[run % 2 == 0]
     begins = np.array([begin for begin, _ in spans], dtype=np.int64)
     owner = np.searchsorted(begins, keys, side="right") - 1

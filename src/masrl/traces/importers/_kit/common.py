@@ -261,10 +261,11 @@ def read_bytes(path: Path) -> bytes:
 
 def read_text(path: Path) -> str:
     """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`."""
-    return _utf8(path, read_bytes(path))
+    return utf8_text(path, read_bytes(path))
 
 
-def _utf8(path: Path, data: bytes) -> str:
+def utf8_text(path: Path, data: bytes) -> str:
+    """``data`` read from ``path`` as UTF-8 text (:func:`read_text` of bytes at hand)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -353,9 +354,9 @@ def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] 
     A line that is not one JSON object (a truncated last line, say) is an error naming the line;
     blank lines hold no record and are counted under ``blank line``. ``shape(number, record)``,
     when given, checks each record as soon as it is read and returns what is kept of it (so
-    that a large file is never held whole as records); the first :class:`SourceError` it raises is raised once the
-    whole file is read, as if the records had been checked after reading (a fault of the JSON
-    itself is said first).
+    that a large file is never held whole as records); the first :class:`SourceError` it
+    raises is raised once the whole file is read, as if the records had been checked after
+    reading (a fault of the JSON itself is said first).
     """
     shaping = _Shaping(shape)
     data = read_bytes(path)
@@ -363,7 +364,7 @@ def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] 
         records = _fast_jsonl(path, data, skipped, shaping)
         shaping.done()
         return records
-    text = _utf8(path, data)
+    text = utf8_text(path, data)
     del data
     events = sse_payloads(text)
     if events is not None:
@@ -470,7 +471,7 @@ def _utf8_first(path: Path, data: bytes, number: int, line: str) -> dict:
     try:
         return _record(path, number, line)
     except SourceError:
-        _utf8(path, data)
+        utf8_text(path, data)
         raise
 
 
@@ -480,8 +481,9 @@ def _line_text(path: Path, data: bytes, span: tuple[int, int]) -> str:
     try:
         return data[span[0]:span[1]].decode("utf-8")
     except UnicodeDecodeError:
-        _utf8(path, data)
-        raise AssertionError("unreachable: the file decodes whole but not line by line")
+        utf8_text(path, data)
+        raise AssertionError("unreachable: the file decodes whole but not line by line") \
+            from None
 
 
 def _record(path: Path, number: int, line: str) -> dict:

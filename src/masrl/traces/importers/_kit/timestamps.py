@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import ROUND_HALF_EVEN, Decimal
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 

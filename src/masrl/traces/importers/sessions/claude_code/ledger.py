@@ -13,8 +13,8 @@ from masrl.traces.importers.sessions.claude_code.records import (
     USAGE_FIELDS,
     Record,
     check_record,
-    slim,
     responses_usage,
+    slim,
 )
 
 
