@@ -271,6 +271,7 @@ class _Session:
         while queue:
             parent = queue.popleft()
             self.emit(parent)
+            parent.records = []  # emitted: its events hold what the trace needs of them
             for file in children.get(parent.thread, []):
                 self.result.files.append(str(file))
                 child = self.read(file, "", "")
