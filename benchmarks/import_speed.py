@@ -8,7 +8,9 @@ the importer (``masrl.traces.importers.import_file``) and the parse of every fil
 reads (``json.loads`` of the file, or of each line of a JSON Lines file). The ratio is import
 over parse; the target (issue 30) is at most 3. Start-up is left out of both: the child has
 imported the importer and run it once on our smallest fixture of the format (modules loaded
-on first use, such as ``numpy.ma`` by ``numpy.unique``, cost 20 ms once per process).
+on first use, such as ``numpy.ma`` by ``numpy.unique``, cost 20 ms once per process). The
+garbage collector is paused in both, as the importer pauses it (else the parse of a large log
+would pay full collections the import does not).
 
 Small logs weigh fixed costs, so each format is also measured on logs synthesised from its real
 log in a temporary folder: the log's records repeated with fresh ids (uuids, tool call ids,
@@ -51,7 +53,7 @@ UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 ISO_TIME = re.compile(r'"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z"')
 
 CHILD = """
-import json, resource, sys, time
+import gc, json, resource, sys, time
 from pathlib import Path
 what, fmt, warm, files = sys.argv[1], sys.argv[2], sys.argv[3], [Path(p) for p in sys.argv[4:]]
 def parse():
@@ -78,6 +80,7 @@ def peak_kib():  # this process's own peak (ru_maxrss starts from the parent's a
         if line.startswith("VmHWM:"):
             return int(line.split()[1])
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+gc.disable()  # the importer pauses the collector while it reads; so does the parse
 before = peak_kib()
 start = time.process_time()
 run()
