@@ -497,7 +497,9 @@ class _Session:
         call = calls.get(call_id) if isinstance(call_id, str) else None
         event_id, tool = call if call is not None else (None, None)
         output = payload.get("output", payload.get("tools"))
-        parsed = _arguments(_text(output) if isinstance(output, list) else output)
+        parsed = None  # the output's JSON, read only for the tools whose output says something
+        if tool == "spawn_agent" or tool in WAIT_TOOLS:
+            parsed = _arguments(_text(output) if isinstance(output, list) else output)
         if tool == "spawn_agent":
             agent_id = parsed.get("agent_id") if isinstance(parsed, dict) else None
             spawn = self.build.by_id[event_id]
