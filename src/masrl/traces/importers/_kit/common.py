@@ -534,8 +534,15 @@ class TraceBuilder:
             if text is not None:
                 fields["content"] = text
             fields["content_ref"] = str(ref)  # a plain string in the trace
-        ordered = sorted(fields.items(), key=lambda item: item[0].startswith("x_"))
-        event.update((k, v) for k, v in ordered if not _dropped(v))  # x_ fields last
+        later = []  # x_ fields last, each group in the order given
+        for key, value in fields.items():
+            if value is None or (isinstance(value, str) and value == ""):  # left out
+                continue
+            if key.startswith("x_"):
+                later.append((key, value))
+            else:
+                event[key] = value
+        event.update(later)
         self.events.append(event)
         self.by_id[id] = event
         return event
@@ -618,10 +625,6 @@ class TraceBuilder:
             "rewards": rewards,
             "costs": costs,
         }
-
-
-def _dropped(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value == "")
 
 
 def dumps(document: dict) -> str:
