@@ -148,7 +148,9 @@ def scaled_claude_code(log: Path, copies: int, folder: Path) -> Path:
     session = re.search(r'"sessionId":"([^"]+)"', texts[log]).group(1)
     agents = sorted({p.stem[len("agent-"):] for p in texts if p.stem.startswith("agent-")},
                     key=len, reverse=True)
-    shapes = [f"(?!{session}){UUID}", r"toolu_\w+", r"msg_\w+", r"req_\w+",
+    keyed = [f'(?<="{key}":")[^"]+' for key in ("uuid", "parentUuid", "logicalParentUuid",
+                                                 "id", "tool_use_id", "parentToolUseID")]
+    shapes = [*keyed, f"(?!{session}){UUID}", r"toolu_\w+", r"msg_\w+", r"req_\w+",
               *(re.escape(a) for a in agents)]
     ids = re.compile("(" + "|".join(shapes) + ")")
     shift = _span(texts[log].splitlines())
