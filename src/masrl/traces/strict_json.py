@@ -290,10 +290,12 @@ def _lone_surrogate(text: str) -> bool:
 # call per object and per number. msgspec decodes the same text about three times as fast and
 # already refuses what strict JSON refuses but two things: it keeps the last of repeated keys,
 # and it reads integers of any size. So a fast decode is trusted only when, afterwards, the
-# objects hold as many entries as the text has keys (counted from its bytes, exactly: a quote
-# that is not escaped and is followed by a colon ends a key) and no integer is out of a
-# double's range. Anything msgspec refuses, or either check doubts, goes down :func:`parse`,
-# which finds the fault and words it: the fast decode never changes a message, only the time.
+# objects hold as many entries as the text has keys (counted from its bytes: a quote that is
+# not escaped and is followed by a colon; a count that is never short, and long only for a
+# string that begins with a colon, which then goes the slow way), no integer is out of a
+# double's range and the nesting is far from the recursion limit. Anything msgspec refuses, or
+# any check doubts, goes down :func:`parse`, which finds the fault and words it: the fast
+# decode never changes a document nor a message, only the time.
 
 UNSURE = object()  # what the fast decode returns when the full path must decide
 _QUOTE, _BACKSLASH, _COLON = 0x22, 0x5C, 0x3A
