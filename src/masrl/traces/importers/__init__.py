@@ -12,7 +12,8 @@ importer module is imported when its format is used.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+import gc
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +48,20 @@ def _text(keep: bool):
     return keeping()
 
 
+@contextmanager
+def _no_collection():
+    """The cyclic garbage collector paused while a log is read: an import builds hundreds of
+    thousands of records that form no cycle, and each full collection walks all of them again
+    (a fifth to a third of the time of a large session). Restored afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _chosen(format: str, path: str | Path) -> tuple[str, str | None]:
     """The format to read ``path`` in, and why when it was recognised (``auto``)."""
     if format == AUTO:
@@ -63,7 +78,7 @@ def import_traces(format: str, path: str | Path, *, keep_content: bool = False
     if format != AUTO:
         load(format)  # an unknown name is said before the file is read
     format, detected = _chosen(format, path)
-    with _text(keep_content):
+    with _text(keep_content), _no_collection():
         results = load(format).import_traces(Path(path))
     for result in results:
         result.detected = detected
@@ -78,7 +93,7 @@ def import_file(format: str, path: str | Path, *, keep_content: bool = False) ->
     if format != AUTO:
         load(format)
     format, detected = _chosen(format, path)
-    with _text(keep_content):
+    with _text(keep_content), _no_collection():
         result = load(format).import_file(Path(path))
     if detected is not None:
         result.detected = detected

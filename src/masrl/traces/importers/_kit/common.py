@@ -11,14 +11,24 @@ import json
 import math
 import os
 import re
+from bisect import bisect_right
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from masrl.files import read_input, write_text_atomically
+from masrl.files import (
+    LIMIT_VARIABLE,
+    InputError,
+    check_input,
+    limit_for,
+    read_input,
+    reason_of,
+    write_text_atomically,
+)
 from masrl.terminal import LIMIT, printable
 from masrl.traces import graph, strict_json
 from masrl.traces.importers._kit.accounting import Account, figures
@@ -140,6 +150,12 @@ class ImportResult:
 
 
     def _check_finite(self) -> None:
+        if _all_finite([self.trace.get("events", []), self.trace.get("costs", {}),
+                        self.trace.get("rewards", {})]):
+            return  # the usual case, told without naming every place (see _name_infinite)
+        self._name_infinite()
+
+    def _name_infinite(self) -> None:
         places = [(f"event {e['id']} ({e.get('x_source', 'no source')}): ", e)
                   for e in self.trace.get("events", [])]
         places += [("costs.", self.trace.get("costs", {})),
@@ -155,6 +171,22 @@ class ImportResult:
                     stack.extend((f"{key}.{k}", v) for k, v in value.items())
                 elif isinstance(value, list):
                     stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
+
+
+def _all_finite(value: Any) -> bool:
+    """Whether every float held in ``value`` (nested dicts and lists) is finite."""
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        for item in node.values() if isinstance(node, dict) else node:
+            kind = type(item)
+            if kind is str or kind is int:
+                continue
+            if isinstance(item, (dict, list)):
+                stack.append(item)
+            elif isinstance(item, float) and not math.isfinite(item):
+                return False
+    return True
 
 
 def several_runs(path: Path, fmt: str, ids: list[str], what: str, *, lead: str = "",
@@ -184,7 +216,33 @@ def source_file(path: Path, folder: Path) -> dict:
         name = path.relative_to(folder).as_posix()
     except ValueError:
         name = path.name
-    return {"name": name, "sha256": hashlib.sha256(read_bytes(path)).hexdigest()}
+    return {"name": name, "sha256": file_sha256(path)}
+
+
+HASH_CHUNK = 1 << 20  # bytes hashed at a time
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 of the bytes of a regular file of bounded size, read as :func:`read_bytes`
+    reads it (same checks, same errors) but a chunk at a time: the provenance hashes each file
+    once the records are built, when holding a large session's bytes again would double the
+    import's peak memory."""
+    limit = limit_for(path)
+    check_input(path, limit)
+    digest, read = hashlib.sha256(), 0
+    try:
+        with open(path, "rb") as handle:
+            while chunk := handle.read(min(HASH_CHUNK, limit + 1 - read)):
+                digest.update(chunk)
+                read += len(chunk)
+                if read > limit:  # the file grew while we read it
+                    raise InputError(path, f"more than the limit of {limit} bytes "
+                                           f"(set {LIMIT_VARIABLE} to raise it)")
+    except InputError:
+        raise
+    except OSError as exc:
+        raise InputError(path, reason_of(exc)) from None
+    return digest.hexdigest()
 
 
 # ---------------------------------------------------------------------------------- content
@@ -203,7 +261,11 @@ def read_bytes(path: Path) -> bytes:
 
 def read_text(path: Path) -> str:
     """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`."""
-    data = read_bytes(path)
+    return utf8_text(path, read_bytes(path))
+
+
+def utf8_text(path: Path, data: bytes) -> str:
+    """``data`` read from ``path`` as UTF-8 text (:func:`read_text` of bytes at hand)."""
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -219,7 +281,7 @@ def read_json(path: Path) -> Any:
 def parse_json(text: str, path: Path, where: str | int | None = None) -> Any:
     """The JSON document in ``text`` (strict, see above), or a :class:`SourceError` at ``where``
     (for a syntax error with no ``where``, at its ``LINE:COLUMN``)."""
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings:
         raise source_error(path, where, findings[0])
     return document
@@ -284,32 +346,149 @@ def sse_payloads(text: str) -> list[tuple[int, str]] | None:
     return events or None
 
 
-def read_jsonl(path: Path, skipped: Counter) -> list[tuple[int, dict]]:
+def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] | None = None
+               ) -> list[tuple[int, dict]]:
     """``(line number, record)`` of every non-blank line of a JSON Lines file, or of every
     event of a server-sent event stream of JSON records (:func:`sse_payloads`).
 
     A line that is not one JSON object (a truncated last line, say) is an error naming the line;
-    blank lines hold no record and are counted under ``blank line``.
+    blank lines hold no record and are counted under ``blank line``. ``shape(number, record)``,
+    when given, checks each record as soon as it is read and returns what is kept of it (so
+    that a large file is never held whole as records); the first :class:`SourceError` it
+    raises is raised once the whole file is read, as if the records had been checked after
+    reading (a fault of the JSON itself is said first).
     """
-    text = read_text(path)
+    shaping = _Shaping(shape)
+    data = read_bytes(path)
+    if not _maybe_sse(data):
+        records = _fast_jsonl(path, data, skipped, shaping)
+        shaping.done()
+        return records
+    text = utf8_text(path, data)
+    del data
     events = sse_payloads(text)
     if events is not None:
-        return [(number, _record(path, number, data)) for number, data in events]
-    records = []
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()  # the newline that ends the last line
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            skipped["blank line"] += 1
-            continue
-        records.append((number, _record(path, number, line)))
+        records = [(number, _record(path, number, data)) for number, data in events]
+    else:
+        records = []
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()  # the newline that ends the last line
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                skipped["blank line"] += 1
+                continue
+            records.append((number, _record(path, number, line)))
+    records = [(number, shaping(number, record)) for number, record in records]
+    shaping.done()
     return records
+
+
+class _Shaping:
+    """A ``shape`` of :func:`read_jsonl` applied in line order, its first error kept until the
+    file is read (then no more records are shaped)."""
+
+    def __init__(self, shape: Callable[[int, dict], dict] | None):
+        self.shape, self.error = shape, None
+
+    def __call__(self, number: int, record: dict) -> dict:
+        if self.shape is None or self.error is not None:
+            return record
+        try:
+            return self.shape(number, record)
+        except SourceError as exc:
+            self.error = exc
+            return record
+
+    def done(self) -> None:
+        if self.error is not None:
+            raise self.error
+
+
+SSE_PREFIX = 4096  # bytes of a file looked at to tell it is not a server-sent event stream
+
+
+def _maybe_sse(data: bytes) -> bool:
+    """Whether :func:`sse_payloads` could find a server-sent event stream in ``data``: ``False``
+    when a whole line among its first bytes is neither blank nor an SSE line (the function
+    stops at the first such line), so that the text need not be split to know."""
+    head = data[:SSE_PREFIX].decode("utf-8", errors="ignore")
+    lines = head.splitlines()
+    if len(data) > SSE_PREFIX and lines:
+        lines.pop()  # maybe cut
+    return not any(line.strip() and not SSE_FIELD.match(line) for line in lines)
+
+
+CHUNK_BYTES = 1 << 18  # lines decoded at a time (then shaped) when a file is read fast
+
+
+def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
+                ) -> list[tuple[int, dict]]:
+    """What :func:`read_jsonl` returns for a file that is not a server-sent event stream: each
+    line decoded by msgspec when it is certainly strict JSON
+    (:func:`masrl.traces.strict_json.fast_values`), the others read as before, in order (the
+    first fault met is the one reported, as line by line), a chunk of lines at a time, each
+    record shaped before the next chunk is decoded."""
+    spans, numbers, blank = [], [], 0
+    begin, size = 0, len(data)
+    number = 0
+    while begin < size:
+        end = data.find(b"\n", begin)
+        end = size if end < 0 else end
+        number += 1
+        if data[begin:end].strip():
+            spans.append((begin, end))
+            numbers.append(number)
+        else:
+            blank += 1
+        begin = end + 1
+    ends = [end for _, end in spans]
+    view = memoryview(data)
+    records: list[tuple[int, dict]] = []
+    start = 0
+    while start < len(spans):
+        stop = max(start + 1, bisect_right(ends, spans[start][0] + CHUNK_BYTES))
+        base = spans[start][0]
+        values = strict_json.fast_values(view[base:ends[stop - 1]],
+                                         [(b - base, e - base) for b, e in spans[start:stop]])
+        for k, value in zip(range(start, stop), values):
+            if type(value) is not dict:
+                line = _line_text(path, data, spans[k])
+                if not line.strip():  # blank to Python, not to bytes (say "\x1c")
+                    blank += 1
+                    continue
+                value = _utf8_first(path, data, numbers[k], line)
+            records.append((numbers[k], shaping(numbers[k], value)))
+        start = stop
+    if blank:
+        skipped["blank line"] += blank
+    return records
+
+
+def _utf8_first(path: Path, data: bytes, number: int, line: str) -> dict:
+    """:func:`_record` of a line, except that a file that is not UTF-8 is refused as a whole
+    first (as when the whole text is decoded before its lines are read)."""
+    try:
+        return _record(path, number, line)
+    except SourceError:
+        utf8_text(path, data)
+        raise
+
+
+def _line_text(path: Path, data: bytes, span: tuple[int, int]) -> str:
+    """The text of one line of ``data``; when it is not UTF-8, the error of the whole file
+    (msgspec checked every line it decoded, so the first fault is on a line it did not)."""
+    try:
+        return data[span[0]:span[1]].decode("utf-8")
+    except UnicodeDecodeError:
+        utf8_text(path, data)
+        raise AssertionError("unreachable: the file decodes whole but not line by line") \
+            from None
 
 
 def _record(path: Path, number: int, line: str) -> dict:
     """The JSON object of one line (or one event's data), else an error naming the line."""
-    record, findings = strict_json.parse(line)
+    record, findings = strict_json.parse_fast(line)
     if findings and findings[0].syntax is not None:
         raise SourceError(path, number, f"not a JSON record ({findings[0].syntax} at column "
                           f"{findings[0].column}); is the line truncated?")
@@ -355,8 +534,15 @@ class TraceBuilder:
             if text is not None:
                 fields["content"] = text
             fields["content_ref"] = str(ref)  # a plain string in the trace
-        ordered = sorted(fields.items(), key=lambda item: item[0].startswith("x_"))
-        event.update((k, v) for k, v in ordered if not _dropped(v))  # x_ fields last
+        later = []  # x_ fields last, each group in the order given
+        for key, value in fields.items():
+            if value is None or (isinstance(value, str) and value == ""):  # left out
+                continue
+            if key.startswith("x_"):
+                later.append((key, value))
+            else:
+                event[key] = value
+        event.update(later)
         self.events.append(event)
         self.by_id[id] = event
         return event
@@ -439,10 +625,6 @@ class TraceBuilder:
             "rewards": rewards,
             "costs": costs,
         }
-
-
-def _dropped(value: Any) -> bool:
-    return value is None or (isinstance(value, str) and value == "")
 
 
 def dumps(document: dict) -> str:

@@ -61,14 +61,14 @@ def sample(path: str | Path) -> Sample:
     it is neither)."""
     path = Path(path)
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if not findings or findings[0].parts is not None:  # a document (the importer reports faults)
         return Sample(path, document=document, one_line=text.strip().count("\n") == 0)
     if findings[0].syntax is None:  # nested too deeply
         raise source_error(path, None, findings[0])
     events = sse_payloads(text)
     if events is not None:  # a server-sent event stream: its data are the records
-        parsed = (strict_json.parse(data) for _, data in events[:SAMPLE_RECORDS])
+        parsed = (strict_json.parse_fast(data) for _, data in events[:SAMPLE_RECORDS])
         streamed = [record for record, found in parsed if not found and isinstance(record, dict)]
         if streamed:
             return Sample(path, records=streamed)
@@ -76,7 +76,7 @@ def sample(path: str | Path) -> Sample:
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
-        record, found = strict_json.parse(line)
+        record, found = strict_json.parse_fast(line)
         if found and found[0].parts is None:
             if found[0].syntax is None:
                 raise source_error(path, number, found[0])

@@ -82,7 +82,7 @@ def parent_of(meta: dict) -> str | None:
 
 def _peek_parent(file: Path) -> str | None:
     """The parent thread named in the first line of a rollout (``None`` when it is not one)."""
-    record, findings = strict_json.parse(read_text(file).split("\n", 1)[0])
+    record, findings = strict_json.parse_fast(read_text(file).split("\n", 1)[0])
     if findings or not isinstance(record, dict):
         return None
     payload = record.get("payload")
@@ -186,9 +186,14 @@ def _version(version: str | None) -> tuple[int, ...]:
 def _arguments(value):
     """A call's arguments: the JSON they encode when they are a JSON string, else as given."""
     if isinstance(value, str):
-        document, findings = strict_json.parse(value)
+        if value.lstrip(" \t\r\n")[:1] not in JSON_STARTS:  # plain text: no JSON to read
+            return value
+        document, findings = strict_json.parse_fast(value)
         return value if findings else document
     return value
+
+
+JSON_STARTS = tuple('{["-0123456789tfn')  # the characters a JSON text can start with
 
 
 def _text(content) -> str:
@@ -266,6 +271,7 @@ class _Session:
         while queue:
             parent = queue.popleft()
             self.emit(parent)
+            parent.records = []  # emitted: its events hold what the trace needs of them
             for file in children.get(parent.thread, []):
                 self.result.files.append(str(file))
                 child = self.read(file, "", "")
@@ -491,7 +497,9 @@ class _Session:
         call = calls.get(call_id) if isinstance(call_id, str) else None
         event_id, tool = call if call is not None else (None, None)
         output = payload.get("output", payload.get("tools"))
-        parsed = _arguments(_text(output) if isinstance(output, list) else output)
+        parsed = None  # the output's JSON, read only for the tools whose output says something
+        if tool == "spawn_agent" or tool in WAIT_TOOLS:
+            parsed = _arguments(_text(output) if isinstance(output, list) else output)
         if tool == "spawn_agent":
             agent_id = parsed.get("agent_id") if isinstance(parsed, dict) else None
             spawn = self.build.by_id[event_id]

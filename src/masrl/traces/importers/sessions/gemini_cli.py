@@ -122,7 +122,7 @@ class _Session:
     def read(self, file: Path) -> Conversation:
         """A session file as the conversation it ends with (chapter 23 of the book)."""
         text = read_text(file)
-        document, findings = strict_json.parse(text)
+        document, findings = strict_json.parse_fast(text)
         if not findings and isinstance(document, dict) and "messages" in document \
                 and "$set" not in document:
             return self.read_json(file, document)

@@ -61,7 +61,7 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 def _traces(path: Path) -> list[tuple[str, dict, list, str]]:
     """``(place, trace, observations, shape)`` of every trace of the file."""
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if not findings:
         values = [("", document)]
     elif findings[0].parts is not None:

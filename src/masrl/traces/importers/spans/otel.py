@@ -470,7 +470,7 @@ def crewai_role(a: dict) -> str | None:
     text = a.get("input.value")
     if not isinstance(text, str) or "role='" not in text:
         return None
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     agent = document.get("agent") if not findings and isinstance(document, dict) else None
     match = CREWAI_ROLE.search(agent) if isinstance(agent, str) else None
     return match[1].replace("\\'", "'").strip() or None if match else None

@@ -20,8 +20,9 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     json_type,
     json_values,
-    read_text,
+    read_bytes,
     source_error,
+    utf8_text,
 )
 from masrl.traces.importers._kit.numbers import amount
 from masrl.traces.importers._kit.timestamps import NS, is_int, moment_ns
@@ -176,7 +177,12 @@ def _what(value: Any) -> str:
 def values(path: Path) -> list[tuple[str, Any]]:
     """The JSON values of a file: ``[("", document)]`` for one document, else ``(line, value)``
     for each value of a sequence (JSON Lines or concatenated objects)."""
-    text = read_text(path)
+    data = read_bytes(path)
+    document = strict_json.fast_value(data)  # bytes msgspec reads whole are UTF-8
+    if document is not strict_json.UNSURE:
+        return [("", document)]
+    text = utf8_text(path, data)
+    del data
     document, findings = strict_json.parse(text)
     if not findings:
         return [("", document)]

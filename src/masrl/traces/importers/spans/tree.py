@@ -9,6 +9,7 @@ A reader turns its records into :class:`Span` objects (ids, times in integer nan
 from __future__ import annotations
 
 import bisect
+import hashlib
 import heapq
 import json
 from collections import Counter
@@ -51,7 +52,7 @@ class Span:
     where: str  # where the record is in the file, for messages
     name: str = ""  # the agent's name (agent spans) or the span's own name
     label: str = ""  # what the span is, for the count of skipped spans (kind other)
-    fingerprint: str = ""  # canonical text of the source record, to recognise exact copies
+    fingerprint: str = ""  # digest of the source record's canonical text: exact copies
     error: bool = False
     model: str | None = None
     usage: dict = field(default_factory=dict)  # {input, output} tokens when recorded
@@ -107,8 +108,10 @@ class Span:
 
 
 def fingerprint(record: Any) -> str:
-    """Canonical JSON of a source record (sorted keys): equal for byte-identical copies."""
-    return json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    """SHA-256 of the canonical JSON of a source record (sorted keys): equal for identical
+    copies. A digest, not the text itself, so that a span list is not held twice."""
+    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 # ---------------------------------------------------------------------------------- the tree

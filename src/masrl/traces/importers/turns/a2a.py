@@ -39,7 +39,7 @@ REPEATED = "nothing new: repeats a task, message or artifact already read"
 
 def _values(path: Path) -> list[tuple[str, Any]]:
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings and findings[0].parts is None:
         return [(f"{n}", r) for n, r in read_jsonl(path, Counter())]
     if findings:

@@ -57,7 +57,7 @@ def _snake(name: str) -> str:
 def _read(path: Path) -> tuple[str, list[tuple[str | None, str, list, dict | None]]]:
     """``(shape, [(session id, place prefix, events, session)])``."""
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings and findings[0].parts is None:
         records = read_jsonl(path, Counter())
         shape = STREAM if sse_payloads(text) is not None else LINES

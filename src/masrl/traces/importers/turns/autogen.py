@@ -55,7 +55,7 @@ CODE_TOOL = "code_execution"
 def _read(path: Path) -> tuple[str, Any]:
     """``(shape, items-or-document)`` of the file."""
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings and findings[0].parts is None:  # not one JSON document: JSON Lines?
         records = read_jsonl(path, Counter())
         return LINES, [(f"{number}", record) for number, record in records]

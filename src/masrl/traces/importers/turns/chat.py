@@ -232,7 +232,7 @@ def embedded_update(content: Any) -> list | None:
 def _read(path: Path) -> tuple[list[tuple[str, Any]], str]:
     """``[(where, message)]`` and the container (``list``, ``object``, ``lines``)."""
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings and findings[0].parts is None:
         if PYTHON_REPR.match(text):
             raise SourceError(path, None, "not JSON: a Python repr (single-quoted strings, "

@@ -42,7 +42,7 @@ GLUE_RUNS = {"chain": "chain run: structure, its children carry the turns",
 
 def _values(path: Path) -> tuple[list[tuple[str, Any]], Any]:
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings and findings[0].parts is None:
         return [(f"{n}", r) for n, r in read_jsonl(path, Counter())], None
     if findings:

@@ -36,7 +36,7 @@ INTERRUPT = "__interrupt__"
 
 def _records(path: Path) -> list[tuple[str, Any]]:
     text = read_text(path)
-    document, findings = strict_json.parse(text)
+    document, findings = strict_json.parse_fast(text)
     if findings and findings[0].parts is None:
         return [(f"{n}", r) for n, r in read_jsonl_values(path, text)]
     if findings:

@@ -41,7 +41,7 @@ def terminal_commands(message) -> list:
     text = message.strip()
     first, last = text.find("{"), text.rfind("}")
     if first != -1 and last > first:
-        document, findings = strict_json.parse(text[first:last + 1])
+        document, findings = strict_json.parse_fast(text[first:last + 1])
         commands = document.get("commands") if not findings and isinstance(document, dict) \
             else None
         if isinstance(commands, list):

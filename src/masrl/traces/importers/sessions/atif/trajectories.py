@@ -153,7 +153,7 @@ class Trajectories:
         for other in sorted(file.parent.glob("*.json")):
             if other == file:
                 continue
-            candidate, findings = strict_json.parse(read_text(other))
+            candidate, findings = strict_json.parse_fast(read_text(other))
             if not findings and isinstance(candidate, dict) and isinstance(
                     candidate.get("session_id"), str):
                 by_session.setdefault(candidate["session_id"], other.name)

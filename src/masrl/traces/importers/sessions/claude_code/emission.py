@@ -46,6 +46,7 @@ class Emitter:
         self.dangling = False  # whether the last anchor() walk ended at an unknown uuid
         self.answers: set[tuple[str, str]] = set()  # (tool_call, its tool_result) event ids
         self.inline_compactions: dict[str, str] = {}  # compact summary uuid -> aggregate event
+        self.by_task: dict | None = None  # Task call id -> the agent it spawns (see child_of)
 
     def emit(self) -> TraceBuilder:
         """Every agent's events, then the edges between them."""
@@ -311,7 +312,11 @@ class Emitter:
             self.produced[uuid] = [event["id"]]
 
     def child_of(self, tool_id: str) -> Agent:
-        return next(a for a in self.agents.values() if a.task_id == tool_id)
+        if self.by_task is None:  # the first agent of each Task call id, indexed once
+            self.by_task = {}
+            for agent in self.agents.values():
+                self.by_task.setdefault(agent.task_id, agent)
+        return self.by_task[tool_id]
 
     # ------------------------------------------------------------------ edges
 
@@ -350,27 +355,52 @@ class Emitter:
                 self.link(src, dst)
         for src, dst in self.direct_edges:
             self.link(src, dst)
+        own, entered = self.own_events(), self.entered()
         for agent in self.agents.values():
             spawn = self.spawn_events.get(agent.name)
             if agent.spawner is None or spawn is None:
                 continue
-            own = [e for e in self.build.events if e["agent"] == agent.name
-                   and e["type"] != "return"]
-            linked = {edge["dst"] for edge in self.build.edges
-                      if self.build.by_id[edge["src"]]["agent"] == agent.name
-                      or edge["src"] == spawn}
-            starts = [e["id"] for e in own if e["id"] not in linked]
-            for start in starts or []:
+            linked = entered.get(agent.name, set())
+            for start in [e for e in own.get(agent.name, []) if e not in linked]:
                 self.link(spawn, start)
+        inner = self.inner_sources()
         for child, ret in self.returns:
-            own = {e["id"] for e in self.build.events if e["agent"] == child
-                   and e["type"] != "return"}
-            inner = {edge["src"] for edge in self.build.edges
-                     if edge["src"] in own and edge["dst"] in own}
-            sinks = [e["id"] for e in self.build.events if e["id"] in own - inner]
+            sinks = [e for e in own.get(child, []) if e not in inner]
             spawn = self.spawn_events.get(child)
             for src in sinks or ([spawn] if spawn is not None else []):
                 self.link(src, ret)
+
+    def own_events(self) -> dict[str, list[str]]:
+        """agent -> the ids of its events other than returns, in emission order (an index
+        built once: scanning every event per agent made a session of many sub-agents and
+        compactions quadratic)."""
+        own: dict[str, list[str]] = {}
+        for event in self.build.events:
+            if event["type"] != "return":
+                own.setdefault(event["agent"], []).append(event["id"])
+        return own
+
+    def entered(self) -> dict[str, set[str]]:
+        """agent -> its events that an event of its own, or its spawn, precedes (edges made
+        for one agent's spawn enter only that agent's events: one index serves them all)."""
+        by_id = self.build.by_id
+        spawns = {(event, name) for name, event in self.spawn_events.items()}
+        entered: dict[str, set[str]] = {}
+        for edge in self.build.edges:
+            a, b = by_id[edge["src"]], by_id[edge["dst"]]
+            if a["agent"] == b["agent"] or (edge["src"], b["agent"]) in spawns:
+                entered.setdefault(b["agent"], set()).add(edge["dst"])
+        return entered
+
+    def inner_sources(self) -> set[str]:
+        """The events (returns aside) that precede another event of their own agent."""
+        by_id = self.build.by_id
+        inner = set()
+        for edge in self.build.edges:
+            a, b = by_id[edge["src"]], by_id[edge["dst"]]
+            if a["agent"] == b["agent"] and a["type"] != "return" and b["type"] != "return":
+                inner.add(edge["src"])
+        return inner
 
     def link(self, src: str, dst: str) -> None:
         self.build.edge(src, dst, *self.kind(src, dst))

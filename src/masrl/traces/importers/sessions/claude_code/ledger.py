@@ -14,6 +14,7 @@ from masrl.traces.importers.sessions.claude_code.records import (
     Record,
     check_record,
     responses_usage,
+    slim,
 )
 
 
@@ -42,12 +43,9 @@ class Ledger:
         records = []
         name = self.name_of(file)
         blanks: Counter = Counter()
-        lines = read_jsonl(file, blanks)
-        self.account.read(len(lines) + blanks["blank line"])
-        if blanks["blank line"]:
-            self.account.skip("blank line", blanks["blank line"])
         lines_of: dict[tuple[str, str], int] = {}  # (where, uuid) -> the line that has it
-        for line, data in lines:
+
+        def shape(line: int, data: dict) -> dict:  # each record as it is read
             check_record(data, file, line, repairs=self.repairs)
             progress = data.get("data") if data.get("type") == "progress" else None
             copied = progress.get("message") if isinstance(progress, dict) else None
@@ -60,6 +58,12 @@ class Ledger:
                                       f"{lines_of[where, uuid]}: records are chained by their "
                                       "uuids, which must differ within a file")
                 lines_of[where, uuid] = line
+            return slim(data)
+
+        lines = read_jsonl(file, blanks, shape)
+        self.account.read(len(lines) + blanks["blank line"])
+        if blanks["blank line"]:
+            self.account.skip("blank line", blanks["blank line"])
         tool_ids.restore(lines, file, self.repairs)  # calls without ids, named by place
         for line, data in lines:
             self.read_lines.append((file, line, data))

@@ -55,6 +55,7 @@ class _Linker:
         self.parsed_files: dict[str, list[Record]] = {}  # agentId -> its file's records
         self.workflow_runs: list[tuple[str, bool, int]] = []
         self.workflow_meta = 0
+        self.boundaries: dict[str, str] | None = None  # see compact_boundaries
 
     def run(self) -> Cast:
         main = Agent(MAIN, role="main", records=self.files.main)
@@ -314,16 +315,29 @@ class _Linker:
         (the compaction's return), else the agent of that record, else ``main``."""
         if follows is None:
             return MAIN
+        if self.boundaries is None:
+            self.boundaries = self.compact_boundaries()
+        if follows in self.boundaries:
+            return self.boundaries[follows]
+        record = self.ledger.by_uuid.get(follows)
+        return record.agent if record is not None and record.agent in self.agents else MAIN
+
+    def compact_boundaries(self) -> dict[str, str]:
+        """``logicalParentUuid`` of each ``compact_boundary`` record -> the first agent (not a
+        compaction) whose log holds one: an index built once, when the first compaction is
+        linked (the agents it covers are all known by then; a rescan per compaction made a
+        session of many compactions quadratic)."""
+        found: dict[str, str] = {}
         for agent in self.agents.values():
             if agent.role == "compaction":
                 continue
             for record in agent.records:
                 data = record.data
-                if (data.get("type") == "system" and data.get("subtype") == "compact_boundary"
-                        and data.get("logicalParentUuid") == follows):
-                    return agent.name
-        record = self.ledger.by_uuid.get(follows)
-        return record.agent if record is not None and record.agent in self.agents else MAIN
+                follows = data.get("logicalParentUuid")
+                if (isinstance(follows, str) and data.get("type") == "system"
+                        and data.get("subtype") == "compact_boundary"):
+                    found.setdefault(follows, agent.name)
+        return found
 
     def check_spawners(self) -> None:
         """A compaction run whose chain of spawners comes back to it (it would be spawned by its
@@ -476,7 +490,7 @@ class _Linker:
     def metadata_file(self, file: Path, reason: str) -> dict:
         """A JSON object file read as metadata: listed, counted as one record read and
         skipped for ``reason``; anything but a JSON object is an error naming the file."""
-        data, findings = strict_json.parse(read_text(file))
+        data, findings = strict_json.parse_fast(read_text(file))
         if findings or not isinstance(data, dict):
             raise SourceError(file, None, "not a JSON object (a workflow metadata file)")
         self.ledger.register(file, [])

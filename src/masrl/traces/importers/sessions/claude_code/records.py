@@ -103,7 +103,7 @@ def session_of(file: Path) -> str | None:
     """The ``sessionId`` of the first record of ``file`` that has one (lines that are not JSON
     objects are passed over here; reading the file for the import reports them)."""
     for line in read_text(file).split("\n"):
-        data, findings = strict_json.parse(line)
+        data, findings = strict_json.parse_fast(line)
         if findings:
             continue
         if isinstance(data, dict) and isinstance(data.get("sessionId"), str):
@@ -279,6 +279,35 @@ def check_record(data: dict, file: Path, line: int, prefix: str = "",
             if not isinstance(progress["message"], dict):
                 fail("data.message", "an object", progress["message"])
             check_record(progress["message"], file, line, f"{prefix}data.message.", repairs)
+
+
+RESULT_READ = ("usage", "agentId", "status", "runId", "transcriptDir", *RESULT_COUNTS,
+               *RESULT_DURATIONS)  # the fields of a toolUseResult the import reads
+
+
+RECORD_READ = frozenset(("type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
+                         "sessionId", "agentId", "parentToolUseID", "timestamp", "version",
+                         "isSidechain", "isMeta", "isCompactSummary", "compactMetadata",
+                         "message", "data", "toolUseResult"))  # the fields a record is read for
+
+
+def slim(data: dict) -> dict:
+    """A checked record without what the import never reads (a copy): the fields beyond
+    :data:`RECORD_READ` (the working directory, branch, slug... repeated on every line), a
+    ``toolUseResult`` beyond :data:`RESULT_READ` (the tool's own copy of its output, often
+    whole files, is a third of a session's bytes; the trace hashes the ``tool_result`` block
+    instead), the payload of a progress record other than a sub-agent's (only its type names
+    the skip; a sub-agent's carried record is slimmed in turn)."""
+    kept = {k: v for k, v in data.items() if k in RECORD_READ}
+    result = kept.get("toolUseResult")
+    if isinstance(result, dict) and not result.keys() <= set(RESULT_READ):
+        kept["toolUseResult"] = {k: v for k, v in result.items() if k in RESULT_READ}
+    progress = kept.get("data") if kept.get("type") == "progress" else None
+    if isinstance(progress, dict) and progress.get("type") != "agent_progress":
+        kept["data"] = {"type": progress["type"]} if "type" in progress else {}
+    elif isinstance(progress, dict) and isinstance(progress.get("message"), dict):
+        kept["data"] = {**progress, "message": slim(progress["message"])}
+    return kept
 
 
 def _read_counts(fields, names: tuple[str, ...], file: Path, line: int, prefix: str,
