@@ -45,12 +45,14 @@ import mmap
 import re
 from collections import Counter
 from dataclasses import dataclass
-from operator import attrgetter, countOf
+from itertools import compress, repeat
+from operator import attrgetter, countOf, is_not
 from typing import Annotated, get_args, get_origin
 
 import msgspec
 import numpy as np
 from msgspec import Meta
+from msgspec.structs import astuple
 
 from masrl.traces import repeated_keys, strict_json
 from masrl.traces.graph import FirstSeen, IdIndex
@@ -250,32 +252,37 @@ class _Columns:
         self.count = 0
 
     def add(self, records: list) -> int:
-        """Add a chunk's records; the number of fields they hold (their keys in the text)."""
+        """Add a chunk's records; the number of fields they hold (their keys in the text).
+
+        The records are turned into one tuple per field in C (``astuple``, then ``zip``), so
+        each field below is a pass over a tuple instead of an attribute look-up per record."""
         n = len(records)
         held = n * len(self.ends)  # required fields
+        by_field = dict(zip(self.attributes, zip(*map(astuple, records)))) or dict.fromkeys(
+            self.attributes, ())  # no records: no tuples from zip
         for name in self.numbers:
-            values = np.fromiter(map(attrgetter(name), records), dtype=np.float64, count=n)
+            values = np.fromiter(by_field[name], dtype=np.float64, count=n)
             self.parts[name].append(values)
             held += n - int(np.count_nonzero(np.isnan(values)))
         for name in self.listed:
-            values = list(map(attrgetter(name), records))
+            values = by_field[name]
             self.parts[name].extend(values)
             held += n - countOf(values, None)
         for name in self.counted:  # absent: the default itself (one None, one NaN object)
-            if name in self.objects:
-                continue
-            held += n - countOf(map(attrgetter(name), records), self.defaults[name])
+            if name not in self.objects:
+                held += n - countOf(by_field[name], self.defaults[name])
         for name, keys in self.objects.items():
             kept = self.present_objects[name] if name not in self.counted else None
-            for k, value in enumerate(map(attrgetter(name), records)):
-                if value is not None:
-                    held += 1 + keys.held(value)
-                    if kept is not None:
-                        kept[self.count + k] = value
+            values = by_field[name]
+            if countOf(values, None) == n:
+                continue
+            for k in compress(range(n), map(is_not, values, repeat(None))):
+                held += 1 + keys.held(values[k])
+                if kept is not None:
+                    kept[self.count + k] = values[k]
         for name in self.coded:
             table = self.tables[name]
-            codes = np.fromiter(map(table.__getitem__, map(attrgetter(name), records)),
-                                dtype=np.int32, count=n)
+            codes = np.fromiter(map(table.__getitem__, by_field[name]), dtype=np.int32, count=n)
             self.parts[name].append(codes)
             if None in table:
                 held += n - int(np.count_nonzero(codes == table[None]))
