@@ -292,16 +292,17 @@ class _Columns:
         return held
 
     def fields(self) -> dict[str, object]:
-        """JSON name -> column."""
+        """JSON name -> column; the chunks' parts are let go as they are joined (once only),
+        so that the columns are never held twice."""
         found: dict[str, object] = {}
         for name in self.numbers:
-            values = _joined(self.parts[name], np.float64)
+            values = _joined(self.parts.pop(name), np.float64)
             values.flags.writeable = False
             found[self.attributes[name]] = values
         for name in self.listed:
-            found[self.attributes[name]] = self.parts[name]
+            found[self.attributes[name]] = self.parts.pop(name)
         for name in self.coded:
-            found[self.attributes[name]] = Coded(_joined(self.parts[name], np.int32),
+            found[self.attributes[name]] = Coded(_joined(self.parts.pop(name), np.int32),
                                                  list(self.tables[name]))
         for name, values in self.present_objects.items():
             if name not in self.counted:

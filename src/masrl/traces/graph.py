@@ -176,7 +176,8 @@ class HashSlots:
     def __init__(self, size: int):
         self.mask = size - 1
         self.keys = np.zeros(size, dtype=np.int64)
-        self.values = np.full(size, -1, dtype=np.int64)  # -1: an empty slot
+        positions = np.int32 if size <= 1 << 31 else np.int64  # half the memory, mostly
+        self.values = np.full(size, -1, dtype=positions)  # a position; -1: an empty slot
 
     @classmethod
     def of(cls, hashes: np.ndarray) -> HashSlots | None:
