@@ -33,18 +33,6 @@ def test_id_index_is_exact_even_when_every_hash_collides(monkeypatch, index_mode
     assert index.duplicates() == [(2, 0)]
 
 
-def test_hash_slots_find_every_key_and_nothing_else():
-    keys = np.array([3, 19, 35, 15, -1, 2**62], dtype=np.int64)  # 3, 19, 35 share a slot; 15
-    table = graph.HashSlots.of(keys)  # and -1 fill the last slot, then wrap round to the first
-    assert table is not None and len(table.values) == 16
-    found = table.find(np.array([35, 15, -1, 2**62, 51, 0, 3, 19], dtype=np.int64))
-    assert found.tolist() == [2, 3, 4, 5, -1, -1, 0, 1]
-
-
-def test_hash_slots_refuse_a_repeated_hash():
-    assert graph.HashSlots.of(np.array([5, 7, 5], dtype=np.int64)) is None
-
-
 def test_empty_index(index_mode):
     assert graph.IdIndex([]).positions(["x"]).tolist() == [-1]
 
