@@ -247,7 +247,9 @@ class _Columns:
                       (*self.numbers, *self.listed, *self.counted, *self.ends, *self.objects)]
         self.present_objects: dict[str, dict[int, object]] = {name: {} for name in self.objects}
         self.defaults = {f.name: f.default for f in hints if not f.required}
-        self.parts: dict[str, list] = {name: [] for name in self.attributes}
+        self.parts: dict[str, object] = {name: [] for name in self.listed}
+        self.parts.update({name: Growing(np.float64) for name in self.numbers})
+        self.parts.update({name: Growing(np.int32) for name in self.coded})
         self.tables = {name: FirstSeen() for name in self.coded}
         self.count = 0
 
@@ -262,7 +264,7 @@ class _Columns:
             self.attributes, ())  # no records: no tuples from zip
         for name in self.numbers:
             values = np.fromiter(by_field[name], dtype=np.float64, count=n)
-            self.parts[name].append(values)
+            self.parts[name].extend(values)
             held += n - int(np.count_nonzero(np.isnan(values)))
         for name in self.listed:
             values = by_field[name]
@@ -283,7 +285,7 @@ class _Columns:
         for name in self.coded:
             table = self.tables[name]
             codes = np.fromiter(map(table.__getitem__, by_field[name]), dtype=np.int32, count=n)
-            self.parts[name].append(codes)
+            self.parts[name].extend(codes)
             if None in table:
                 held += n - int(np.count_nonzero(codes == table[None]))
             else:
@@ -291,18 +293,23 @@ class _Columns:
         self.count += n
         return held
 
+    def reserve(self, count: int) -> None:
+        """Make room for ``count`` records in every column (an estimate: more may come)."""
+        for part in self.parts.values():
+            if isinstance(part, Growing):
+                part.reserve(count)
+
     def fields(self) -> dict[str, object]:
-        """JSON name -> column; the chunks' parts are let go as they are joined (once only),
-        so that the columns are never held twice."""
+        """JSON name -> column."""
         found: dict[str, object] = {}
         for name in self.numbers:
-            values = _joined(self.parts.pop(name), np.float64)
+            values = self.parts[name].values()
             values.flags.writeable = False
             found[self.attributes[name]] = values
         for name in self.listed:
-            found[self.attributes[name]] = self.parts.pop(name)
+            found[self.attributes[name]] = self.parts[name]
         for name in self.coded:
-            found[self.attributes[name]] = Coded(_joined(self.parts.pop(name), np.int32),
+            found[self.attributes[name]] = Coded(self.parts[name].values(),
                                                  list(self.tables[name]))
         for name, values in self.present_objects.items():
             if name not in self.counted:
@@ -341,10 +348,31 @@ def _is_struct(kind) -> bool:
     return isinstance(kind, type) and issubclass(kind, msgspec.Struct)
 
 
-def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
-    if not parts:
-        return np.empty(0, dtype=dtype)
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+class Growing:
+    """A column written a chunk at a time into one array, which doubles when full: the chunks'
+    values are not kept apart and joined at the end (which held the column twice, in
+    thousands of small blocks). Room reserved past the end is never written, so it costs
+    address space, not memory."""
+
+    def __init__(self, dtype):
+        self.array = np.empty(0, dtype=dtype)
+        self.size = 0
+
+    def reserve(self, count: int) -> None:
+        if count > len(self.array):
+            grown = np.empty(count, dtype=self.array.dtype)
+            grown[:self.size] = self.array[:self.size]
+            self.array = grown
+
+    def extend(self, values: np.ndarray) -> None:
+        end = self.size + len(values)
+        if end > len(self.array):
+            self.reserve(max(end, 2 * len(self.array)))
+        self.array[self.size:end] = values
+        self.size = end
+
+    def values(self) -> np.ndarray:
+        return self.array[:self.size]
 
 
 # ---------------------------------------------------------------------------------- decoding
@@ -389,6 +417,8 @@ def _events(text, release, keep=None) -> ColumnRecords:
     models: dict[str, dict[int, object]] = {"x_model": {}, "x_usage": {}}
     for chunk, records in _chunks(text, _FIRST_EVENTS, _EVENTS, release):
         first = columns.count
+        if not first:
+            columns.reserve(_expected(records, chunk, text))
         all_known = _check_keys(chunk, columns.add(records))
         del records
         if not all_known and _names_model(chunk):  # x_model is a key the records skip
@@ -404,21 +434,28 @@ def _events(text, release, keep=None) -> ColumnRecords:
 
 def _edges(text, index, release) -> ColumnRecords:
     columns = _Columns(EdgeRecord, ends=ENDS)
-    ends = {key: ([], {}) for key in ENDS}
+    ends = {key: (Growing(np.int64), {}) for key in ENDS}
     for chunk, records in _chunks(text, _EDGES, _EDGES, release, EDGE_CHUNK_BYTES):
         first = columns.count
-        for key, (parts, unknown) in ends.items():
+        if not first:
+            columns.reserve(_expected(records, chunk, text))
+        for key, (positions, unknown) in ends.items():
             names = list(map(attrgetter(key), records))
             found = index.positions(names)
-            parts.append(found)
+            positions.extend(found)
             for k in np.flatnonzero(found < 0).tolist():
                 unknown[first + k] = names[k]
         held = columns.add(records)
         _check_keys(chunk, held)
     fields = columns.fields()
-    for key, (parts, unknown) in ends.items():
-        fields[key] = Ends(_joined(parts, np.int64), index.ids, unknown)
+    for key, (positions, unknown) in ends.items():
+        fields[key] = Ends(positions.values(), index.ids, unknown)
     return ColumnRecords(columns.count, fields)
+
+
+def _expected(records: list, chunk, text) -> int:
+    """How many records the whole array likely holds, from its first chunk (a little over)."""
+    return int(len(records) * 1.05 * len(text) / max(len(chunk), 1)) + 16
 
 
 def _names_model(chunk) -> bool:
