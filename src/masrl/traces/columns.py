@@ -46,7 +46,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import attrgetter, countOf, is_not
+from operator import countOf, is_not
 from typing import Annotated, get_args, get_origin
 
 import msgspec
@@ -253,15 +253,17 @@ class _Columns:
         self.tables = {name: FirstSeen() for name in self.coded}
         self.count = 0
 
-    def add(self, records: list) -> int:
-        """Add a chunk's records; the number of fields they hold (their keys in the text).
-
-        The records are turned into one tuple per field in C (``astuple``, then ``zip``), so
-        each field below is a pass over a tuple instead of an attribute look-up per record."""
-        n = len(records)
-        held = n * len(self.ends)  # required fields
-        by_field = dict(zip(self.attributes, zip(*map(astuple, records)))) or dict.fromkeys(
+    def transposed(self, records: list) -> dict[str, tuple]:
+        """Attribute -> a chunk's values of that field, one tuple each, made in C (``astuple``,
+        then ``zip``): each field is then a pass over a tuple instead of an attribute look-up
+        per record."""
+        return dict(zip(self.attributes, zip(*map(astuple, records)))) or dict.fromkeys(
             self.attributes, ())  # no records: no tuples from zip
+
+    def add(self, by_field: dict[str, tuple], n: int) -> int:
+        """Add a chunk's ``n`` records (:meth:`transposed`); the number of fields they hold
+        (their keys in the text)."""
+        held = n * len(self.ends)  # required fields
         for name in self.numbers:
             values = np.fromiter(by_field[name], dtype=np.float64, count=n)
             self.parts[name].extend(values)
@@ -419,7 +421,7 @@ def _events(text, release, keep=None) -> ColumnRecords:
         first = columns.count
         if not first:
             columns.reserve(_expected(records, chunk, text))
-        all_known = _check_keys(chunk, columns.add(records))
+        all_known = _check_keys(chunk, columns.add(columns.transposed(records), len(records)))
         del records
         if not all_known and _names_model(chunk):  # x_model is a key the records skip
             for k, call in enumerate(_MODEL_CALLS.decode(chunk)):
@@ -439,14 +441,14 @@ def _edges(text, index, release) -> ColumnRecords:
         first = columns.count
         if not first:
             columns.reserve(_expected(records, chunk, text))
+        by_field = columns.transposed(records)
         for key, (positions, unknown) in ends.items():
-            names = list(map(attrgetter(key), records))
+            names = by_field[key]
             found = index.positions(names)
             positions.extend(found)
             for k in np.flatnonzero(found < 0).tolist():
                 unknown[first + k] = names[k]
-        held = columns.add(records)
-        _check_keys(chunk, held)
+        _check_keys(chunk, columns.add(by_field, len(records)))
     fields = columns.fields()
     for key, (positions, unknown) in ends.items():
         fields[key] = Ends(positions.values(), index.ids, unknown)
