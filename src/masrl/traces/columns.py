@@ -46,7 +46,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from itertools import compress, repeat
-from operator import countOf, is_not
+from operator import attrgetter, countOf, is_not
 from typing import Annotated, get_args, get_origin
 
 import msgspec
@@ -230,8 +230,9 @@ class ColumnRecords:
 class _Columns:
     """Columns of one array being built, chunk by chunk, and the number of keys they hold."""
 
-    def __init__(self, record: type, ends: tuple[str, ...] = (), keep=None):
+    def __init__(self, record: type, ends: tuple[str, ...] = (), keep=None, in_c=True):
         hints = msgspec.structs.fields(record)
+        self.in_c = in_c  # transpose the records in C (see transposed)
         self.attributes = {f.name: f.encode_name for f in hints}  # attribute -> JSON name
         required = {f.name for f in hints if f.required}
         counted = {f.name for f in hints if keep is not None and f.encode_name not in keep
@@ -253,10 +254,13 @@ class _Columns:
         self.tables = {name: FirstSeen() for name in self.coded}
         self.count = 0
 
-    def transposed(self, records: list) -> dict[str, tuple]:
-        """Attribute -> a chunk's values of that field, one tuple each, made in C (``astuple``,
-        then ``zip``): each field is then a pass over a tuple instead of an attribute look-up
-        per record."""
+    def transposed(self, records: list) -> dict[str, tuple | list]:
+        """Attribute -> a chunk's values of that field. ``in_c``: made in C (``astuple``, then
+        ``zip``), a tuple per record on the way, which pays for records of many fields in
+        chunks that stay in the processor's cache (events); else an attribute look-up per
+        record and field (edges: five fields, a hundred thousand at a time)."""
+        if not self.in_c:
+            return {name: list(map(attrgetter(name), records)) for name in self.attributes}
         return dict(zip(self.attributes, zip(*map(astuple, records)))) or dict.fromkeys(
             self.attributes, ())  # no records: no tuples from zip
 
@@ -435,7 +439,7 @@ def _events(text, release, keep=None) -> ColumnRecords:
 
 
 def _edges(text, index, release) -> ColumnRecords:
-    columns = _Columns(EdgeRecord, ends=ENDS)
+    columns = _Columns(EdgeRecord, ends=ENDS, in_c=False)
     ends = {key: (Growing(np.int64), {}) for key in ENDS}
     for chunk, records in _chunks(text, _EDGES, _EDGES, release, EDGE_CHUNK_BYTES):
         first = columns.count
