@@ -264,9 +264,12 @@ class _Columns:
         return dict(zip(self.attributes, zip(*map(astuple, records)))) or dict.fromkeys(
             self.attributes, ())  # no records: no tuples from zip
 
-    def add(self, by_field: dict[str, tuple], n: int) -> int:
-        """Add a chunk's ``n`` records (:meth:`transposed`); the number of fields they hold
-        (their keys in the text)."""
+    def add(self, records: list) -> int:
+        """Add a chunk's records; the number of fields they hold (their keys in the text)."""
+        return self.add_fields(self.transposed(records), len(records))
+
+    def add_fields(self, by_field: dict[str, tuple | list], n: int) -> int:
+        """:meth:`add` for a chunk's ``n`` records already :meth:`transposed`."""
         held = n * len(self.ends)  # required fields
         for name in self.numbers:
             values = np.fromiter(by_field[name], dtype=np.float64, count=n)
@@ -425,7 +428,7 @@ def _events(text, release, keep=None) -> ColumnRecords:
         first = columns.count
         if not first:
             columns.reserve(_expected(records, chunk, text))
-        all_known = _check_keys(chunk, columns.add(columns.transposed(records), len(records)))
+        all_known = _check_keys(chunk, columns.add(records))
         del records
         if not all_known and _names_model(chunk):  # x_model is a key the records skip
             for k, call in enumerate(_MODEL_CALLS.decode(chunk)):
@@ -452,7 +455,7 @@ def _edges(text, index, release) -> ColumnRecords:
             positions.extend(found)
             for k in np.flatnonzero(found < 0).tolist():
                 unknown[first + k] = names[k]
-        _check_keys(chunk, columns.add(by_field, len(records)))
+        _check_keys(chunk, columns.add_fields(by_field, len(records)))
     fields = columns.fields()
     for key, (positions, unknown) in ends.items():
         fields[key] = Ends(positions.values(), index.ids, unknown)
