@@ -448,6 +448,8 @@ def _edges(text, index, release) -> ColumnRecords:
         first = columns.count
         if not first:
             columns.reserve(_expected(records, chunk, text))
+            for positions, _ in ends.values():
+                positions.reserve(_expected(records, chunk, text))
         by_field = columns.transposed(records)
         for key, (positions, unknown) in ends.items():
             names = by_field[key]
