@@ -12,7 +12,8 @@ For each it prints the best wall time (process start included), its CPU time (us
 and the peak resident memory of the child, then the ratios of replay to ``json.load`` beside
 those of the previous run (read from the results file before it is overwritten). Targets
 (issue 30): replay within 0.8x the time of ``json.load`` (wall; the CPU ratio is printed too:
-on a shared machine it is the steadier of the two) and 2x its memory. Run with
+on a shared machine it is the steadier of the two) and a peak memory of at most 2x the file's
+size (printed last; the ratio to ``json.load``'s peak is kept as before). Run with
 ``python benchmarks/trace_throughput.py [--agents N --calls N]``.
 
 The figures are also written to ``benchmarks/results/trace_throughput.json`` (keys sorted,
@@ -32,7 +33,7 @@ from measuring import MASRL, Command, arguments, in_turn, write_results
 from masrl.traces.synthetic import swarm_trace
 
 RESULTS = Path(__file__).resolve().parent / "results" / "trace_throughput.json"
-TARGETS = {"ratio": 0.8, "cpu_ratio": 0.8, "memory_ratio": 2.0}  # issue 30 (wall, CPU, memory)
+TARGETS = {"ratio": 0.8, "cpu_ratio": 0.8, "file": 2.0}  # issue 30: wall, CPU, peak / file size
 
 
 def synthetic_trace(agents: int, calls: int) -> dict:
@@ -74,7 +75,10 @@ def main() -> None:
     for name, ratio in ratios.items():
         before = previous.get(name)
         shown = "-" if before is None else f"{before:.2f}"
-        print(f"{name:21}{ratio:8.2f}x  (previous run {shown}, target {TARGETS[name]:g}x)")
+        target = f", target {TARGETS[name]:g}x" if name in TARGETS else ""
+        print(f"{name:21}{ratio:8.2f}x  (previous run {shown}{target})")
+    print(f"{'peak / file size':21}{replay.peak_mib * 2**20 / file_bytes:8.2f}x  "
+          f"(target {TARGETS['file']:g}x)")
     write_results({
         "json_load_s": round(load.seconds, 3), "replay_s": round(replay.seconds, 3),
         **{name: round(ratio, 3) for name, ratio in ratios.items()},
