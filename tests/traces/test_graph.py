@@ -62,6 +62,41 @@ def test_longest_path_prefers_the_longest_branch():
     assert graph.longest_path(order, src[:0], dst[:0]) == [0]
 
 
+def plain_longest_path(order, src, dst) -> list[int]:
+    """The definition, one edge at a time: lengths in topological order, a node's predecessor
+    its earliest one of greatest length, the path ending at the earliest longest node."""
+    place = {int(node): k for k, node in enumerate(order)}
+    length, previous = {int(v): 1 for v in order}, {}
+    for u, v in sorted(zip(src.tolist(), dst.tolist()), key=lambda e: place[e[0]]):
+        if length[u] + 1 > length[v]:
+            length[v], previous[v] = length[u] + 1, u
+    node = max(order.tolist(), key=lambda v: (length[v], -place[v]))
+    path = [node]
+    while path[-1] in previous:
+        path.append(previous[path[-1]])
+    return path[::-1]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_longest_path_through_chains_is_the_plain_one(seed):
+    """Random DAGs of chains (links), fan-outs, fan-ins, repeated edges and ties in length."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 60))
+    order = rng.permutation(n)
+    pairs = []
+    for k in range(1, n):
+        if rng.random() < 0.6:
+            pairs.append((k - 1, k))  # a chain, mostly
+        for _ in range(int(rng.integers(0, 3))):
+            if rng.random() < 0.3:
+                pairs.append((int(rng.integers(0, k)), k))
+    if pairs and rng.random() < 0.3:
+        pairs.append(pairs[0])  # an edge given twice
+    src = order[np.array([a for a, _ in pairs], dtype=np.int64)]
+    dst = order[np.array([b for _, b in pairs], dtype=np.int64)]
+    assert graph.longest_path(order, src, dst) == plain_longest_path(order, src, dst)
+
+
 def test_end_times_from_t_end_duration_or_t():
     events = [{"t": 1, "t_end": 3}, {"t": 2, "duration": 0.5}, {"t": 4}]
     assert graph.event_columns([{**e, "id": str(k), "type": "message", "agent": "x"}

@@ -45,12 +45,14 @@ import mmap
 import re
 from collections import Counter
 from dataclasses import dataclass
-from operator import attrgetter, countOf
+from itertools import compress, repeat
+from operator import attrgetter, countOf, is_not
 from typing import Annotated, get_args, get_origin
 
 import msgspec
 import numpy as np
 from msgspec import Meta
+from msgspec.structs import astuple
 
 from masrl.traces import repeated_keys, strict_json
 from masrl.traces.graph import FirstSeen, IdIndex
@@ -228,8 +230,9 @@ class ColumnRecords:
 class _Columns:
     """Columns of one array being built, chunk by chunk, and the number of keys they hold."""
 
-    def __init__(self, record: type, ends: tuple[str, ...] = (), keep=None):
+    def __init__(self, record: type, ends: tuple[str, ...] = (), keep=None, in_c=True):
         hints = msgspec.structs.fields(record)
+        self.in_c = in_c  # transpose the records in C (see transposed)
         self.attributes = {f.name: f.encode_name for f in hints}  # attribute -> JSON name
         required = {f.name for f in hints if f.required}
         counted = {f.name for f in hints if keep is not None and f.encode_name not in keep
@@ -245,38 +248,53 @@ class _Columns:
                       (*self.numbers, *self.listed, *self.counted, *self.ends, *self.objects)]
         self.present_objects: dict[str, dict[int, object]] = {name: {} for name in self.objects}
         self.defaults = {f.name: f.default for f in hints if not f.required}
-        self.parts: dict[str, list] = {name: [] for name in self.attributes}
+        self.parts: dict[str, object] = {name: [] for name in self.listed}
+        self.parts.update({name: Growing(np.float64) for name in self.numbers})
+        self.parts.update({name: Growing(np.int32) for name in self.coded})
         self.tables = {name: FirstSeen() for name in self.coded}
         self.count = 0
 
+    def transposed(self, records: list) -> dict[str, tuple | list]:
+        """Attribute -> a chunk's values of that field. ``in_c``: made in C (``astuple``, then
+        ``zip``), a tuple per record on the way, which pays for records of many fields in
+        chunks that stay in the processor's cache (events); else an attribute look-up per
+        record and field (edges: five fields, a hundred thousand at a time)."""
+        if not self.in_c:
+            return {name: list(map(attrgetter(name), records)) for name in self.attributes}
+        return dict(zip(self.attributes, zip(*map(astuple, records)))) or dict.fromkeys(
+            self.attributes, ())  # no records: no tuples from zip
+
     def add(self, records: list) -> int:
         """Add a chunk's records; the number of fields they hold (their keys in the text)."""
-        n = len(records)
+        return self.add_fields(self.transposed(records), len(records))
+
+    def add_fields(self, by_field: dict[str, tuple | list], n: int) -> int:
+        """:meth:`add` for a chunk's ``n`` records already :meth:`transposed`."""
         held = n * len(self.ends)  # required fields
         for name in self.numbers:
-            values = np.fromiter(map(attrgetter(name), records), dtype=np.float64, count=n)
-            self.parts[name].append(values)
+            values = np.fromiter(by_field[name], dtype=np.float64, count=n)
+            self.parts[name].extend(values)
             held += n - int(np.count_nonzero(np.isnan(values)))
         for name in self.listed:
-            values = list(map(attrgetter(name), records))
+            values = by_field[name]
             self.parts[name].extend(values)
             held += n - countOf(values, None)
         for name in self.counted:  # absent: the default itself (one None, one NaN object)
-            if name in self.objects:
-                continue
-            held += n - countOf(map(attrgetter(name), records), self.defaults[name])
+            if name not in self.objects:
+                held += n - countOf(by_field[name], self.defaults[name])
         for name, keys in self.objects.items():
             kept = self.present_objects[name] if name not in self.counted else None
-            for k, value in enumerate(map(attrgetter(name), records)):
-                if value is not None:
-                    held += 1 + keys.held(value)
-                    if kept is not None:
-                        kept[self.count + k] = value
+            values = by_field[name]
+            if countOf(values, None) == n:
+                continue
+            for k in compress(range(n), map(is_not, values, repeat(None))):
+                held += 1 + keys.held(values[k])
+                if kept is not None:
+                    kept[self.count + k] = values[k]
         for name in self.coded:
             table = self.tables[name]
-            codes = np.fromiter(map(table.__getitem__, map(attrgetter(name), records)),
-                                dtype=np.int32, count=n)
-            self.parts[name].append(codes)
+            codes = np.fromiter(map(table.__getitem__, by_field[name]), dtype=np.int32, count=n)
+            self.parts[name].extend(codes)
             if None in table:
                 held += n - int(np.count_nonzero(codes == table[None]))
             else:
@@ -284,17 +302,23 @@ class _Columns:
         self.count += n
         return held
 
+    def reserve(self, count: int) -> None:
+        """Make room for ``count`` records in every column (an estimate: more may come)."""
+        for part in self.parts.values():
+            if isinstance(part, Growing):
+                part.reserve(count)
+
     def fields(self) -> dict[str, object]:
         """JSON name -> column."""
         found: dict[str, object] = {}
         for name in self.numbers:
-            values = _joined(self.parts[name], np.float64)
+            values = self.parts[name].values()
             values.flags.writeable = False
             found[self.attributes[name]] = values
         for name in self.listed:
             found[self.attributes[name]] = self.parts[name]
         for name in self.coded:
-            found[self.attributes[name]] = Coded(_joined(self.parts[name], np.int32),
+            found[self.attributes[name]] = Coded(self.parts[name].values(),
                                                  list(self.tables[name]))
         for name, values in self.present_objects.items():
             if name not in self.counted:
@@ -333,10 +357,31 @@ def _is_struct(kind) -> bool:
     return isinstance(kind, type) and issubclass(kind, msgspec.Struct)
 
 
-def _joined(parts: list[np.ndarray], dtype) -> np.ndarray:
-    if not parts:
-        return np.empty(0, dtype=dtype)
-    return parts[0] if len(parts) == 1 else np.concatenate(parts)
+class Growing:
+    """A column written a chunk at a time into one array, which doubles when full: the chunks'
+    values are not kept apart and joined at the end (which held the column twice, in
+    thousands of small blocks). Room reserved past the end is never written, so it costs
+    address space, not memory."""
+
+    def __init__(self, dtype):
+        self.array = np.empty(0, dtype=dtype)
+        self.size = 0
+
+    def reserve(self, count: int) -> None:
+        if count > len(self.array):
+            grown = np.empty(count, dtype=self.array.dtype)
+            grown[:self.size] = self.array[:self.size]
+            self.array = grown
+
+    def extend(self, values: np.ndarray) -> None:
+        end = self.size + len(values)
+        if end > len(self.array):
+            self.reserve(max(end, 2 * len(self.array)))
+        self.array[self.size:end] = values
+        self.size = end
+
+    def values(self) -> np.ndarray:
+        return self.array[:self.size]
 
 
 # ---------------------------------------------------------------------------------- decoding
@@ -381,6 +426,8 @@ def _events(text, release, keep=None) -> ColumnRecords:
     models: dict[str, dict[int, object]] = {"x_model": {}, "x_usage": {}}
     for chunk, records in _chunks(text, _FIRST_EVENTS, _EVENTS, release):
         first = columns.count
+        if not first:
+            columns.reserve(_expected(records, chunk, text))
         all_known = _check_keys(chunk, columns.add(records))
         del records
         if not all_known and _names_model(chunk):  # x_model is a key the records skip
@@ -395,22 +442,31 @@ def _events(text, release, keep=None) -> ColumnRecords:
 
 
 def _edges(text, index, release) -> ColumnRecords:
-    columns = _Columns(EdgeRecord, ends=ENDS)
-    ends = {key: ([], {}) for key in ENDS}
+    columns = _Columns(EdgeRecord, ends=ENDS, in_c=False)
+    ends = {key: (Growing(np.int64), {}) for key in ENDS}
     for chunk, records in _chunks(text, _EDGES, _EDGES, release, EDGE_CHUNK_BYTES):
         first = columns.count
-        for key, (parts, unknown) in ends.items():
-            names = list(map(attrgetter(key), records))
+        if not first:
+            columns.reserve(_expected(records, chunk, text))
+            for positions, _ in ends.values():
+                positions.reserve(_expected(records, chunk, text))
+        by_field = columns.transposed(records)
+        for key, (positions, unknown) in ends.items():
+            names = by_field[key]
             found = index.positions(names)
-            parts.append(found)
+            positions.extend(found)
             for k in np.flatnonzero(found < 0).tolist():
                 unknown[first + k] = names[k]
-        held = columns.add(records)
-        _check_keys(chunk, held)
+        _check_keys(chunk, columns.add_fields(by_field, len(records)))
     fields = columns.fields()
-    for key, (parts, unknown) in ends.items():
-        fields[key] = Ends(_joined(parts, np.int64), index.ids, unknown)
+    for key, (positions, unknown) in ends.items():
+        fields[key] = Ends(positions.values(), index.ids, unknown)
     return ColumnRecords(columns.count, fields)
+
+
+def _expected(records: list, chunk, text) -> int:
+    """How many records the whole array likely holds, from its first chunk (a little over)."""
+    return int(len(records) * 1.05 * len(text) / max(len(chunk), 1)) + 16
 
 
 def _names_model(chunk) -> bool:

@@ -319,13 +319,13 @@ def cycles(src: np.ndarray, dst: np.ndarray) -> list[list[int]]:
 def longest_path(order: np.ndarray, src: np.ndarray, dst: np.ndarray) -> list[int]:
     """The nodes of a longest path (most nodes) in the DAG, given a topological ``order``.
 
-    Dynamic programming over the edges sorted by the topological position of their source: when
-    an edge is relaxed, every edge into its source has been relaxed already. Among paths of equal
-    length the one ending at the earliest node in ``order`` is returned.
-
-    Nodes are renamed by their topological position first, so that the lengths end up in
-    topological order and the earliest longest one is found by ``list.index``; the one loop left
-    in Python is the relaxation, one step per edge.
+    Nodes are renamed by their topological position. Most edges of a trace are links of a
+    chain (the only edge out of its source and the only one into its destination: a tool call
+    and its result, a result and the next call): along a chain the length grows by one a step,
+    so only a chain's first node needs dynamic programming, over the other edges in the
+    topological order of their sources (:func:`_chains` finds each node's chain and place in
+    it, vectorised). Among the longest paths the one ending at the earliest node in ``order``
+    is returned, and a node's predecessor on it is its earliest predecessor of greatest length.
     """
     n = len(order)
     if n == 0:
@@ -333,17 +333,38 @@ def longest_path(order: np.ndarray, src: np.ndarray, dst: np.ndarray) -> list[in
     position = np.empty(n, dtype=np.int64)
     position[order] = np.arange(n)
     tail, head = position[src], position[dst]
-    by_source = np.argsort(tail)  # edges into one node come from distinct sources
-    length = [1] * n
-    previous = [-1] * n
+    link = (np.bincount(tail, minlength=n)[tail] == 1) & (np.bincount(head, minlength=n)[head] == 1)
+    before = np.full(n, -1, dtype=np.int64)  # a node's predecessor in its chain
+    before[head[link]] = tail[link]
+    first, step = _chains(before)
+    tail, head = tail[~link], head[~link]  # every other edge: a chain's last node to a first
+    by_source = np.argsort(tail, kind="stable")
+    start = np.ones(n, dtype=np.int64)  # length of the longest path to each chain's first node
+    previous = {}
     for u, v in zip(tail[by_source].tolist(), head[by_source].tolist()):
-        candidate = length[u] + 1
-        if candidate > length[v]:
-            length[v] = candidate
+        candidate = int(start[first[u]]) + int(step[u]) + 1
+        if candidate > start[v]:
+            start[v] = candidate
             previous[v] = u
-    node = length.index(max(length))
+    node = int(np.argmax(start[first] + step))
     path = []
+    before = before.tolist()
     while node != -1:
         path.append(node)
-        node = previous[node]
+        node = before[node] if before[node] >= 0 else previous.get(node, -1)
     return order[path[::-1]].tolist()
+
+
+def _chains(before: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For each node, the first node of its chain and its number of steps from it, given each
+    node's predecessor in its chain (-1: none): pointer jumping, each round doubling the
+    distance every node looks back, so a chain of ``L`` nodes costs ``log2(L)`` rounds."""
+    n = len(before)
+    up = np.where(before >= 0, before, np.arange(n))
+    step = (before >= 0).astype(np.int64)
+    while True:
+        further = up[up]
+        if np.array_equal(further, up):
+            return up, step
+        step += step[up]
+        up = further
