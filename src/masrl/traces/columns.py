@@ -45,6 +45,7 @@ import mmap
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import cache
 from operator import attrgetter, countOf
 from typing import Annotated, get_args, get_origin
 
@@ -229,7 +230,7 @@ class _Columns:
     """Columns of one array being built, chunk by chunk, and the number of keys they hold."""
 
     def __init__(self, record: type, ends: tuple[str, ...] = (), keep=None):
-        hints = msgspec.structs.fields(record)
+        hints = _struct_fields(record)
         self.attributes = {f.name: f.encode_name for f in hints}  # attribute -> JSON name
         required = {f.name for f in hints if f.required}
         counted = {f.name for f in hints if keep is not None and f.encode_name not in keep
@@ -307,7 +308,7 @@ class _StructKeys:
     holds: its keys in the text."""
 
     def __init__(self, record: type):
-        hints = msgspec.structs.fields(record)
+        hints = _struct_fields(record)
         self.required = sum(f.required for f in hints)
         self.optional = [(f.name, f.default) for f in hints if not f.required]
 
@@ -321,6 +322,13 @@ class _StructKeys:
 
 UNIQUE = ("id", "content_ref")  # fields kept as lists (all different: codes save nothing)
 ENDS = ("src", "dst")  # an edge's ends, kept as the positions of the events they name
+
+
+@cache
+def _struct_fields(record: type) -> tuple:
+    """``msgspec.structs.fields`` of a record type, read once: it evaluates the type hints
+    anew at every call (about 0.14 ms each, three calls per trace: half a small trace's decode)."""
+    return msgspec.structs.fields(record)
 
 
 def _is_number(kind) -> bool:
