@@ -231,7 +231,7 @@ class ShardBuilder:
         if "agents" in self.selected:
             self._agents(source.source, run, measured, acting)
         if "events" in self.selected:
-            self._events(trace, measured)
+            self._events(run, measured)
         self.event_count += trace.events.count
         if "credit" in self.selected:
             self._credit(run, first_id)
@@ -258,7 +258,8 @@ class ShardBuilder:
                 columns[column].append(value)
 
     # ------------------------------------------------------------------ events
-    def _events(self, trace, measured: dict) -> None:
+    def _events(self, run, measured: dict) -> None:
+        trace = run.trace
         events, records = trace.events, trace.event_records
         n = events.count
         columns = self.events
@@ -275,7 +276,7 @@ class ShardBuilder:
         for key in ("tokens", "cost_usd", "reward"):
             columns.add(key, trace.recorded(key))  # NaN where absent: null in the table
         critical = np.zeros(n, dtype=bool)
-        critical[events.index.positions(measured["critical_path"])] = True
+        critical[metrics.critical_path(run)] = True  # its positions, not its ids looked up
         columns.add("critical", critical)
 
     # ------------------------------------------------------------------ credit
