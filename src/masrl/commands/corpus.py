@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import signal
 import sys
 import threading
@@ -25,7 +26,13 @@ from contextlib import contextmanager
 from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, finish
 from masrl.terminal import printable
-from masrl.traces.corpus import (
+
+# Set before numpy is first imported (just below), unless the user set it: OpenBLAS would start
+# a thread per core in this process and in each worker, about 60 ms of CPU per run, though the
+# corpus does no linear algebra worth a thread (numpy reads the setting once, at import).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+from masrl.traces.corpus import (  # noqa: E402
     DEFAULT_SHARD_SIZE,
     NoTraces,
     OutputConflict,
@@ -35,7 +42,7 @@ from masrl.traces.corpus import (
     selection,
     summary,
 )
-from masrl.traces.corpus.tables import TABLE_NAMES
+from masrl.traces.corpus.tables import TABLE_NAMES  # noqa: E402
 
 INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C
 TERMINATED = 143  # ... and by SIGTERM (128 + 15)

@@ -33,7 +33,7 @@ from masrl.traces import consumption, cost_estimate, credit, metrics, recorded
 from masrl.traces.corpus import tables
 from masrl.traces.corpus.sources import Shard, TraceSource, read_shard, trace_digest
 from masrl.traces.graph import EVENT_TYPES
-from masrl.traces.replay import Replay
+from masrl.traces.replay import READ_FIELDS, Replay
 from masrl.traces.rewards import TERMS
 from masrl.traces.run import reconstruct
 from masrl.traces.schema import BASE_VERSION
@@ -47,6 +47,9 @@ TRACE_FIGURES = tuple(name for name, _, _ in tables.COLUMNS["traces"] if name no
 AGENT_COLUMNS = tuple(name for name, _, _ in tables.COLUMNS["agents"])
 PROBLEM_COLUMNS = tuple(name for name, _, _ in tables.COLUMNS["problems"])
 CREDIT_GAME = ("leave_one_out", "shapley", "shapley_standard_error")
+# The event fields the analysis and the events table read: the others (content_ref, from,
+# trusted, content) are checked while decoding but not turned into columns.
+EVENT_FIELDS = (*READ_FIELDS, "tool")
 
 
 @dataclass
@@ -116,7 +119,8 @@ class ShardBuilder:
             self.invalid += 1
             return
         try:
-            report = validate_bytes(data, source.source, keep_document=False)
+            report = validate_bytes(data, source.source, keep_document=False,
+                                    fields=EVENT_FIELDS)
         except Exception as exc:  # noqa: BLE001 - a bug must not sink the run; it is recorded
             return self._crashed(source, len(data), exc)
         for p in report.problems:
@@ -227,7 +231,7 @@ class ShardBuilder:
         if "agents" in self.selected:
             self._agents(source.source, run, measured, acting)
         if "events" in self.selected:
-            self._events(trace, measured)
+            self._events(run, measured)
         self.event_count += trace.events.count
         if "credit" in self.selected:
             self._credit(run, first_id)
@@ -254,7 +258,8 @@ class ShardBuilder:
                 columns[column].append(value)
 
     # ------------------------------------------------------------------ events
-    def _events(self, trace, measured: dict) -> None:
+    def _events(self, run, measured: dict) -> None:
+        trace = run.trace
         events, records = trace.events, trace.event_records
         n = events.count
         columns = self.events
@@ -271,7 +276,7 @@ class ShardBuilder:
         for key in ("tokens", "cost_usd", "reward"):
             columns.add(key, trace.recorded(key))  # NaN where absent: null in the table
         critical = np.zeros(n, dtype=bool)
-        critical[events.index.positions(measured["critical_path"])] = True
+        critical[metrics.critical_path(run)] = True  # its positions, not its ids looked up
         columns.add("critical", critical)
 
     # ------------------------------------------------------------------ credit
