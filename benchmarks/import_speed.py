@@ -53,7 +53,10 @@ UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 ISO_TIME = re.compile(r'"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z"')
 
 CHILD = """
-import gc, json, resource, sys, time
+import gc, json, os, resource, sys, time
+from masrl.commands import THREAD_SETTINGS
+for name, value in THREAD_SETTINGS.items():  # as the masrl command runs numpy
+    os.environ.setdefault(name, value)
 from pathlib import Path
 what, fmt, warm, files = sys.argv[1], sys.argv[2], sys.argv[3], [Path(p) for p in sys.argv[4:]]
 def parse():

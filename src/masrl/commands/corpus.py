@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import signal
 import sys
 import threading
@@ -27,12 +26,9 @@ from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, finish
 from masrl.terminal import printable
 
-# Set before numpy is first imported (just below), unless the user set it: OpenBLAS would start
-# a thread per core in this process and in each worker, about 60 ms of CPU per run, though the
-# corpus does no linear algebra worth a thread (numpy reads the setting once, at import).
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-from masrl.traces.corpus import (  # noqa: E402
+# (OpenBLAS runs on one thread unless the user says otherwise: masrl.commands.main sets it
+# before this module, hence numpy, is imported; the workers inherit it)
+from masrl.traces.corpus import (
     DEFAULT_SHARD_SIZE,
     NoTraces,
     OutputConflict,
