@@ -74,6 +74,7 @@ THROUGHPUT_ROWS = [  # key of the recorded run -> what it is, its kind of number
     ("replay_cpu_s", "masrl replay --json, CPU (s)", "seconds"),
     ("replay_peak_mib", "masrl replay --json, peak memory (MiB)", "number:1"),
     ("ratio", "replay time / json.load time", "number:2"),
+    ("cpu_ratio", "replay CPU / json.load CPU", "number:2"),
     ("memory_ratio", "replay memory / json.load memory", "number:2"),
     ("repeat", "timed rounds (the fastest is kept)", "count"),
     ("load_1m_at_start", "machine load (1 min) at the start", "number:2"),
