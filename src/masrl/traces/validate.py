@@ -51,7 +51,6 @@ Warnings (the trace stays valid):
 
 from __future__ import annotations
 
-import gc
 import mmap
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,7 +63,7 @@ import numpy as np
 
 from masrl.files import InputError, check_input, input_limit
 from masrl.terminal import PART_LIMIT, abbreviated, printable
-from masrl.traces import columns, graph, strict_json
+from masrl.traces import collector, columns, graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.provenance import thin
 from masrl.traces.schema import BULK, load_schema, schema_validator
@@ -221,7 +220,7 @@ def validate_bytes(data: bytes | mmap.mmap, source: str = "<memory>",
     """Validate a trace held in memory as the bytes of its JSON text (a file's contents, one
     line of a JSON Lines file): the fast path first, else the full path, as for a file
     (``fields`` as for :func:`validate_file`)."""
-    with collector_paused():
+    with collector.paused():
         trace = fast_trace(data, source=source, fields=fields)
         if trace is not None:
             trace._data = bytes(data) if keep_document else None
@@ -262,23 +261,6 @@ def validate_document(document: Any, source: str = "<memory>") -> ValidationRepo
 def checked(trace: Trace) -> ValidationReport:
     """The report of a schema-valid trace: its graph problems, and the trace itself."""
     return ValidationReport(trace.source, graph_problems(trace), trace)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Pause Python's cyclic garbage collector while a trace is decoded and indexed.
-
-    Decoding a million events allocates millions of containers, and every few thousand
-    allocations the collector would traverse all of them (more than 0.2 s in total) although
-    JSON values cannot form reference cycles. Reference counting still frees everything.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def fast_trace(data: bytes, source: str = "<memory>", fields=None) -> Trace | None:

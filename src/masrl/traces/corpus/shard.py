@@ -29,7 +29,7 @@ import msgspec
 import numpy as np
 import pyarrow as pa
 
-from masrl.traces import consumption, cost_estimate, credit, metrics, recorded
+from masrl.traces import collector, consumption, cost_estimate, credit, metrics, recorded
 from masrl.traces.corpus import tables
 from masrl.traces.corpus.sources import Shard, TraceSource, read_shard, trace_digest
 from masrl.traces.graph import EVENT_TYPES
@@ -37,7 +37,7 @@ from masrl.traces.replay import READ_FIELDS, Replay
 from masrl.traces.rewards import TERMS
 from masrl.traces.run import reconstruct
 from masrl.traces.schema import BASE_VERSION
-from masrl.traces.validate import ERROR, ValidationReport, collector_paused, validate_bytes
+from masrl.traces.validate import ERROR, ValidationReport, validate_bytes
 
 IDENTITY = ("trace_id", "task_id", "system", "topology", "schema_version")
 COUNTED = {name: tables.SCHEMAS["traces"].field(name).type.names
@@ -528,7 +528,7 @@ def build_shard(shard: Shard, selected: tuple[str, ...] = tables.TABLE_NAMES) ->
     of them again (it doubled the time per trace). Reference counting still frees everything.
     """
     builder = ShardBuilder(selected)
-    with collector_paused():
+    with collector.paused():
         for source, data in read_shard(shard):
             builder.add(source, data)
     return builder
@@ -539,7 +539,7 @@ def encode_shard(shard: Shard, selected: tuple[str, ...] = tables.TABLE_NAMES) -
 
     The collector stays paused until the columns are dropped (re-enabled in between, its first
     pass would walk every value of the shard once more)."""
-    with collector_paused():
+    with collector.paused():
         builder = build_shard(shard, selected)
         files = {name: tables.parquet_bytes(table) for name, table in builder.tables().items()}
         output = ShardOutput(shard.index, files, len(builder.sources), builder.invalid,

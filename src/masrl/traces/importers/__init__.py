@@ -12,11 +12,11 @@ importer module is imported when its format is used.
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from masrl.traces import collector
 from masrl.traces.importers.registry import AUTO, FORMATS, load
 
 if TYPE_CHECKING:
@@ -48,20 +48,6 @@ def _text(keep: bool):
     return keeping()
 
 
-@contextmanager
-def _no_collection():
-    """The cyclic garbage collector paused while a log is read: an import builds hundreds of
-    thousands of records that form no cycle, and each full collection walks all of them again
-    (a fifth to a third of the time of a large session). Restored afterwards."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
 def _chosen(format: str, path: str | Path) -> tuple[str, str | None]:
     """The format to read ``path`` in, and why when it was recognised (``auto``)."""
     if format == AUTO:
@@ -78,7 +64,7 @@ def import_traces(format: str, path: str | Path, *, keep_content: bool = False
     if format != AUTO:
         load(format)  # an unknown name is said before the file is read
     format, detected = _chosen(format, path)
-    with _text(keep_content), _no_collection():
+    with _text(keep_content), collector.paused():
         results = load(format).import_traces(Path(path))
     for result in results:
         result.detected = detected
@@ -93,7 +79,7 @@ def import_file(format: str, path: str | Path, *, keep_content: bool = False) ->
     if format != AUTO:
         load(format)
     format, detected = _chosen(format, path)
-    with _text(keep_content), _no_collection():
+    with _text(keep_content), collector.paused():
         result = load(format).import_file(Path(path))
     if detected is not None:
         result.detected = detected
