@@ -22,6 +22,7 @@ from trace_mutations import CORPUS
 
 from masrl.commands import main
 from masrl.traces import quick_verdict, resources
+from masrl.traces.rules import RECOUNTED_COSTS
 from masrl.traces.schema import DRAFT7_SAFE_KEYWORDS, SCHEMA_CHECK, load_schema, schema_check_code
 from masrl.traces.validate import validate_file
 
@@ -99,7 +100,7 @@ def graph_mutations(document: dict):
         yield f"edge {ids[i]} -> {ids[j]} at one time", changed(lambda d, i=i, j=j: (
             d["edges"].append({"src": ids[i], "dst": ids[j], "type": "causal"}),
             d["events"][i].update(t=0), d["events"][j].update(t=0)))
-    for key, kind in quick_verdict.RECOUNTED.items():
+    for key, kind in RECOUNTED_COSTS.items():
         count = sum(e["type"] == kind for e in events)
         for value in (count, count + 1):
             yield f"costs.{key} = {value}", changed(lambda d, k=key, v=value: d["costs"].update(

@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from masrl.traces.graph import EVENT_TYPES, EventColumns, Records, as_records
-
-LIFECYCLE_TYPES = ("spawn", "despawn", "return")
+from masrl.traces.rules import LIFECYCLE_TYPES
 
 
 @dataclass

@@ -25,9 +25,9 @@ import math
 import os
 import stat
 
+from masrl.traces.rules import LIFECYCLE_TYPES, RECOUNTED_COSTS
+
 SMALL = 256 * 1024  # bytes: past this, the import cost of the real validation no longer dominates
-LIFECYCLE = ("spawn", "despawn", "return")
-RECOUNTED = {"tool_calls": "tool_call", "messages": "message"}  # as validate.RECOUNTED_COSTS
 
 
 def clean(path: str, limit: int) -> bool:
@@ -123,7 +123,7 @@ def _edges_clean(edges: list[dict], position: dict[str, int], start: list[float]
 def _lives_clean(events: list[dict], start: list[float]) -> bool:
     """The lifecycle rules (:mod:`masrl.traces.lifecycle`): nobody acts before their spawn, no
     spawn cycle, every spawned agent ends, and every return goes to the spawner."""
-    moves = sorted((i for i, event in enumerate(events) if event["type"] in LIFECYCLE),
+    moves = sorted((i for i, event in enumerate(events) if event["type"] in LIFECYCLE_TYPES),
                    key=start.__getitem__)
     spawn_event: dict[str, int] = {}
     spawner: dict[str, str] = {}
@@ -178,7 +178,7 @@ def _head_clean(document: dict, events: list[dict], position: dict[str, int]) ->
     for event in events:
         counts[event["type"]] = counts.get(event["type"], 0) + 1
     costs = document["costs"]
-    if any(key in costs and costs[key] != counts.get(kind, 0) for key, kind in RECOUNTED.items()):
+    if any(key in costs and costs[key] != counts.get(kind, 0) for key, kind in RECOUNTED_COSTS.items()):
         return False  # count-mismatch
     labels = document.get("labels") or []
     agents = {event["agent"] for event in events}

@@ -66,6 +66,7 @@ from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import collector, columns, graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
 from masrl.traces.provenance import thin
+from masrl.traces.rules import RECOUNTED_COSTS
 from masrl.traces.schema import BULK, load_schema, schema_validator
 
 ERROR, WARNING = "error", "warning"
@@ -73,7 +74,6 @@ ERROR, WARNING = "error", "warning"
 # ``masrl validate`` keeps of a trace (validate_file(..., fields=...)).
 CHECKED_FIELDS = ("id", "t", "type", "agent", "t_end", "duration", "to", "decision", "content")
 UNREADABLE = "unreadable"  # the code of the one problem of a file that cannot be read
-RECOUNTED_COSTS = {"tool_calls": "tool_call", "messages": "message"}
 
 
 @dataclass(frozen=True)
