@@ -16,7 +16,6 @@ from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from masrl.traces import collector
 from masrl.traces.importers.registry import AUTO, FORMATS, load
 
 if TYPE_CHECKING:
@@ -64,6 +63,8 @@ def import_traces(format: str, path: str | Path, *, keep_content: bool = False
     if format != AUTO:
         load(format)  # an unknown name is said before the file is read
     format, detected = _chosen(format, path)
+    from masrl.traces import collector  # here: the registry's readers import this package
+
     with _text(keep_content), collector.paused():
         results = load(format).import_traces(Path(path))
     for result in results:
@@ -79,6 +80,8 @@ def import_file(format: str, path: str | Path, *, keep_content: bool = False) ->
     if format != AUTO:
         load(format)
     format, detected = _chosen(format, path)
+    from masrl.traces import collector  # here: the registry's readers import this package
+
     with _text(keep_content), collector.paused():
         result = load(format).import_file(Path(path))
     if detected is not None:
