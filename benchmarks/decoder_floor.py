@@ -16,6 +16,8 @@ that a Python toolkit can reach:
 * polars' ``read_json`` with the events exploded and unnested, when polars is installed (it is
   not a dependency of the toolkit; install it to include it).
 
+The last three are the native columnar readers (``"native": true`` in the results).
+
 A reader that is not installed is reported as such and skipped. For each it prints the least CPU
 time (user + system) over the rounds, the best wall time and the peak resident memory, with the
 CPU ratio to ``json.load`` beside the previous run's. The figures go to
@@ -64,6 +66,9 @@ READERS = {
 }
 
 
+NATIVE = {"pyarrow.json", "duckdb read_json", "polars read_json"}  # columnar readers in C++/Rust
+
+
 def installed(module: str) -> bool:
     return importlib.util.find_spec(module) is not None
 
@@ -101,7 +106,7 @@ def main() -> None:
         figures["readers"][name] = {"cpu_s": round(timing.cpu_seconds, 3),
                                     "wall_s": round(timing.seconds, 3),
                                     "peak_mib": round(timing.peak_mib, 1),
-                                    "cpu_ratio": round(ratio, 3)}
+                                    "cpu_ratio": round(ratio, 3), "native": name in NATIVE}
     write_results(figures, args.output)
     print(f"figures written to {args.output}")
 

@@ -132,3 +132,38 @@ def test_the_throughput_table_names_every_recorded_figure():
     shown = scale_views.throughput_table({"events": 999603, "ratio": 1.495, "new_key": 2.5})
     assert shown.rows == [["events in the trace", "999,603"],
                           ["replay time / json.load time", "1.50"], ["new key", "2.5"]]
+
+
+def test_decoder_floor_results_are_read_and_checked(tmp_path):
+    recorded = benchmark_results.decoder_floor_results()
+    assert recorded is not None and recorded["events"] > 900_000
+    readers = recorded["readers"]
+    assert readers["json.load"]["cpu_ratio"] == 1.0
+    for reader in readers.values():  # each ratio is its CPU time over json.load's
+        assert reader["cpu_ratio"] == pytest.approx(
+            reader["cpu_s"] / readers["json.load"]["cpu_s"], abs=0.01)
+    assert benchmark_results.decoder_floor_results(tmp_path / "none.json") is None
+    partial = tmp_path / "partial.json"
+    partial.write_text('{"events": 1, "file_bytes": 2, "repeat": 1, "readers": '
+                       '{"json.load": {"cpu_s": 1, "native": false}}}', encoding="utf-8")
+    with pytest.raises(ValueError, match="partial.json: readers: json.load: missing cpu_ratio"):
+        benchmark_results.decoder_floor_results(partial)
+
+
+def test_the_decoder_floor_table_puts_the_fastest_reader_first():
+    shown = scale_views.decoder_floor_table({"readers": {
+        "json.load": {"cpu_s": 2.5, "cpu_ratio": 1.0, "wall_s": 2.6, "peak_mib": 1366.0},
+        "msgspec typed": {"cpu_s": 1.2, "cpu_ratio": 0.48, "wall_s": 1.25, "peak_mib": 1034.4}}})
+    assert shown.rows == [["msgspec typed", "1.20", "0.48", "1.25", "1,034"],
+                          ["json.load", "2.50", "1.00", "2.60", "1,366"]]
+
+
+def test_the_fastest_native_reader_is_chosen_among_the_columnar_ones_only():
+    figures = {"cpu_s": 1.0, "wall_s": 1.0, "peak_mib": 1.0}
+    recorded = {"readers": {"msgspec typed": {**figures, "cpu_ratio": 0.4, "native": False},
+                            "duckdb read_json": {**figures, "cpu_ratio": 6.0, "native": True},
+                            "pyarrow.json": {**figures, "cpu_ratio": 1.9, "native": True}}}
+    assert scale_views.fastest_native_reader(recorded)[0] == "pyarrow.json"
+    with pytest.raises(ValueError, match="no native columnar reader"):
+        scale_views.fastest_native_reader({"readers": {"json.load": {**figures,
+                                                                      "native": False}}})

@@ -18,6 +18,8 @@ CORPUS_KEYS = ("corpus_bytes", "corpus_cpu_s", "corpus_peak_mib", "corpus_s", "e
                "events_per_s", "json_load_cpu_s", "json_load_s", "load_1m_at_start",
                "metrics_only_ratio", "metrics_only_s", "parquet_bytes", "ratio", "repeat",
                "traces", "workers")
+DECODER_KEYS = ("events", "file_bytes", "readers", "repeat")
+READER_KEYS = ("cpu_ratio", "cpu_s", "native", "peak_mib", "wall_s")
 
 
 def load_results(name: str, keys: tuple[str, ...],
@@ -42,3 +44,21 @@ def throughput_results(path: str | os.PathLike | None = None) -> dict | None:
 def corpus_results(path: str | os.PathLike | None = None) -> dict | None:
     """``benchmarks/corpus_throughput.py``'s figures (see :func:`load_results`)."""
     return load_results("corpus_throughput.json", CORPUS_KEYS, path)
+
+
+def decoder_floor_results(path: str | os.PathLike | None = None) -> dict | None:
+    """``benchmarks/decoder_floor.py``'s figures (see :func:`load_results`): per reader its CPU
+    and wall seconds, peak memory, CPU ratio to ``json.load`` and whether it is a native
+    columnar reader. Raises ``ValueError`` naming a
+    reader that lacks one of them."""
+    figures = load_results("decoder_floor.json", DECODER_KEYS, path)
+    if figures is None:
+        return None
+    if "json.load" not in figures["readers"]:
+        raise ValueError(f"{path or 'decoder_floor.json'}: readers: missing json.load")
+    for name, reader in figures["readers"].items():
+        missing = [key for key in READER_KEYS if key not in reader]
+        if missing:
+            raise ValueError(f"{path or 'decoder_floor.json'}: readers: {name}: missing "
+                             f"{', '.join(missing)}")
+    return figures

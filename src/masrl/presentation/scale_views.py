@@ -91,3 +91,27 @@ def throughput_table(recorded: dict) -> tables.Table:
     return tables.Table(["quantity", "last recorded run"], ["text", "number"], rows,
                         "The throughput benchmark's last recorded run "
                         "(benchmarks/results/trace_throughput.json)")
+
+
+def decoder_floor_table(recorded: dict) -> tables.Table:
+    """The decoder benchmark's readers, fastest first: CPU time, its ratio to ``json.load``'s,
+    wall time and peak memory."""
+    readers = sorted(recorded["readers"].items(), key=lambda item: item[1]["cpu_ratio"])
+    kinds = ["text", "seconds", "number:2", "seconds", "number:0"]
+    rows = [[tables.formatted(value, kind) for value, kind in zip(
+        (name, reader["cpu_s"], reader["cpu_ratio"], reader["wall_s"], reader["peak_mib"]),
+        kinds)] for name, reader in readers]
+    return tables.Table(["reader", "CPU (s)", "CPU / json.load CPU", "wall-clock (s)",
+                         "peak memory (MiB)"], kinds, rows,
+                        "Decoding the million-event trace alone, by reader, fastest first "
+                        "(benchmarks/results/decoder_floor.json)")
+
+
+def fastest_native_reader(recorded: dict) -> tuple[str, dict]:
+    """The native columnar reader of the decoder benchmark's run with the least CPU: its name
+    and figures (``ValueError`` when the run timed none: none was installed)."""
+    native = {name: reader for name, reader in recorded["readers"].items() if reader["native"]}
+    if not native:
+        raise ValueError("the decoder benchmark's run timed no native columnar reader")
+    name = min(native, key=lambda found: native[found]["cpu_ratio"])
+    return name, native[name]
