@@ -196,33 +196,6 @@ def _arguments(value):
 JSON_STARTS = tuple('{["-0123456789tfn')  # the characters a JSON text can start with
 
 
-PAYLOAD_READ = {  # (record type, payload type) -> the payload's fields the import reads
-    ("turn_context", None): ("type", "model"),
-    ("event_msg", "user_message"): ("type", "message"),
-    ("event_msg", "token_count"): ("type", "info"),
-    ("response_item", "message"): ("type", "role", "content"),
-    **{("response_item", call): ("type", "name", "arguments", "input", "action", "call_id")
-       for call in CALLS},
-    **{("response_item", output): ("type", "call_id", "output", "tools") for output in OUTPUTS},
-}
-
-
-def slim(_line: int, record: dict) -> dict:
-    """A record as it is read, without what the import never reads of its payload:
-    only its type names the skip of a reasoning item, an ``event_msg`` echo of a command's
-    output or a compaction, which are most of a long rollout's bytes. A session_meta, a
-    record of the older layout (no payload) and an unexpected payload are kept whole."""
-    payload = record.get("payload")
-    kind = record.get("type")
-    if type(payload) is not dict or kind == "session_meta":
-        return record
-    sub = payload.get("type")
-    keys = PAYLOAD_READ.get((kind, sub if type(sub) is str else None), ("type",))
-    if len(payload) > len(keys):
-        record["payload"] = {k: payload[k] for k in keys if k in payload}
-    return record
-
-
 def _text(content) -> str:
     if isinstance(content, list):
         return "".join(part.get("text", "") for part in content if isinstance(part, dict))
@@ -254,7 +227,7 @@ class _Session:
 
     def read(self, file: Path, agent: str, tag: str) -> Rollout:
         blanks: Counter = Counter()
-        records = read_jsonl(file, blanks, slim)
+        records = read_jsonl(file, blanks)
         self.account.read(len(records) + blanks["blank line"])
         if blanks["blank line"]:
             self.account.skip("blank line", blanks["blank line"])
