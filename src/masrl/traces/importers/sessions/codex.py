@@ -202,6 +202,22 @@ def _text(content) -> str:
     return content if isinstance(content, str) else ""
 
 
+def _base(tag: str, name: str, line: int, t: int) -> dict:
+    """The fields every event of a line has: its id, time and source line (built only for a
+    line that gives an event: most lines of a rollout give none)."""
+    return {"id": f"{tag}:{line}", "t": t, "x_source": f"{name}:{line}"}
+
+
+def _emptied(rollout: Rollout):
+    """The records of ``rollout`` in order, each let go once the next is asked for: a record's
+    events hold what the trace needs of it, and holding every record while the events grow
+    made the records and the trace alive at once (the import's peak)."""
+    records, rollout.records = rollout.records, []
+    records.reverse()
+    while records:
+        yield records.pop()
+
+
 class _Session:
     def __init__(self, path: Path):
         self.path = path
@@ -271,7 +287,6 @@ class _Session:
         while queue:
             parent = queue.popleft()
             self.emit(parent)
-            parent.records = []  # emitted: its events hold what the trace needs of them
             for file in children.get(parent.thread, []):
                 self.result.files.append(str(file))
                 child = self.read(file, "", "")
@@ -328,10 +343,10 @@ class _Session:
         state = {"previous": None, "pending": [], "unpriced": [], "model": None, "told": 0,
                  "last_info": None, "ahead": None}
         calls: dict[str, tuple[str, str]] = {}  # call_id -> (event id, tool name)
-        for line, data in rollout.records:
+        tag = rollout.tag
+        for line, data in _emptied(rollout):
             kind, payload = data["type"], data["payload"]
             t = self.time(rollout, line, data["timestamp"])
-            base = {"id": f"{rollout.tag}:{line}", "t": t, "x_source": f"{name}:{line}"}
             sub = payload.get("type") if isinstance(payload.get("type"), str) else None
             self.reason: str | None = None  # why this line gives no event (see skip_line)
             self.deferred = False  # a token count whose line is accounted when it is settled
@@ -344,28 +359,32 @@ class _Session:
             elif kind in ("session_meta", "compacted"):
                 self.skip_line(kind)
             elif kind == "event_msg" and sub == "user_message":
-                self.user_message(rollout, state, base, payload.get("message", ""))
+                self.user_message(rollout, state, _base(tag, name, line, t),
+                                  payload.get("message", ""))
             elif kind == "event_msg" and sub == "token_count":
-                self.tokens(rollout, state, payload, base["x_source"])
+                self.tokens(rollout, state, payload, f"{name}:{line}")
             elif kind == "event_msg":
                 self.skip_line(f"event_msg:{sub}")
             elif sub == "message":
                 role = payload.get("role")
                 if role == "assistant":
                     self.action(rollout, state, self.build.event(
-                        **base, type="message", agent=rollout.agent,
+                        **_base(tag, name, line, t), type="message", agent=rollout.agent,
                         to=HUMAN if rollout.spawner is None else None,
                         content_ref=content_ref(payload.get("content", ""))))
                 elif role == "user" and not typed_user and not _text(
                         payload.get("content")).startswith("<"):
-                    self.user_message(rollout, state, base, payload.get("content", ""))
+                    self.user_message(rollout, state, _base(tag, name, line, t),
+                                      payload.get("content", ""))
                 else:
                     self.skip_line(f"response_item:message ({role}: instructions, injected "
                                    "context or a copy of a user_message event)")
             elif sub in CALLS:
-                self.call(rollout, state, calls, base, payload, CALLS[sub] or payload.get("name"))
+                self.call(rollout, state, calls, _base(tag, name, line, t), payload,
+                          CALLS[sub] or payload.get("name"))
             elif sub in OUTPUTS:
-                self.output(rollout, state, calls, base, payload)
+                self.output(rollout, state, calls, _base(tag, name, line, t),
+                            payload)
             else:
                 self.skip_line(f"response_item:{sub}")
             if self.reason is not None:
