@@ -8,6 +8,8 @@ import os
 from collections import Counter
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from importer_helpers import FIXTURES
 
 from masrl.traces.importers import import_file
@@ -171,3 +173,31 @@ def test_unknown_format_is_refused():
     with pytest.raises(ValueError, match="unknown format 'csv'; expected one of otel, "
                                          "claude-code, who-and-when"):
         import_file("csv", "x")
+
+
+def _line_spans_by_loop(data: bytes):
+    """The plain definition ``_line_spans`` must agree with: split at every newline, a line
+    is blank when ``bytes.strip`` leaves nothing."""
+    begins, ends, numbers, blank = [], [], [], 0
+    begin, number = 0, 0
+    while begin < len(data):
+        end = data.find(b"\n", begin)
+        end = len(data) if end < 0 else end
+        number += 1
+        if data[begin:end].strip():
+            begins.append(begin)
+            ends.append(end)
+            numbers.append(number)
+        else:
+            blank += 1
+        begin = end + 1
+    return begins, ends, numbers, blank
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([b"\n", b"\r\n", b" ", b"\t", b"\x0b", b"\x0c", b"\r", b"{}",
+                                 b"x", b"\x1c", b"\xc2\xa0"]), max_size=30).map(b"".join))
+def test_line_spans_are_the_lines_a_plain_split_finds(data):
+    from masrl.traces.importers._kit.common import _line_spans
+    begins, ends, numbers, blank = _line_spans(data)
+    assert (begins.tolist(), ends.tolist(), numbers, blank) == _line_spans_by_loop(data)
