@@ -238,6 +238,7 @@ def _validated(data, source: str, keep_document: bool, fields, again) -> Validat
 
 
 RELEASED_FROM = 4 * columns.CHUNK_BYTES  # a smaller file's events are decoded in one piece
+GIVES_BACK = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MADV_DONTNEED")  # not on Windows
 
 
 def _read(path: str | Path, anonymous: bool = False):
@@ -258,7 +259,7 @@ def _read(path: str | Path, anonymous: bool = False):
     limit = input_limit()
     size = check_input(path, limit).st_size
     with open(path, "rb") as handle:
-        if anonymous and size >= RELEASED_FROM:
+        if anonymous and size >= RELEASED_FROM and GIVES_BACK:
             memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)  # shared: kept when given back
             if handle.readinto(memory) == size and not handle.read(1):
                 return memory
