@@ -132,6 +132,25 @@ def test_longest_path_through_chains_is_the_plain_one(seed):
     assert graph.longest_path(order, src, dst) == plain_longest_path(order, src, dst)
 
 
+@pytest.mark.parametrize("seed", range(10))
+def test_longest_path_across_many_short_chains_is_the_plain_one(seed):
+    """Forty parallel chains of four, interleaved in time, a few edges between them: a path far
+    shorter than an eighth of the nodes (walked on the array, not on a list of it)."""
+    rng = np.random.default_rng(seed)
+    chains, length = 40, 4
+    node = np.arange(chains * length).reshape(length, chains).T  # node[c, j]: chain c, step j
+    pairs = [(node[c, j], node[c, j + 1]) for c in range(chains) for j in range(length - 1)]
+    for _ in range(int(rng.integers(0, 12))):
+        c, d, j = rng.integers(0, chains), rng.integers(0, chains), rng.integers(0, length - 1)
+        pairs.append((node[c, j], node[d, j + 1]))
+    order = np.arange(chains * length)
+    src = np.array([a for a, _ in pairs], dtype=np.int64)
+    dst = np.array([b for _, b in pairs], dtype=np.int64)
+    found = graph.longest_path(order, src, dst)
+    assert found == plain_longest_path(order, src, dst)
+    assert len(found) <= len(order) // 8
+
+
 def test_end_times_from_t_end_duration_or_t():
     events = [{"t": 1, "t_end": 3}, {"t": 2, "duration": 0.5}, {"t": 4}]
     assert graph.event_columns([{**e, "id": str(k), "type": "message", "agent": "x"}

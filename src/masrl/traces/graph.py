@@ -382,12 +382,15 @@ def longest_path(order: np.ndarray, src: np.ndarray, dst: np.ndarray) -> list[in
         if candidate > start[v]:
             start[v] = candidate
             previous[v] = u
-    node = int(np.argmax(start[first] + step))
+    reach = start[first] + step  # nodes on the longest path ending at each node
+    node = int(np.argmax(reach))
+    # a walk of a few thousand nodes reads the array; a long one a list of it (made in C)
+    links = before.tolist() if int(reach[node]) > n // 8 else before
     path = []
-    before = before.tolist()
     while node != -1:
         path.append(node)
-        node = before[node] if before[node] >= 0 else previous.get(node, -1)
+        back = int(links[node])
+        node = back if back >= 0 else previous.get(node, -1)
     return order[path[::-1]].tolist()
 
 
