@@ -182,3 +182,30 @@ def test_the_estimate_fetches_nothing():
            "http_proxy": bogus, "https_proxy": bogus}
     subprocess.run([sys.executable, "-c", code], input=json.dumps(document), text=True,
                    env=env, check=True)
+
+
+def test_the_table_version_is_the_one_importlib_metadata_gives(monkeypatch):
+    """Read from the .dist-info folder beside the module, or (without a Version there) asked
+    through importlib.metadata: the same answer either way."""
+    expected = metadata.version(cost_estimate.PRICE_TABLE)
+
+    def unasked(name):
+        raise AssertionError("importlib.metadata was asked")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(metadata, "version", unasked)
+        cost_estimate.table_version.cache_clear()
+        assert cost_estimate.table_version() == expected
+    monkeypatch.setattr(cost_estimate, "_metadata_version", lambda path: None)
+    cost_estimate.table_version.cache_clear()
+    assert cost_estimate.table_version() == expected
+    cost_estimate.table_version.cache_clear()
+
+
+def test_the_version_header_is_read_from_the_headers_only(tmp_path):
+    path = tmp_path / "METADATA"
+    path.write_text("Metadata-Version: 2.4\nName: genai-prices\nVersion: 0.2.5\n\nVersion: 9\n",
+                    encoding="utf-8")
+    assert cost_estimate._metadata_version(path) == "0.2.5"
+    path.write_text("Metadata-Version: 2.4\nName: x\n\nVersion: 9\n", encoding="utf-8")
+    assert cost_estimate._metadata_version(path) is None

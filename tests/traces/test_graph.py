@@ -33,6 +33,41 @@ def test_id_index_is_exact_even_when_every_hash_collides(monkeypatch, index_mode
     assert index.duplicates() == [(2, 0)]
 
 
+@pytest.mark.parametrize("limit", [graph.IdIndex.BUCKET_LIMIT, 0])
+@pytest.mark.parametrize("seed", range(6))
+def test_buckets_find_what_a_binary_search_finds(monkeypatch, seed, limit):
+    """The place of each query among the sorted hashes, found through the buckets of their top
+    bits (or, past the bucket limit, by sorting the queries), is np.searchsorted's: queries
+    below, between, equal to and above the ids' hashes, some hashes repeated."""
+    monkeypatch.setattr(graph.IdIndex, "DICT_SIZE", 0)
+    monkeypatch.setattr(graph.IdIndex, "BUCKET_LIMIT", limit)
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(1, 3000))
+    hashes = rng.integers(-2**63, 2**63 - 1, size=size, dtype=np.int64)
+    hashes[rng.integers(0, size, 20)] = hashes[0]  # repeated: duplicates, collisions
+    ids = [str(k) for k in range(size)]
+    monkeypatch.setattr(graph, "hash", dict(zip(ids, hashes.tolist())).__getitem__,
+                        raising=False)
+    index = graph.IdIndex(ids)
+    assert (index.starts is None) is (limit == 0)
+    queries = np.concatenate([hashes, rng.integers(-2**63, 2**63 - 1, size=500, dtype=np.int64),
+                              np.array([-2**63, 2**63 - 1, hashes.min() - 1, hashes.max() + 1])])
+    assert index._first_not_below(queries).tolist() == np.searchsorted(index.sorted,
+                                                                       queries).tolist()
+
+
+def test_a_crowded_bucket_is_searched_by_sorting(monkeypatch):
+    """Ids whose hashes all fall into one bucket (chosen under a known hash seed) would make
+    the buckets step through them one by one: the index sorts the queries instead."""
+    monkeypatch.setattr(graph.IdIndex, "DICT_SIZE", 0)
+    monkeypatch.setattr(graph, "hash", lambda name: len(name) + int(name[1:] or 0),
+                        raising=False)  # small numbers: one bucket
+    ids = [f"e{k}" for k in range(200)]
+    index = graph.IdIndex(ids)
+    assert index.starts is None
+    assert index.positions(["e5", "x", "e199", "e0", "f5"]).tolist() == [5, -1, 199, 0, -1]
+
+
 def test_empty_index(index_mode):
     assert graph.IdIndex([]).positions(["x"]).tolist() == [-1]
 
@@ -95,6 +130,25 @@ def test_longest_path_through_chains_is_the_plain_one(seed):
     src = order[np.array([a for a, _ in pairs], dtype=np.int64)]
     dst = order[np.array([b for _, b in pairs], dtype=np.int64)]
     assert graph.longest_path(order, src, dst) == plain_longest_path(order, src, dst)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_longest_path_across_many_short_chains_is_the_plain_one(seed):
+    """Forty parallel chains of four, interleaved in time, a few edges between them: a path far
+    shorter than an eighth of the nodes (walked on the array, not on a list of it)."""
+    rng = np.random.default_rng(seed)
+    chains, length = 40, 4
+    node = np.arange(chains * length).reshape(length, chains).T  # node[c, j]: chain c, step j
+    pairs = [(node[c, j], node[c, j + 1]) for c in range(chains) for j in range(length - 1)]
+    for _ in range(int(rng.integers(0, 12))):
+        c, d, j = rng.integers(0, chains), rng.integers(0, chains), rng.integers(0, length - 1)
+        pairs.append((node[c, j], node[d, j + 1]))
+    order = np.arange(chains * length)
+    src = np.array([a for a, _ in pairs], dtype=np.int64)
+    dst = np.array([b for _, b in pairs], dtype=np.int64)
+    found = graph.longest_path(order, src, dst)
+    assert found == plain_longest_path(order, src, dst)
+    assert len(found) <= len(order) // 8
 
 
 def test_end_times_from_t_end_duration_or_t():

@@ -404,7 +404,7 @@ class Decoded:
 
 
 def decode(data, fields=None) -> Decoded | None:
-    """The trace in ``data`` (bytes or a memory map) as columns if its head and every event and
+    """The trace in ``data`` (bytes or an anonymous map) as columns if its head and every event and
     edge follow the schema, else ``None`` (take the full path, see the module docstring).
 
     ``fields``: the event fields to keep as columns (default: all; the required ones always);
@@ -432,7 +432,7 @@ def decode(data, fields=None) -> Decoded | None:
 def _events(text, release, keep=None) -> ColumnRecords:
     columns = _Columns(EventRecord, keep=keep)
     models: dict[str, dict[int, object]] = {"x_model": {}, "x_usage": {}}
-    for chunk, records in _chunks(text, _FIRST_EVENTS, _EVENTS, release):
+    for chunk, records in _chunks(text, _FIRST_EVENTS, _EVENTS, release, CHUNK_BYTES):
         first = columns.count
         if not first:
             columns.reserve(_expected(records, chunk, text))
@@ -485,20 +485,27 @@ def _names_model(chunk) -> bool:
 
 
 def _releaser(data):
-    """A function ``release(text, end)`` that gives back to the system the pages of a memory
-    map ``data`` that lie before byte ``end`` of ``text`` (a slice of it), once decoded: they are
-    read again from the page cache if anything touches them, and meanwhile the file does not
-    count twice in memory beside its columns. For bytes it does nothing."""
-    if not hasattr(data, "madvise"):  # not a memory map (asked by method, not by class: a
-        # test may replace mmap.mmap to check that the corpus maps nothing)
+    """A function ``release(text, end)`` that gives back to the system the whole pages of
+    ``text`` (a slice of ``data``) before its byte ``end``, once decoded, when ``data`` is
+    memory that can be given back (an anonymous map, see
+    :func:`masrl.traces.validate.validate_file`): the file then does not count twice in memory
+    beside its columns. Only pages of ``text`` itself are given back, so what lies before it
+    (the head, or the other array) stays readable. For bytes it does nothing."""
+    if not hasattr(data, "madvise"):  # not a map (asked by method, not by class: a test may
+        # replace mmap.mmap to check that nothing is mapped)
         return lambda text, end: None
     base = np.frombuffer(data, dtype=np.uint8).ctypes.data
     page = mmap.PAGESIZE
 
+    given = {}  # text's start -> where the pages given back so far end
+
     def release(text, end: int) -> None:
-        offset = np.frombuffer(text, dtype=np.uint8).ctypes.data - base + end
-        if offset >= page:
-            data.madvise(mmap.MADV_DONTNEED, 0, offset - offset % page)
+        start = np.frombuffer(text, dtype=np.uint8).ctypes.data - base
+        first = given.get(start, -(-start // page) * page)  # the text's first whole page
+        last = (start + end) // page * page
+        if last > first:
+            data.madvise(mmap.MADV_DONTNEED, first, last - first)
+            given[start] = last
 
     return release
 
@@ -516,7 +523,7 @@ def _check_keys(chunk, held: int) -> bool:
 
 
 def _chunks(text, first: msgspec.json.Decoder, rest: msgspec.json.Decoder, release,
-            step: int = CHUNK_BYTES):
+            step: int):
     """``(chunk text, its records)`` for consecutive pieces of the array ``text`` (see the
     module docstring); a chunk's text is an array of whole elements of ``text``. Once a chunk
     is decoded, ``release(text, end)`` is told where it ended."""

@@ -101,13 +101,16 @@ class IdIndex:
 
     On a million events a ``dict`` costs about 0.5 s to build and 0.5 s per million look-ups
     (each a cache miss); sorting the ids' hashes once and binary-searching sorted query hashes
-    costs about half. Every match is confirmed by comparing the strings themselves, and a name
-    left unconfirmed (an unknown id, or a hash collision) is settled by an exact dictionary, so
-    the answer is exact. Up to :data:`DICT_SIZE` ids the dictionary fits the caches and is the
-    faster of the two (a corpus is mostly traces of thousands of events), so it serves alone.
+    costs about half. A query's place among the sorted hashes is found from its hash's top bits
+    (:meth:`_first_not_below`), which saves sorting the queries. Every match is confirmed by
+    comparing the strings themselves, and a name left unconfirmed (an unknown id, or a hash
+    collision) is settled by an exact dictionary, so the answer is exact. Up to
+    :data:`DICT_SIZE` ids the dictionary fits the caches and is the faster of the two (a corpus
+    is mostly traces of thousands of events), so it serves alone.
     """
 
     DICT_SIZE = 1 << 15
+    BUCKET_LIMIT = 64  # hashes in one bucket beyond which queries are sorted and searched
 
     def __init__(self, ids: list[str]):
         self.ids = ids
@@ -120,6 +123,39 @@ class IdIndex:
         if (self.sorted[1:] == self.sorted[:-1]).any():  # duplicate ids or a hash collision:
             self.order = np.argsort(hashes, kind="stable")  # equal hashes keep file order
             self.sorted = hashes[self.order]
+        self._buckets()
+
+    def _buckets(self) -> None:
+        """Split the sorted hashes by their top bits into about as many buckets as ids:
+        ``starts[b]`` is where bucket ``b`` begins. String hashes are spread evenly, so a bucket
+        holds one or two; ``starts`` is ``None`` when one holds more than
+        :data:`BUCKET_LIMIT` (hashes chosen to collide, under a known ``PYTHONHASHSEED``)."""
+        bits = len(self.ids).bit_length()
+        self.shift, self.half = 64 - bits, 1 << (bits - 1)
+        counts = np.bincount((self.sorted >> self.shift) + self.half, minlength=1 << bits)
+        self.starts = None
+        if counts.max() <= self.BUCKET_LIMIT:
+            self.starts = np.zeros(len(counts) + 1, dtype=np.int64)
+            np.cumsum(counts, out=self.starts[1:])
+
+    def _first_not_below(self, queries: np.ndarray) -> np.ndarray:
+        """For each query hash, the first position in ``sorted`` whose hash is not below it
+        (``np.searchsorted(self.sorted, queries)``): the hashes of earlier buckets are all
+        below it, those of later ones all above, so it lies in its own bucket, found by
+        stepping through the bucket's few hashes, all queries at once."""
+        if self.starts is None:
+            by_hash = np.argsort(queries)
+            slot = np.empty(len(queries), dtype=np.int64)
+            slot[by_hash] = np.searchsorted(self.sorted, queries[by_hash])
+            return slot
+        bucket = (queries >> self.shift) + self.half
+        slot, end = self.starts[bucket], self.starts[bucket + 1]
+        moving = np.flatnonzero(slot < end)
+        while len(moving):
+            moving = moving[self.sorted[slot[moving]] < queries[moving]]
+            slot[moving] += 1
+            moving = moving[slot[moving] < end[moving]]
+        return slot
 
     @cached_property
     def exact(self) -> dict[str, int]:
@@ -136,10 +172,10 @@ class IdIndex:
             return np.fromiter(map(self.exact.get, names, repeat(-1)), dtype=np.int64,
                                count=len(names))
         queries = np.fromiter(map(hash, names), dtype=np.int64, count=len(names))
-        by_hash = np.argsort(queries)
-        slot = np.empty(len(names), dtype=np.int64)
-        slot[by_hash] = np.searchsorted(self.sorted, queries[by_hash])
+        slot = self._first_not_below(queries)
         found = self.order[np.minimum(slot, len(self.ids) - 1)]
+        if len(names) > 1 and itemgetter(*found.tolist())(self.ids) == tuple(names):
+            return found  # every name confirmed at once (the usual case: one comparison in C)
         candidates = map(self.ids.__getitem__, found.tolist())
         confirmed = np.fromiter(map(eq, candidates, names), dtype=bool, count=len(names))
         for k in np.flatnonzero(~confirmed).tolist():
@@ -346,12 +382,15 @@ def longest_path(order: np.ndarray, src: np.ndarray, dst: np.ndarray) -> list[in
         if candidate > start[v]:
             start[v] = candidate
             previous[v] = u
-    node = int(np.argmax(start[first] + step))
+    reach = start[first] + step  # nodes on the longest path ending at each node
+    node = int(np.argmax(reach))
+    # a walk of a few thousand nodes reads the array; a long one a list of it (made in C)
+    links = before.tolist() if int(reach[node]) > n // 8 else before
     path = []
-    before = before.tolist()
     while node != -1:
         path.append(node)
-        node = before[node] if before[node] >= 0 else previous.get(node, -1)
+        back = int(links[node])
+        node = back if back >= 0 else previous.get(node, -1)
     return order[path[::-1]].tolist()
 
 

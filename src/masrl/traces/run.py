@@ -21,8 +21,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from itertools import repeat
-from operator import is_not
 from typing import Any
 
 import numpy as np
@@ -125,16 +123,17 @@ def _life(trace: Trace, name: str, role: str | None) -> AgentLife:
 def _roles(trace: Trace, timeline: np.ndarray) -> dict[str, str]:
     """Agent -> role: from its spawn event, else from the first of its events that has one."""
     events = trace.events
-    stated = trace.event_records.optional("role")
-    has_role = np.fromiter(map(is_not, stated, repeat(None)), dtype=bool, count=events.count)
+    role_codes, names = trace.event_records.codes("role")  # the roles as codes: no list of
+    # a million strings
+    has_role = role_codes != (names.index(None) if None in names else -1)
     has_role[events.of_type("spawn")] = False  # a spawn's role is the spawned agent's
     candidates = timeline[has_role[timeline]]
     codes, first = np.unique(events.agent_codes[candidates], return_index=True)
-    roles = {events.agent_names[c]: stated[i]
+    roles = {events.agent_names[c]: names[role_codes[i]]
              for c, i in zip(codes.tolist(), candidates[first].tolist())}
     for name, i in trace.life.spawn_event.items():
-        if stated[i] is not None:
-            roles[name] = stated[i]
+        if names[role_codes[i]] is not None:
+            roles[name] = names[role_codes[i]]
     return roles
 
 

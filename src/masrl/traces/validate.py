@@ -52,8 +52,6 @@ Warnings (the trace stays valid):
 from __future__ import annotations
 
 import mmap
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -207,32 +205,43 @@ def validate_file(path: str | Path, keep_document: bool = True,
     """
     source = str(path) if source is None else source
     try:
-        with _contents(path) as data:
-            return validate_bytes(data, source, keep_document, fields)
+        data = _read(path, anonymous=not keep_document)
+        again = (lambda: data) if isinstance(data, bytes) else (lambda: _read(path))
+        return _validated(data, source, keep_document, fields, again)
     except OSError as exc:  # InputError included: a FIFO, a device, a directory, too large...
         reason = getattr(exc, "reason", None) or exc.strerror or str(exc)
         return ValidationReport(source, [TraceProblem(ERROR, UNREADABLE, "file", "",
                                                       f"cannot read: {reason}")])
 
 
-def validate_bytes(data: bytes | mmap.mmap, source: str = "<memory>",
-                   keep_document: bool = True, fields=None) -> ValidationReport:
+def validate_bytes(data: bytes, source: str = "<memory>", keep_document: bool = True,
+                   fields=None) -> ValidationReport:
     """Validate a trace held in memory as the bytes of its JSON text (a file's contents, one
     line of a JSON Lines file): the fast path first, else the full path, as for a file
     (``fields`` as for :func:`validate_file`)."""
+    return _validated(data, source, keep_document, fields, again=lambda: data)
+
+
+def _validated(data, source: str, keep_document: bool, fields, again) -> ValidationReport:
+    """:func:`validate_bytes`; ``again()`` gives the text anew for the full path (the fast path
+    gives back the pages of an anonymous map as it decodes them, see :func:`_read`)."""
     with collector.paused():
         trace = fast_trace(data, source=source, fields=fields)
         if trace is not None:
             trace._data = bytes(data) if keep_document else None
             return checked(trace)
-        document, problems = parse(bytes(data))
+        del data
+        document, problems = parse(bytes(again()))
         if problems:
             return ValidationReport(source, problems)
         return validate_document(document, source=source)
 
 
-@contextmanager
-def _contents(path: str | Path) -> Iterator[bytes]:
+RELEASED_FROM = 4 * columns.CHUNK_BYTES  # a smaller file's events are decoded in one piece
+GIVES_BACK = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MADV_DONTNEED")  # not on Windows
+
+
+def _read(path: str | Path, anonymous: bool = False):
     """The bytes of a file, read into memory.
 
     Only a regular file of bounded size is opened (:func:`masrl.files.check_input`): a FIFO or
@@ -240,14 +249,26 @@ def _contents(path: str | Path) -> Iterator[bytes]:
     memory: a mapped file that another process truncates while it is decoded kills the reading
     process (SIGBUS) instead of giving an error; a read file that changes gives, at worst, text
     that fails to parse, reported as such.
+
+    ``anonymous`` (when the text is not kept once decoded): a file of at least
+    :data:`RELEASED_FROM` bytes is read into an anonymous map (memory of this process, not the
+    file's pages), whose pages the fast path gives back as it decodes them
+    (:func:`masrl.traces.columns.decode`), so that the file does not stay in memory beside its
+    columns. A file whose size changed since it was checked is read as bytes instead.
     """
     limit = input_limit()
-    check_input(path, limit)
+    size = check_input(path, limit).st_size
     with open(path, "rb") as handle:
+        if anonymous and size >= RELEASED_FROM and GIVES_BACK:
+            memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)  # shared: kept when given back
+            if handle.readinto(memory) == size and not handle.read(1):
+                return memory
+            del memory
+            handle.seek(0)
         data = handle.read(limit + 1)
     if len(data) > limit:  # the file grew since it was checked
         raise InputError(path, f"more than the limit of {limit} bytes")
-    yield data
+    return data
 
 
 def validate_document(document: Any, source: str = "<memory>") -> ValidationReport:
