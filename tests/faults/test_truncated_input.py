@@ -12,19 +12,34 @@ import pytest
 
 from masrl.commands import main
 from masrl.files import InputError
-from masrl.traces import resources, rewards, validate
+from masrl.traces import resources, rewards, synthetic, validate
 from masrl.traces.validate import validate_file
 
 
-def refuse_maps(*args, **kwargs):
-    raise AssertionError("a trace file was mapped into memory")
+def refuse_file_maps(fileno, *args, **kwargs):
+    """``mmap.mmap`` that maps anonymous memory (``fileno`` -1: this process's own, which a
+    large file is read into) and refuses to map a file."""
+    if fileno != -1:
+        raise AssertionError("a trace file was mapped into memory")
+    ANONYMOUS_MAPS.append(args[0])
+    return REAL_MMAP(fileno, *args, **kwargs)
+
+
+REAL_MMAP = mmap.mmap
+ANONYMOUS_MAPS: list[int] = []
 
 
 def test_no_trace_file_is_mapped_into_memory(monkeypatch, tmp_path):
-    monkeypatch.setattr(mmap, "mmap", refuse_maps)
-    for keep in (True, False):
-        report = validate_file(resources.example("hierarchical"), keep_document=keep)
-        assert report.valid, report.lines()[:3]
+    large = tmp_path / "large.json"  # large enough to be read into anonymous memory
+    large.write_text(json.dumps(synthetic.swarm_trace([400] * 30)), encoding="utf-8")
+    assert large.stat().st_size >= validate.RELEASED_FROM
+    monkeypatch.setattr(mmap, "mmap", refuse_file_maps)
+    for path in (resources.example("hierarchical"), large):
+        for keep in (True, False):
+            report = validate_file(path, keep_document=keep)
+            assert report.valid, report.lines()[:3]
+    if validate.GIVES_BACK:  # the large file's text, not kept, was read into anonymous memory
+        assert large.stat().st_size in ANONYMOUS_MAPS
 
 
 def test_a_file_truncated_between_its_check_and_its_read_is_reported(monkeypatch, tmp_path,
