@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import importlib.abc
+import multiprocessing
 import os
 import signal
 import sys
@@ -34,6 +35,20 @@ def available_cores() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except AttributeError:  # not Linux
         return max(os.cpu_count() or 1, 1)
+
+
+def start_method() -> multiprocessing.context.BaseContext:
+    """How local workers are started: forked on Linux, the platform's default elsewhere.
+
+    A forked worker inherits every module this process has imported (NumPy, Arrow, the
+    analysis: about 0.26 s of CPU per process) and starts in milliseconds; a worker started
+    afresh (``spawn``, or ``forkserver``, Python 3.14's default on Linux) imports them all
+    again: on 500 traces with two workers, 2.9 s of CPU in all instead of 2.0. Forking is
+    asked for by name so that it does not depend on the Python version; a forkserver's worker
+    would also not be the child of this process, which :func:`worker_start` checks."""
+    if sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
 
 
 def default_workers() -> int:
@@ -101,8 +116,8 @@ def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
     flight, so memory stays bounded however long the corpus."""
     pending = iter(shards)
     workers = max(workers, 1)
-    with ProcessPoolExecutor(max_workers=workers, initializer=worker_start,
-                             initargs=(os.getpid(),)) as pool:
+    with ProcessPoolExecutor(max_workers=workers, mp_context=start_method(),
+                             initializer=worker_start, initargs=(os.getpid(),)) as pool:
         running = set()
         for shard in pending:
             running.add(pool.submit(encode_shard, shard, selected))
@@ -115,4 +130,4 @@ def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
 
 
 __all__ = ["ShardBuilder", "ShardOutput", "available_cores", "build_shard", "default_workers",
-           "encode_shard", "run_local", "worker_start"]
+           "encode_shard", "run_local", "start_method", "worker_start"]
