@@ -152,3 +152,25 @@ def test_workers_are_forked_whatever_the_default_start_method(corpus, tmp_path, 
                           capture_output=True, text=True)
     assert done.returncode == 1, done.stderr  # invalid and unreadable traces: exit 1, not 3
     assert tree_bytes(out) == tree_bytes(local_tables)
+
+
+def test_no_more_workers_start_than_there_are_shards(corpus, monkeypatch):
+    """A corpus of one shard starts one worker, whatever was asked; nothing left to do starts
+    none."""
+    from masrl.traces.corpus import engine, sources
+
+    started = []
+
+    class Counted(engine.ProcessPoolExecutor):
+        def __init__(self, max_workers, **options):
+            started.append(max_workers)
+            super().__init__(max_workers, **options)
+
+    monkeypatch.setattr(engine, "ProcessPoolExecutor", Counted)
+    plan = sources.shards(sources.trace_sources(sources.find([corpus]).files), 1000)
+    outputs = []
+    engine.run_local(plan, outputs.append, 4)
+    assert len(plan) == 1 and started == [1]
+    assert outputs[0].traces == len(plan[0].sources)
+    engine.run_local([], outputs.append, 4)
+    assert started == [1] and len(outputs) == 1

@@ -111,11 +111,15 @@ class _NoPandas(importlib.abc.MetaPathFinder):
 
 def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
               workers: int, selected: tuple[str, ...] = tables.TABLE_NAMES) -> None:
-    """Encode every shard on ``workers`` processes (one at least) and hand each output to
-    ``on_output`` in this process, as it completes. At most two shards per worker are in
-    flight, so memory stays bounded however long the corpus."""
+    """Encode every shard on ``workers`` processes (one at least, and no more than there are
+    shards: an idle worker only costs its start) and hand each output to ``on_output`` in
+    this process, as it completes. At most two shards per worker are in flight, so memory
+    stays bounded however long the corpus."""
+    shards = list(shards)
+    if not shards:  # every shard was written by an earlier run
+        return
     pending = iter(shards)
-    workers = max(workers, 1)
+    workers = max(min(workers, len(shards)), 1)
     with ProcessPoolExecutor(max_workers=workers, mp_context=start_method(),
                              initializer=worker_start, initargs=(os.getpid(),)) as pool:
         running = set()
