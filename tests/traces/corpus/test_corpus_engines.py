@@ -174,3 +174,29 @@ def test_no_more_workers_start_than_there_are_shards(corpus, monkeypatch):
     assert outputs[0].traces == len(plan[0].sources)
     engine.run_local([], outputs.append, 4)
     assert started == [1] and len(outputs) == 1
+
+
+FIRST_SHARD_IMPORTS = """
+import sys
+from masrl.traces.corpus import engine, sources
+from masrl.traces.corpus.shard import encode_shard
+plan = sources.shards(sources.trace_sources(sources.find([sys.argv[1]]).files), 1000)
+if sys.argv[2] == "loaded":
+    engine.load_before_forking()
+engine.worker_start()
+before = set(sys.modules)
+encode_shard(plan[0])
+print(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_workers_inherit_what_they_would_load_on_their_first_shard(corpus):
+    """After :func:`load_before_forking`, a worker's first shard (valid, invalid and unreadable
+    traces) imports nothing more: each forked worker would otherwise import it again."""
+    def imported(kind: str) -> set[str]:
+        done = subprocess.run([sys.executable, "-c", FIRST_SHARD_IMPORTS, str(corpus), kind],
+                              capture_output=True, text=True, check=True)
+        return set(done.stdout.split())
+
+    assert {"numpy.ma", "pyarrow.compute"} <= imported("plain")
+    assert imported("loaded") == set()
