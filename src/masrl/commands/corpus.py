@@ -185,12 +185,25 @@ def _terminable():
         signal.signal(signal.SIGTERM, previous)
 
 
+class _Silent:
+    """The progress bar when stderr is not a terminal: it shows nothing, and spares importing
+    tqdm (about 25 ms of a run's fixed cost)."""
+
+    def update(self, n: int) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def _progress(total: int, initial: int):
     """A tqdm bar on stderr when stderr is a terminal; otherwise one that shows nothing."""
+    if not sys.stderr.isatty():
+        return _Silent()
     from tqdm import tqdm
 
     return tqdm(total=total, initial=initial, unit="trace", file=sys.stderr,
-                disable=not sys.stderr.isatty(), dynamic_ncols=True, desc="masrl corpus")
+                dynamic_ncols=True, desc="masrl corpus")
 
 
 def report(result: dict) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import subprocess
+import sys
 
 import pyarrow.parquet as pq
 import pytest
@@ -129,3 +131,72 @@ def test_files_carry_no_time_and_a_fixed_writer(local_tables):
         assert meta.created_by.startswith("parquet-cpp-arrow version ")
         assert set(meta.metadata) == {b"ARROW:schema", b"masrl.table", b"masrl.corpus_schema"}
         assert meta.metadata[b"masrl.table"].decode() == path.parent.name
+
+
+FORKSERVER_BY_DEFAULT = """
+import multiprocessing, sys
+multiprocessing.set_start_method("forkserver")  # Python 3.14's default on Linux
+from masrl.commands import main
+sys.exit(main(["corpus", sys.argv[1], "-o", sys.argv[2], "--shard-size", "4",
+               "--workers", "2"]))
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux")
+def test_workers_are_forked_whatever_the_default_start_method(corpus, tmp_path, local_tables):
+    """Where Python starts processes with a forkserver by default, the workers are still forked
+    from the command (a forkserver's worker is not its child, and imports everything again):
+    the run succeeds and writes the same bytes."""
+    out = tmp_path / "forkserver-default"
+    done = subprocess.run([sys.executable, "-c", FORKSERVER_BY_DEFAULT, str(corpus), str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1, done.stderr  # invalid and unreadable traces: exit 1, not 3
+    assert tree_bytes(out) == tree_bytes(local_tables)
+
+
+def test_no_more_workers_start_than_there_are_shards(corpus, monkeypatch):
+    """A corpus of one shard starts one worker, whatever was asked; nothing left to do starts
+    none."""
+    from masrl.traces.corpus import engine, sources
+
+    started = []
+
+    class Counted(engine.ProcessPoolExecutor):
+        def __init__(self, max_workers, **options):
+            started.append(max_workers)
+            super().__init__(max_workers, **options)
+
+    monkeypatch.setattr(engine, "ProcessPoolExecutor", Counted)
+    plan = sources.shards(sources.trace_sources(sources.find([corpus]).files), 1000)
+    outputs = []
+    engine.run_local(plan, outputs.append, 4)
+    assert len(plan) == 1 and started == [1]
+    assert outputs[0].traces == len(plan[0].sources)
+    engine.run_local([], outputs.append, 4)
+    assert started == [1] and len(outputs) == 1
+
+
+FIRST_SHARD_IMPORTS = """
+import sys
+from masrl.traces.corpus import engine, sources
+from masrl.traces.corpus.shard import encode_shard
+plan = sources.shards(sources.trace_sources(sources.find([sys.argv[1]]).files), 1000)
+if sys.argv[2] == "loaded":
+    engine.load_before_forking()
+engine.worker_start()
+before = set(sys.modules)
+encode_shard(plan[0])
+print(" ".join(sorted(set(sys.modules) - before)))
+"""
+
+
+def test_workers_inherit_what_they_would_load_on_their_first_shard(corpus):
+    """After :func:`load_before_forking`, a worker's first shard (valid, invalid and unreadable
+    traces) imports nothing more: each forked worker would otherwise import it again."""
+    def imported(kind: str) -> set[str]:
+        done = subprocess.run([sys.executable, "-c", FIRST_SHARD_IMPORTS, str(corpus), kind],
+                              capture_output=True, text=True, check=True)
+        return set(done.stdout.split())
+
+    assert {"numpy.ma", "pyarrow.compute"} <= imported("plain")
+    assert imported("loaded") == set()
