@@ -176,6 +176,17 @@ def test_no_more_workers_start_than_there_are_shards(corpus, monkeypatch):
     assert started == [1] and len(outputs) == 1
 
 
+def test_the_summary_counts_the_workers_started_not_asked(corpus, tmp_path):
+    """One shard to write: one worker starts, and the summary says one, not the two asked; a
+    run resumed with nothing left starts none and says so."""
+    from masrl.traces.corpus import build
+
+    out = tmp_path / "out"
+    assert build([corpus], out, workers=2).workers == 1
+    again = build([corpus], out, workers=2)
+    assert again.resumed == again.shards and again.workers == 0
+
+
 FIRST_SHARD_IMPORTS = """
 import sys
 from masrl.traces.corpus import engine, sources

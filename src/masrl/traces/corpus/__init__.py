@@ -41,7 +41,8 @@ def selection(names: Sequence[str]) -> tuple[str, ...]:
 
 @dataclass
 class Built:
-    """What :func:`build` did: traces and shards planned, shards found done, workers used, and
+    """What :func:`build` did: traces and shards planned, shards found done, workers used (the
+    local engine's: the processes it started, at most one per shard left to write), and
     the notes (files left out or read once, shards computed again, workers capped)."""
 
     traces: int
@@ -116,6 +117,7 @@ def build(arguments: Sequence[str | os.PathLike], out: str | os.PathLike, *,
         ray_engine.run_ray(todo, on_output, workers, address, selected)
     else:
         engine.run_local(todo, on_output, workers, selected)
+        workers = engine.local_workers(workers, len(todo))  # what was started, not asked
     return Built(len(traces), len(plan), len(plan) - len(todo), workers, notes)
 
 

@@ -127,6 +127,12 @@ class _NoPandas(importlib.abc.MetaPathFinder):
         return None
 
 
+def local_workers(asked: int, shards: int) -> int:
+    """The workers the local engine starts for ``shards`` shards to write: ``asked``, but no
+    more than the shards (an idle worker only costs its start), and none when there are none."""
+    return min(max(asked, 1), shards)
+
+
 def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
               workers: int, selected: tuple[str, ...] = tables.TABLE_NAMES) -> None:
     """Encode every shard on ``workers`` processes (one at least, and no more than there are
@@ -134,10 +140,10 @@ def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
     this process, as it completes. At most two shards per worker are in flight, so memory
     stays bounded however long the corpus."""
     shards = list(shards)
-    if not shards:  # every shard was written by an earlier run
+    workers = local_workers(workers, len(shards))
+    if not workers:  # every shard was written by an earlier run
         return
     pending = iter(shards)
-    workers = max(min(workers, len(shards)), 1)
     context = start_method()
     if workers > 1 and context.get_start_method() == "fork":
         load_before_forking()
@@ -155,5 +161,5 @@ def run_local(shards: Iterable[Shard], on_output: Callable[[ShardOutput], None],
 
 
 __all__ = ["ShardBuilder", "ShardOutput", "available_cores", "build_shard", "default_workers",
-           "encode_shard", "load_before_forking", "run_local", "start_method",
+           "encode_shard", "load_before_forking", "local_workers", "run_local", "start_method",
            "worker_start"]
