@@ -8,13 +8,12 @@ of the numbers it decodes, not of those it skips (an event's own ``x_`` fields):
 there would pass. The fast path must never accept what the full path refuses, so every chunk of
 events and edges it decodes is checked here, in two stages:
 
-1. :func:`key_count` (the usual case, a few vectorised passes over the text): the keys of the
-   text, counted as ``":`` pairs (a key's closing quote and its colon), must be exactly the
-   fields the decoded records hold, which the caller counts from its columns. Every field a
-   record holds is one key of the text, so a repeated key or a field the records skip adds a
-   pair; a ``\\":`` inside a string (an escaped quote before a colon) adds one too, so the
-   count errs only high. It cannot count a key followed by whitespace before its colon
-   (``"id" : 1``): then it says nothing (``None``).
+1. :func:`key_count` (the usual case; the one count of keys, shared with the importers' fast
+   decode, defined in :mod:`masrl.traces.strict_json`): the keys of the text, counted as quotes
+   not escaped whose next byte past whitespace is a colon, must be exactly the fields the
+   decoded records hold, which the caller counts from its columns. Every field a record holds
+   is one key of the text, so a repeated key or a field the records skip adds one; a string
+   beginning with a colon (``":x"``) adds one too, so the count errs only high.
 2. :func:`certainly_strict` (when the count does not match, e.g. events that carry fields of
    their own): a vectorised scan of the text's structure. Quotes not escaped delimit strings; a
    string followed (past any whitespace) by a colon is a key; the brackets outside strings give
@@ -35,30 +34,16 @@ import re
 
 import numpy as np
 
-from masrl.traces.strict_json import finite_number
+from masrl.traces.strict_json import finite_number, key_count
+
+__all__ = ["certainly_strict", "key_count", "may_repeat_keys"]
 
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[0x20, 0x09, 0x0A, 0x0D]] = True
 _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(8)] + [2**64 - 1], dtype=np.uint64)
 QUOTE, BACKSLASH, COLON = 0x22, 0x5C, 0x3A
-CHUNK = 1 << 22  # bytes of text scanned at a time, so that a large text needs little memory
 LONG_DIGITS = 100  # a run of digits this long may be a number no double holds
 _NUMBER = re.compile(rb"-?[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-
-
-def key_count(text) -> int | None:
-    """How many ``":`` pairs ``text`` (JSON, as bytes or any buffer) holds: its keys, plus any
-    escaped quote before a colon inside a string; ``None`` when a colon follows whitespace
-    (a key could hide from the count)."""
-    data = np.frombuffer(text, dtype=np.uint8)
-    found = 0
-    for begin in range(1, len(data), CHUNK):  # byte 0 opens the text: no colon before it
-        colons = np.flatnonzero(data[begin:begin + CHUNK] == COLON) + begin
-        before = data[colons - 1]
-        if _SPACE[before].any():
-            return None
-        found += int(np.count_nonzero(before == QUOTE))
-    return found
 
 
 def certainly_strict(text) -> bool:

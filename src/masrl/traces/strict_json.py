@@ -286,24 +286,22 @@ def _lone_surrogate(text: str) -> bool:
 # call per object and per number. msgspec decodes the same text about three times as fast and
 # already refuses what strict JSON refuses but two things: it keeps the last of repeated keys,
 # and it reads integers of any size. So a fast decode is trusted only when, afterwards, the
-# objects hold as many entries as the text has keys (counted from its bytes: a quote that is
-# not escaped and is followed by a colon; a count that is never short, and long only for a
-# string that begins with a colon, which then goes the slow way), no integer is out of a
-# double's range and the nesting is far from the recursion limit. Anything msgspec refuses, or
-# any check doubts, goes down :func:`parse`, which finds the fault and words it: the fast
-# decode never changes a document nor a message, only the time.
+# objects hold as many entries as the text has keys (:func:`key_count`: a count that is never
+# short, and long only for a string that begins with a colon, which then goes the slow way), no
+# integer is out of a double's range and the nesting is far from the recursion limit. Anything
+# msgspec refuses, or any check doubts, goes down :func:`parse`, which finds the fault and
+# words it: the fast decode never changes a document nor a message, only the time.
 
 UNSURE = object()  # what the fast decode returns when the full path must decide
-_QUOTE, _BACKSLASH, _COLON = 0x22, 0x5C, 0x3A
-_WHITE = b" \t\r\n"
 _DEPTH_MARGIN = 100  # levels short of the recursion limit that a fast decode may nest
 _BIG_INT_BITS = 1000  # integers of more bits may be out of a double's range
 
 
-def fast_values(data: bytes, spans: list[tuple[int, int]]) -> list:
-    """The JSON value of ``data[begin:end]`` for each ``(begin, end)`` of ``spans`` (disjoint,
-    in order, covering every key of ``data``), decoded by msgspec; :data:`UNSURE` in place of
-    each one that is not certainly strict JSON (then :func:`parse` decides, see above)."""
+def fast_values(data, spans: list[tuple[int, int]]) -> list:
+    """The JSON value of ``data[begin:end]`` (bytes or any buffer) for each ``(begin, end)`` of
+    ``spans`` (disjoint, in order, covering every key of ``data``), decoded by msgspec;
+    :data:`UNSURE` in place of each one that is not certainly strict JSON (then :func:`parse`
+    decides, see above)."""
     import msgspec
 
     view = memoryview(data)
@@ -315,12 +313,13 @@ def fast_values(data: bytes, spans: list[tuple[int, int]]) -> list:
         except (msgspec.DecodeError, msgspec.ValidationError, RecursionError,
                 UnicodeDecodeError):
             values.append(UNSURE)
-    keys = _key_counts(data, spans).tolist()
+    keys = _key_quotes(data)
     decoded = [k for k, value in enumerate(values) if value is not UNSURE]
-    if _entries_if_plain([values[k] for k in decoded]) == sum(keys[k] for k in decoded):
-        return values  # each count is at least its entries: all equal (the usual case)
+    if len(decoded) == len(spans) and _entries_if_plain(values) == len(keys):
+        return values  # each span's count is at least its entries: all equal (the usual case)
+    counts = _counts_by_span(keys, spans)
     for k in decoded:  # which ones are in doubt
-        if _entries_if_plain([values[k]]) != keys[k]:
+        if _entries_if_plain([values[k]]) != counts[k]:
             values[k] = UNSURE
     return values
 
@@ -343,22 +342,15 @@ def parse_fast(data: bytes | str) -> tuple[object, list[Finding]]:
     return parse(data) if value is UNSURE else (value, [])
 
 
-_LONG_TEXT = 1 << 14  # characters from which keys are counted in bytes (vectorised)
-
-_KEY_END = re.compile(r'(\\*)"[ \t\r\n]*:')  # a quote and the backslashes before it
-
-
 def _fast_text_value(text: str) -> object:
-    """:func:`fast_value` of a text already decoded; its keys counted by a regular expression
-    (a quote after an even run of backslashes, then a colon), which errs only high too."""
+    """:func:`fast_value` of a short text already decoded."""
     import msgspec
 
     try:
         value = msgspec.json.decode(text)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeError):
         return UNSURE
-    keys = sum(1 for run in _KEY_END.findall(text) if len(run) % 2 == 0)
-    return value if _entries_if_plain([value]) == keys else UNSURE
+    return value if _entries_if_plain([value]) == key_count(text) else UNSURE
 
 
 _DECODERS: dict = {}
@@ -399,32 +391,89 @@ def _entries_if_plain(values: list) -> int | None:
     return entries
 
 
-def _key_counts(data: bytes, spans: list[tuple[int, int]]):
-    """How many keys each span of a JSON text holds, or more: quotes not escaped whose next
-    byte past whitespace is a colon. A quote that closes a key is one; so is, wrongly, a quote
-    that opens a string beginning with a colon (``":ok"``): the count errs only high."""
+# ------------------------------------------------------------------------------ key count
+# One count of the keys of a JSON text from its characters, without parsing it: a quote that is
+# not escaped (after an even run of backslashes) and whose next character past whitespace is a
+# colon. Every key's closing quote is one, so the count is never short; a string's opening quote
+# followed by a colon (``":ok"``, ``"  :no"``) is one too, so it errs only high. Its users compare
+# it with the entries their decoder kept (the importers' fast decode above; validation's fast
+# path, :mod:`masrl.traces.repeated_keys`): equal means no key was repeated (nor skipped).
+
+_LONG_TEXT = 1 << 14  # characters from which keys are counted on an array (vectorised)
+_SPACED_KEY_END = re.compile(r'"[ \t\r\n]+:')  # a quote, whitespace, a colon
+_KEY_CHUNK = 1 << 18  # bytes of text compared at a time (in cache; little memory)
+
+
+def key_count(text) -> int:
+    """How many keys the JSON ``text`` (str, bytes or any buffer) names, or more (see above)."""
+    if isinstance(text, str) and len(text) < _LONG_TEXT:
+        return _short_key_count(text)
+    if isinstance(text, str):
+        text = text.encode("utf-8")  # keys and their quotes are the same in UTF-8
+    return len(_key_quotes(text))
+
+
+def _short_key_count(text: str) -> int:
+    """:func:`key_count` of a short text by string search: each ``":`` less those whose quote
+    is escaped, plus the quotes followed by whitespace, then a colon."""
+    found = text.count('":')
+    if '\\":' in text:  # quotes after a run of backslashes: an odd run escapes the quote
+        run, sign = "\\", -1
+        while (after := text.count(run + '":')):  # quotes after at least len(run) of them
+            found += sign * after
+            run, sign = run + "\\", -sign
+    for spaced in _SPACED_KEY_END.finditer(text):
+        begin = at = spaced.start()
+        while at and text[at - 1] == "\\":
+            at -= 1
+        found += (begin - at) % 2 == 0
+    return found
+
+
+def _key_quotes(data):
+    """Positions of the quotes :func:`key_count` counts in ``data`` (bytes or any buffer), in
+    order, as a numpy array: a few vectorised passes, a chunk of text at a time."""
     import numpy as np
 
     text = np.frombuffer(data, dtype=np.uint8)
     white = np.zeros(256, dtype=bool)
-    white[list(_WHITE)] = True
-    colons = np.flatnonzero(text == _COLON)
-    colons = colons[colons > 0]
-    before = colons - 1
-    spaced = np.flatnonzero(white[text[before]])
-    while len(spaced):  # step back over whitespace (a key written "a" : 1), a byte a round
-        before[spaced] -= 1
-        spaced = spaced[before[spaced] >= 0]
-        spaced = spaced[white[text[before[spaced]]]]
-    quotes = before[(before >= 0) & (text[np.maximum(before, 0)] == _QUOTE)]
-    run = np.zeros(len(quotes), dtype=np.int64)  # backslashes just before each quote
-    going = np.arange(len(quotes))
-    while len(going):  # the quotes still preceded by a backslash, a byte a round
-        at = quotes[going] - run[going] - 1
+    white[list(b" \t\r\n")] = True
+    found = []
+    for begin in range(1, len(text), _KEY_CHUNK):  # byte 0 opens the text: no colon before it
+        colons = np.flatnonzero(text[begin:begin + _KEY_CHUNK] == 0x3A) + (begin - 1)
+        before = text[colons]  # colons now hold the position just before each colon
+        spaced = np.flatnonzero(white[before])
+        while len(spaced):  # step back over whitespace ("a" : 1), a byte a round
+            colons[spaced] -= 1
+            spaced = spaced[colons[spaced] >= 0]
+            before[spaced] = text[colons[spaced]]
+            spaced = spaced[white[before[spaced]]]
+        quotes = colons[before == 0x22]  # (a colon stepped back past byte 0 keeps its space)
+        found.append(quotes[_unescaped(text, quotes)])
+    return np.concatenate(found) if found else np.zeros(0, dtype=np.intp)
+
+
+def _unescaped(text, quotes):
+    """Which of the ``quotes`` (positions in ``text``) follow an even run of backslashes."""
+    import numpy as np
+
+    keep = np.ones(len(quotes), dtype=bool)
+    going = np.flatnonzero(text[quotes - 1] == 0x5C)  # the few after a backslash
+    going = going[quotes[going] > 0]  # (a quote at byte 0 has none before it)
+    run = 1
+    while len(going):
+        keep[going] = run % 2 == 0
+        at = quotes[going] - run - 1
         going = going[at >= 0]
-        going = going[text[quotes[going] - run[going] - 1] == _BACKSLASH]
-        run[going] += 1
-    keys = quotes[run % 2 == 0]
+        going = going[text[quotes[going] - run - 1] == 0x5C]
+        run += 1
+    return keep
+
+
+def _counts_by_span(quotes, spans: list[tuple[int, int]]) -> list[int]:
+    """How many of the key ``quotes`` each span holds (one past its end counts in it too)."""
+    import numpy as np
+
     begins = np.array([begin for begin, _ in spans], dtype=np.int64)
-    owner = np.searchsorted(begins, keys, side="right") - 1
-    return np.bincount(owner[owner >= 0], minlength=len(spans))
+    owner = np.searchsorted(begins, quotes, side="right") - 1
+    return np.bincount(owner[owner >= 0], minlength=len(spans)).tolist()
