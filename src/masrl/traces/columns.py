@@ -398,6 +398,11 @@ class Growing:
             self.array = grown
 
     def extend(self, values: np.ndarray) -> None:
+        """Append ``values`` (a fresh array the caller gives up: the first chunk of a column
+        with no room reserved is kept as it is, not copied: a small trace's only chunk)."""
+        if not len(self.array) and values.dtype == self.array.dtype:
+            self.array, self.size = values, len(values)
+            return
         end = self.size + len(values)
         if end > len(self.array):
             self.reserve(max(end, 2 * len(self.array)))
@@ -450,7 +455,7 @@ def _events(text, release, keep=None) -> ColumnRecords:
     models: dict[str, dict[int, object]] = {"x_model": {}, "x_usage": {}}
     for chunk, records in _chunks(text, _FIRST_EVENTS, _EVENTS, release, CHUNK_BYTES):
         first = columns.count
-        if not first:
+        if not first and chunk is not text:  # a chunk of many: room for the others
             columns.reserve(_expected(records, chunk, text))
         all_known = _check_keys(chunk, columns.add(records))
         del records
@@ -470,7 +475,7 @@ def _edges(text, index, release) -> ColumnRecords:
     ends = {key: (Growing(np.int64), {}) for key in ENDS}
     for chunk, records in _chunks(text, _EDGES, _EDGES, release, EDGE_CHUNK_BYTES):
         first = columns.count
-        if not first:
+        if not first and chunk is not text:  # a chunk of many: room for the others
             columns.reserve(_expected(records, chunk, text))
             for positions, _ in ends.values():
                 positions.reserve(_expected(records, chunk, text))
