@@ -69,6 +69,7 @@ from masrl.traces.schema import (
 
 CHUNK_BYTES = 1 << 20  # text decoded at a time: about 5,000 events, whose records stay in cache
 EDGE_CHUNK_BYTES = 1 << 23  # edges: about 130,000 at a time, their ends looked up together
+IN_C_RECORDS = 8192  # records few enough to be transposed in C whatever their kind (see _Columns)
 RECUTS = 8  # cuts that may fall inside an element before the rest is decoded whole
 _BOUNDARY = re.compile(rb"}\s*,\s*{")
 _MODEL_MARK = re.compile(re.escape(MODEL_MARK))
@@ -232,23 +233,11 @@ class _Columns:
     """Columns of one array being built, chunk by chunk, and the number of keys they hold."""
 
     def __init__(self, record: type, ends: tuple[str, ...] = (), keep=None, in_c=True):
-        hints = _struct_fields(record)
         self.in_c = in_c  # transpose the records in C (see transposed)
-        self.attributes = {f.name: f.encode_name for f in hints}  # attribute -> JSON name
-        required = {f.name for f in hints if f.required}
-        counted = {f.name for f in hints if keep is not None and f.encode_name not in keep
-                   and f.name not in required}
-        self.ends = [f.name for f in hints if f.encode_name in ends]  # kept by the caller
-        self.counted = [name for name in self.attributes if name in counted]
-        self.numbers = [f.name for f in hints if _is_number(f.type) and f.name not in counted]
-        self.listed = [f.name for f in hints if f.encode_name in UNIQUE and f.name not in counted]
-        # fields that are objects (an event's content): kept as records, where present; their
-        # own fields are keys of the text too
-        self.objects = {f.name: _StructKeys(f.type) for f in hints if _is_struct(f.type)}
-        self.coded = [name for name in self.attributes if name not in
-                      (*self.numbers, *self.listed, *self.counted, *self.ends, *self.objects)]
+        layout = _layout(record, ends, None if keep is None else frozenset(keep))
+        (self.attributes, self.ends, self.counted, self.numbers, self.listed, self.objects,
+         self.coded, self.defaults) = layout
         self.present_objects: dict[str, dict[int, object]] = {name: {} for name in self.objects}
-        self.defaults = {f.name: f.default for f in hints if not f.required}
         self.parts: dict[str, object] = {name: [] for name in self.listed}
         self.parts.update({name: Growing(np.float64) for name in self.numbers})
         self.parts.update({name: Growing(np.int32) for name in self.coded})
@@ -259,8 +248,10 @@ class _Columns:
         """Attribute -> a chunk's values of that field. ``in_c``: made in C (``astuple``, then
         ``zip``), a tuple per record on the way, which pays for records of many fields in
         chunks that stay in the processor's cache (events); else an attribute look-up per
-        record and field (edges: five fields, a hundred thousand at a time)."""
-        if not self.in_c:
+        record and field (edges: five fields, a hundred thousand at a time). A chunk of up
+        to :data:`IN_C_RECORDS` records stays in cache either way, and is made in C (a trace's
+        few hundred edges: 38 us against 59)."""
+        if not self.in_c and len(records) > IN_C_RECORDS:
             return {name: list(map(attrgetter(name), records)) for name in self.attributes}
         return dict(zip(self.attributes, zip(*map(astuple, records)))) or dict.fromkeys(
             self.attributes, ())  # no records: no tuples from zip
@@ -327,6 +318,31 @@ class _Columns:
         return found
 
 
+@cache
+def _layout(record: type, ends: tuple[str, ...], keep: frozenset | None) -> tuple:
+    """How :class:`_Columns` keeps each field of ``record``, worked out once per kind of array
+    (it read every field's type hints at each call: about 30 us per trace, a few per cent of
+    validating a trace of a few hundred events). Returns (attribute -> JSON name, the ends, the
+    fields only counted, the numbers, the listed, the objects (attribute -> :class:`_StructKeys`),
+    the coded, the defaults of optional fields); the caller must not change them."""
+    hints = _struct_fields(record)
+    attributes = {f.name: f.encode_name for f in hints}  # attribute -> JSON name
+    required = {f.name for f in hints if f.required}
+    counted = {f.name for f in hints if keep is not None and f.encode_name not in keep
+               and f.name not in required}
+    kept_ends = [f.name for f in hints if f.encode_name in ends]  # kept by the caller
+    counted_names = [name for name in attributes if name in counted]
+    numbers = [f.name for f in hints if _is_number(f.type) and f.name not in counted]
+    listed = [f.name for f in hints if f.encode_name in UNIQUE and f.name not in counted]
+    # fields that are objects (an event's content): kept as records, where present; their
+    # own fields are keys of the text too
+    objects = {f.name: _StructKeys(f.type) for f in hints if _is_struct(f.type)}
+    coded = [name for name in attributes if name not in
+             (*numbers, *listed, *counted_names, *kept_ends, *objects)]
+    defaults = {f.name: f.default for f in hints if not f.required}
+    return attributes, kept_ends, counted_names, numbers, listed, objects, coded, defaults
+
+
 class _StructKeys:
     """Counts the fields a decoded object (a msgspec Struct of strings, booleans and numbers)
     holds: its keys in the text."""
@@ -382,6 +398,11 @@ class Growing:
             self.array = grown
 
     def extend(self, values: np.ndarray) -> None:
+        """Append ``values`` (a fresh array the caller gives up: the first chunk of a column
+        with no room reserved is kept as it is, not copied: a small trace's only chunk)."""
+        if not len(self.array) and values.dtype == self.array.dtype:
+            self.array, self.size = values, len(values)
+            return
         end = self.size + len(values)
         if end > len(self.array):
             self.reserve(max(end, 2 * len(self.array)))
@@ -434,7 +455,7 @@ def _events(text, release, keep=None) -> ColumnRecords:
     models: dict[str, dict[int, object]] = {"x_model": {}, "x_usage": {}}
     for chunk, records in _chunks(text, _FIRST_EVENTS, _EVENTS, release, CHUNK_BYTES):
         first = columns.count
-        if not first:
+        if not first and chunk is not text:  # a chunk of many: room for the others
             columns.reserve(_expected(records, chunk, text))
         all_known = _check_keys(chunk, columns.add(records))
         del records
@@ -454,7 +475,7 @@ def _edges(text, index, release) -> ColumnRecords:
     ends = {key: (Growing(np.int64), {}) for key in ENDS}
     for chunk, records in _chunks(text, _EDGES, _EDGES, release, EDGE_CHUNK_BYTES):
         first = columns.count
-        if not first:
+        if not first and chunk is not text:  # a chunk of many: room for the others
             columns.reserve(_expected(records, chunk, text))
             for positions, _ in ends.values():
                 positions.reserve(_expected(records, chunk, text))

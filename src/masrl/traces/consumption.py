@@ -78,10 +78,9 @@ def _consumed(run: Run) -> np.ndarray:
 
 def consumed_items(run: Run, of: np.ndarray, count: int) -> np.ndarray:
     """Per item of a unit (``of``: each event's item, -1 outside it), whether it is consumed."""
-    inside = of >= 0
-    hits = np.bincount(of[inside], weights=consumed(run)[inside].astype(np.float64),
-                       minlength=count)
-    return hits > 0
+    hits = np.zeros(count, dtype=bool)  # flags set by index: no float weights to sum
+    hits[of[consumed(run) & (of >= 0)]] = True
+    return hits
 
 
 def descendants(run: Run, tracked: np.ndarray) -> list[int]:
