@@ -35,8 +35,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from measuring import Command, arguments, in_turn, write_results
-from trace_throughput import synthetic_trace
+from measuring import Command, in_turn, write_results
+from trace_throughput import synthetic_trace, trace_arguments
 
 RESULTS = Path(__file__).resolve().parent / "results" / "decoder_floor.json"
 
@@ -74,10 +74,7 @@ def installed(module: str) -> bool:
 
 
 def main() -> None:
-    parser = arguments(__doc__, RESULTS)
-    parser.add_argument("--agents", type=int, default=300)
-    parser.add_argument("--calls", type=int, default=1665)
-    args = parser.parse_args()
+    args = trace_arguments(__doc__, RESULTS).parse_args()
     previous = json.loads(args.output.read_text()) if args.output.is_file() else {}
     readers = {name: code for name, (module, code) in READERS.items() if installed(module)}
     for name in READERS.keys() - readers.keys():

@@ -44,11 +44,17 @@ def synthetic_trace(agents: int, calls: int) -> dict:
                        return_reward=0.001, trace_id="synthetic", task_id="throughput")
 
 
-def main() -> None:
-    parser = arguments(__doc__, RESULTS)
+def trace_arguments(doc: str, results: Path):
+    """A benchmark's command line (:func:`measuring.arguments`) with the size of the synthetic
+    trace: ``--agents`` sub-agents of ``--calls`` tool calls (default: about a million events)."""
+    parser = arguments(doc, results)
     parser.add_argument("--agents", type=int, default=300)
     parser.add_argument("--calls", type=int, default=1665)
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> None:
+    args = trace_arguments(__doc__, RESULTS).parse_args()
     previous = json.loads(args.output.read_text()) if args.output.is_file() else {}
     load_1m = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
