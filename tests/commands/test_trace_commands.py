@@ -82,7 +82,7 @@ def test_replay_output_is_deterministic(capsys):
 def test_replay_text_summary(capsys):
     assert main(["replay", SMALL]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "trace small (centralized): 9 events, 10 edges, 1 tool calls, 1 messages",
+        "trace small (centralized): 9 events, 10 edges, 1 tool call, 1 message",
         "critical steps 6, parallelism 1.50, spawn depth 1, max concurrency 2",
         "wall clock 8 s, speedup 0.88, tokens 250 (recorded 250)",
         "cost US$ 0.7500 (recorded US$ 0.7500), estimated from tokens not recorded",

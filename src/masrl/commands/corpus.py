@@ -39,6 +39,7 @@ from masrl.traces.corpus import (
     summary,
 )
 from masrl.traces.corpus.tables import TABLE_NAMES  # noqa: E402
+from masrl.wording import count
 
 INTERRUPTED = 130  # the shell's code for a program stopped by Ctrl-C
 TERMINATED = 143  # ... and by SIGTERM (128 + 15)
@@ -209,12 +210,14 @@ def _progress(total: int, initial: int):
 def report(result: dict) -> str:
     """The summary as a few lines of text."""
     lines = [
-        f"{result['traces']:,} traces: {result['valid']:,} valid, {result['invalid']:,} invalid "
-        f"({result['unreadable']:,} unreadable); {result['events']:,} events in the valid ones; "
-        f"{result['warnings']:,} warnings",
+        f"{count(result['traces'], 'trace')}: {result['valid']:,} valid, "
+        f"{result['invalid']:,} invalid ({result['unreadable']:,} unreadable); "
+        f"{count(result['events'], 'event')} in the valid ones; "
+        f"{count(result['warnings'], 'warning')}",
         f"tables {', '.join(result['tables'])} written to {result['output']} "
-        f"({result['shards']} shards, {result['shards_resumed']} already done; "
-        f"{result['engine']} engine, {result['workers']} workers, {result['seconds']:.1f} s)",
+        f"({count(result['shards'], 'shard')}, {result['shards_resumed']:,} already done; "
+        f"{result['engine']} engine, {count(result['workers'], 'worker')}, "
+        f"{result['seconds']:.1f} s)",
     ]
     if "groups" in result:
         lines.append(f"by {result['group_by']}:")

@@ -40,6 +40,7 @@ from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, cannot_read
 from masrl.terminal import printable
 from masrl.traces.importers.registry import AUTO, FORMATS, REGISTRY
+from masrl.wording import count
 
 
 def register(subparsers) -> None:
@@ -201,8 +202,8 @@ def _write(output: str, mode: str, results: list, targets: list[str], inputs: li
 def describe(summary: dict) -> str:
     """The summary in a few human-readable lines, each escaped (:func:`printable`): names and
     evidence come from the log."""
-    lines = [(f"{summary['source']} -> {summary['output']}: {summary['events']} events, "
-             f"{summary['edges']} edges, {summary['agents']} agents")]
+    lines = [(f"{summary['source']} -> {summary['output']}: {count(summary['events'], 'event')}, "
+             f"{count(summary['edges'], 'edge')}, {count(summary['agents'], 'agent')}")]
     if summary.get("detected"):
         lines.append(f"  format {summary['format']}, recognised from the content: "
                      f"{summary['detected']}")
@@ -211,8 +212,8 @@ def describe(summary: dict) -> str:
         lines.append(f"  recognised as {recognised['system']} ({recognised['shape']} shape): "
                      f"{recognised['evidence']}")
     if len(summary["files"]) > 1:
-        lines.append(f"  read {len(summary['files'])} files (the source and "
-                     f"{len(summary['files']) - 1} sub-agent logs)")
+        lines.append(f"  read {count(len(summary['files']), 'file')} (the source and "
+                     f"{count(len(summary['files']) - 1, 'sub-agent log')})")
     for title, key in (("skipped", "skipped"), ("repaired", "repairs")):
         if summary[key]:
             lines.append(f"  {title} {sum(summary[key].values())}: " + "; ".join(

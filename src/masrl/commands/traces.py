@@ -13,6 +13,7 @@ import sys
 from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, MAX_INDENT_LEVELS, OK, USAGE, finish, json_text
 from masrl.terminal import printable
+from masrl.wording import count
 
 
 def register(subparsers) -> None:
@@ -161,8 +162,8 @@ def summary(result: dict) -> str:
     agents = credit["equal"]["agent"]
     lines = [
         f"trace {result['trace_id']} ({result['topology'] or 'unknown topology'}): "
-        f"{result['events']} events, {result['edges']} edges, {result['tool_calls']} tool calls, "
-        f"{result['messages']} messages",
+        f"{count(result['events'], 'event')}, {count(result['edges'], 'edge')}, "
+        f"{count(result['tool_calls'], 'tool call')}, {count(result['messages'], 'message')}",
         f"critical steps {result['critical_steps']}, parallelism {result['parallelism']:.2f}, "
         f"spawn depth {result['spawn_depth']}, max concurrency {result['max_concurrency']}",
     ]

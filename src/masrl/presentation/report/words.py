@@ -7,6 +7,7 @@ import math
 import re
 
 from masrl.presentation.tables import measurement, words
+from masrl.wording import count, plural_of  # noqa: F401 (said here too: the pages' words)
 
 NOT_RECORDED = "not recorded"
 EVENT_WORDS = {  # event type -> (singular, plural) as a reader says it
@@ -31,19 +32,6 @@ def reason(text: str) -> str:
     """Why a figure is not recorded, as a page says it: the engine's reason without the field
     names it gives in parentheses for the readers of its JSON."""
     return _FIELD_NAMES.sub("", text)
-
-
-def count(n: int | float, noun: str, plural: str | None = None, *, zero: str = "0") -> str:
-    """``1 event``, ``1,234 events``; ``zero`` says none (``no events`` with ``zero="no"``)."""
-    n = int(round(n))
-    return f"{f'{n:,}' if n else zero} {noun if n == 1 else plural or plural_of(noun)}"
-
-
-def plural_of(noun: str) -> str:
-    """``entry`` -> ``entries``, ``line`` -> ``lines`` (the last word of the noun)."""
-    if noun.endswith("y") and noun[-2:-1] not in tuple("aeiou"):
-        return noun[:-1] + "ies"
-    return noun + ("es" if noun.endswith(("s", "x", "ch", "sh")) else "s")
 
 
 def duration(seconds: float) -> str:
