@@ -150,6 +150,15 @@ def test_decoder_floor_results_are_read_and_checked(tmp_path):
         benchmark_results.decoder_floor_results(partial)
 
 
+def test_a_faulty_decoder_floor_file_is_named_by_its_whole_path(tmp_path, monkeypatch):
+    (tmp_path / "decoder_floor.json").write_text(
+        '{"events": 1, "file_bytes": 2, "repeat": 1, "readers": {}}', encoding="utf-8")
+    monkeypatch.setattr(benchmark_results.paths, "BENCHMARK_RESULTS", tmp_path)
+    with pytest.raises(ValueError) as raised:
+        benchmark_results.decoder_floor_results()
+    assert str(raised.value) == f"{tmp_path / 'decoder_floor.json'}: readers: missing json.load"
+
+
 def test_the_decoder_floor_table_puts_the_fastest_reader_first():
     shown = scale_views.decoder_floor_table({"readers": {
         "json.load": {"cpu_s": 2.5, "cpu_ratio": 1.0, "wall_s": 2.6, "peak_mib": 1366.0},

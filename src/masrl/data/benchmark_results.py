@@ -22,11 +22,17 @@ DECODER_KEYS = ("events", "file_bytes", "readers", "repeat")
 READER_KEYS = ("cpu_ratio", "cpu_s", "native", "peak_mib", "wall_s")
 
 
+def results_file(name: str, path: str | os.PathLike | None = None) -> Path:
+    """Where a benchmark's figures are read from: ``path``, else ``benchmarks/results/<name>``
+    (the one place, so that every error names the file read)."""
+    return Path(path) if path else paths.BENCHMARK_RESULTS / name
+
+
 def load_results(name: str, keys: tuple[str, ...],
                  path: str | os.PathLike | None = None) -> dict | None:
-    """The figures of a benchmark's last recorded run (``benchmarks/results/<name>``, or
-    ``path``), or ``None`` when none was recorded. Raises ``ValueError`` naming a missing key."""
-    target = Path(path) if path else paths.BENCHMARK_RESULTS / name
+    """The figures of a benchmark's last recorded run (:func:`results_file`), or ``None`` when
+    none was recorded. Raises ``ValueError`` naming the file and a missing key."""
+    target = results_file(name, path)
     if not target.exists():
         return None
     figures = json.loads(target.read_text(encoding="utf-8"))
@@ -54,11 +60,11 @@ def decoder_floor_results(path: str | os.PathLike | None = None) -> dict | None:
     figures = load_results("decoder_floor.json", DECODER_KEYS, path)
     if figures is None:
         return None
+    target = results_file("decoder_floor.json", path)
     if "json.load" not in figures["readers"]:
-        raise ValueError(f"{path or 'decoder_floor.json'}: readers: missing json.load")
+        raise ValueError(f"{target}: readers: missing json.load")
     for name, reader in figures["readers"].items():
         missing = [key for key in READER_KEYS if key not in reader]
         if missing:
-            raise ValueError(f"{path or 'decoder_floor.json'}: readers: {name}: missing "
-                             f"{', '.join(missing)}")
+            raise ValueError(f"{target}: readers: {name}: missing {', '.join(missing)}")
     return figures
