@@ -7,6 +7,16 @@ from __future__ import annotations
 from masrl.traces.importers._kit.common import SourceError, TraceBuilder, content_ref
 from masrl.traces.importers.sessions.claude_code.ledger import Ledger
 from masrl.traces.importers.sessions.claude_code.linking import Cast
+from masrl.traces.importers.sessions.claude_code.messaging import (
+    ENDING_NOTICES,
+    LEAD,
+    MESSAGE_TOOLS,
+    SKIPPED_NOTICES,
+    envelopes,
+    notice,
+    notified,
+    sent,
+)
 from masrl.traces.importers.sessions.claude_code.records import (
     HUMAN,
     HUMAN_BLOCKS,
@@ -17,6 +27,7 @@ from masrl.traces.importers.sessions.claude_code.records import (
     THINKING_BLOCKS,
     Agent,
     Record,
+    blocks_of,
     content_of,
     is_prompt,
     micros,
@@ -47,6 +58,17 @@ class Emitter:
         self.answers: set[tuple[str, str]] = set()  # (tool_call, its tool_result) event ids
         self.inline_compactions: dict[str, str] = {}  # compact summary uuid -> aggregate event
         self.by_task: dict | None = None  # Task call id -> the agent it spawns (see child_of)
+        self.resumed: set[str] = set()  # sub-agents that return again after a resume
+        self.carried_calls: set[str] = set()  # SendMessage calls that became messages
+        self.sent: dict[str, list[tuple[str, str]]] = {}  # addressee -> (message event, text)
+        self.relayed: dict[str, list[str]] = {}  # uuid of a record a message carries -> events
+        self.last_event: dict[str, str] = {}  # agent -> its latest event so far
+        self.errors = {b.get("tool_use_id") for a in self.agents.values() for r in a.records
+                       if r.data.get("type") == "user" for b in blocks_of(r.data)
+                       if b.get("type") == "tool_result" and b.get("is_error")}
+        self.teammates = {a.name.split("~")[0]: a.name for a in self.agents.values()
+                          if a.teammate}  # a teammate's name -> its agent (the latest spawned)
+        self.lead = next((a.spawner for a in self.agents.values() if a.teammate), None)
 
     def emit(self) -> TraceBuilder:
         """Every agent's events, then the edges between them."""
@@ -57,6 +79,7 @@ class Emitter:
         if not self.build.events:
             raise SourceError(self.ledger.path, None, "no conversation record to import")
         self.connect()
+        self.responses.resumed = self.resumed
         return self.build
 
     # ------------------------------------------------------------------ events
@@ -128,8 +151,9 @@ class Emitter:
                                if self.build.by_id[e]["type"] in ("tool_result", "return"))
             if events:
                 self.ledger.mapped(record)
+                self.last_event[agent.name] = events[-1]
             if isinstance(uuid, str):
-                self.produced[uuid] = events
+                self.produced[uuid] = self.relayed.pop(uuid, events)
 
     def emit_inline_compaction(self, agent: Agent, record: Record, summary: Record | None
                                ) -> None:
@@ -210,9 +234,14 @@ class Emitter:
                                          content_ref=content_ref(block.get("text", "")))
             elif kind in ("tool_use", "server_tool_use"):
                 tool_id, name = block.get("id"), block.get("name")
-                if kind == "tool_use" and name in TASK_TOOLS and tool_id not in self.failed:
+                params = block.get("input") if isinstance(block.get("input"), dict) else {}
+                message = sent(params) if kind == "tool_use" and name in MESSAGE_TOOLS \
+                    and tool_id not in self.errors else None
+                if message is not None:
+                    event = self.emit_sent(agent, base, message)
+                    self.carried_calls.add(tool_id)
+                elif kind == "tool_use" and name in TASK_TOOLS and tool_id not in self.failed:
                     child = self.child_of(tool_id)
-                    params = block.get("input") if isinstance(block.get("input"), dict) else {}
                     event = self.build.event(**base, type="spawn", agent=agent.name,
                                              to=child.name, role=child.role,
                                              content_ref=content_ref(params.get("prompt", "")))
@@ -225,6 +254,8 @@ class Emitter:
                 self.tool_name[tool_id] = name
             elif isinstance(kind, str) and kind.endswith("_tool_result"):
                 event = self.emit_result(agent, record, block, base)
+                if event is None:
+                    continue
             else:
                 raise SourceError(*place(record), f"unknown assistant content block {kind!r}")
             events.append(event["id"])
@@ -254,12 +285,32 @@ class Emitter:
             kind = block.get("type") if isinstance(block, dict) else None
             if kind not in HUMAN_BLOCKS:
                 raise SourceError(*place(record), f"unknown user content block {kind!r}")
-        numbered = len(results) + (1 if rest else 0) > 1
+        text = content if isinstance(content, str) else \
+            rest[0].get("text") if len(rest) == 1 and rest[0].get("type") == "text" else None
+        heard = self.heard(agent, record, text) if isinstance(text, str) else None
+        carried = [b for b in results if b.get("tool_use_id") in self.carried_calls]
+        results = [b for b in results if b.get("tool_use_id") not in self.carried_calls]
+        parts = [p for p in heard or [] if isinstance(p, dict)]
+        numbered = len(results) + (len(parts) if heard is not None else 1 if rest else 0) > 1
         events = []
         for k, block in enumerate(results):
             base = self.base(record, k if numbered else None)
             events.append(self.emit_result(agent, record, block, base)["id"])
-        if rest:
+        skips = ["tool_result of SendMessage (carried by its message event)"] * len(carried) + \
+            [p for p in heard or [] if isinstance(p, str)]
+        for k, fields in enumerate(parts):
+            base = self.base(record, len(results) + k if numbered else None)
+            event = self.build.event(**base, **fields)
+            events.append(event["id"])
+            if event["type"] == "return":
+                self.returns.append((event["agent"], event["id"]))
+            self.requests.append((event["id"], record.parent, record))
+        for k, reason in enumerate(skips):
+            if events or k < len(skips) - 1:
+                self.ledger.account.skip_part(reason)
+            else:
+                self.ledger.skipped(record, reason)
+        if rest and heard is None:
             base = self.base(record, len(results) if numbered else None)
             sender, to = (HUMAN, agent.name) if agent.spawner is None else (agent.spawner,
                                                                             agent.name)
@@ -271,12 +322,95 @@ class Emitter:
             self.requests.append((event["id"], record.parent, record))
         return events
 
-    def emit_result(self, agent: Agent, record: Record, block: dict, base: dict) -> dict:
+    def emit_sent(self, agent: Agent, base: dict, message: tuple) -> dict:
+        """A ``SendMessage`` call: a ``message`` from ``agent`` to its addressee (none for a
+        broadcast), its type kept when it is not a plain message."""
+        to, text, kind = message
+        to = self.addressee(to) if to is not None else None
+        event = self.build.event(**base, type="message", agent=agent.name, to=to,
+                                 content_ref=content_ref(text if text is not None else ""),
+                                 x_message_type=kind if kind not in (None, "message") else None)
+        if to is not None:
+            self.sent.setdefault(to, []).append((event["id"], text))
+        return event
+
+    def addressee(self, name: str) -> str:
+        """The agent a name in a message stands for: a teammate by its name, a sub-agent by
+        its agent id, the team's lead as ``team-lead``; else the name as the log gives it."""
+        if name in self.teammates:
+            return self.teammates[name]
+        if f"agent-{name}" in self.agents:
+            return f"agent-{name}"
+        if name == LEAD and self.lead is not None:
+            return self.lead
+        return name
+
+    def heard(self, agent: Agent, record: Record, text: str) -> list | None:
+        """What a user record's text says when another agent, not the person, wrote it: the
+        events (as fields) and the skip reasons of its teammate envelopes, the return of a
+        resumed sub-agent's notification, or nothing for the copy of a message an earlier
+        ``SendMessage`` event carries; None for anything else (read as before)."""
+        copy = self.copy_of(agent, record, text)
+        if copy is not None:
+            return ["user record: a message another agent sent (carried by its SendMessage "
+                    "event)"]
+        task = notified(text)
+        child = self.agents.get(f"agent-{task}") if task is not None else None
+        if child is not None and child.spawner == agent.name:
+            self.resumed.add(child.name)
+            return [{"type": "return", "agent": child.name, "to": agent.name,
+                     "content_ref": content_ref(text)}]
+        found = envelopes(text)
+        if found is None:
+            return None
+        parts: list = []
+        for sender, body in found[0]:
+            sender = self.addressee(sender)
+            kind = notice(body)
+            if kind in SKIPPED_NOTICES:
+                parts.append(SKIPPED_NOTICES[kind])
+            elif kind in ENDING_NOTICES:
+                parts.append({"type": "despawn", "agent": sender, "x_message_type": kind})
+            else:
+                parts.append({"type": "message", "agent": sender, "to": agent.name,
+                              "content_ref": content_ref(body), "x_message_type": kind})
+        if found[1]:  # words outside the envelopes: the person's, or the spawner's
+            sender = HUMAN if agent.spawner is None else agent.spawner
+            parts.append({"type": "message", "agent": sender, "to": agent.name,
+                          "role": "human" if sender == HUMAN else None,
+                          "content_ref": content_ref(found[1])})
+        return parts
+
+    def copy_of(self, agent: Agent, record: Record, text: str) -> str | None:
+        """The message event of an earlier ``SendMessage`` to ``agent`` whose text ``text``
+        repeats (the receiving end of it in the agent's own log), taken once; the record is
+        then carried by that message (and follows the agent's previous event)."""
+        waiting = self.sent.get(agent.name, [])
+        for k, (event_id, said) in enumerate(waiting):
+            if said == text or (isinstance(said, str) and envelopes(text) is not None
+                                and [b for _s, b in envelopes(text)[0]] == [said]):
+                del waiting[k]
+                uuid = record.data.get("uuid")
+                if isinstance(uuid, str):
+                    before = self.last_event.get(agent.name)
+                    self.relayed[uuid] = [event_id, *([before] if before else [])]
+                return event_id
+        return None
+
+    def emit_result(self, agent: Agent, record: Record, block: dict, base: dict) -> dict | None:
         tool_id = block.get("tool_use_id")
         name = self.tool_name.get(tool_id)
+        if tool_id in self.carried_calls:  # a server result of a SendMessage: carried too
+            self.ledger.account.skip_part("tool_result of SendMessage (carried by its message "
+                                          "event)")
+            return None
         child = self.child_of(tool_id) if name in TASK_TOOLS and tool_id not in self.failed \
             else None
         payload = block.get("content", "")
+        if child is not None and child.teammate:  # a teammate reports by message, later
+            self.ledger.repairs["teammate spawn: its result is the call's tool_result (a "
+                                "teammate reports by message, not by return)"] += 1
+            child = None
         if child is not None and child.launched:  # only the launch is reported
             self.ledger.repairs["background Task launch: its result is the call's "
                                 "tool_result, the sub-agent's own return is not in the log"] += 1
@@ -364,11 +498,32 @@ class Emitter:
             for start in [e for e in own.get(agent.name, []) if e not in linked]:
                 self.link(spawn, start)
         inner = self.inner_sources()
+        windows = self.return_windows(own)
         for child, ret in self.returns:
             sinks = [e for e in own.get(child, []) if e not in inner]
+            if child in self.resumed:  # each return ends the work done since the one before
+                window = windows[ret]
+                sinks = [e for e in window if not any(
+                    (e, d) in self.own_edges for d in window)] if window else []
             spawn = self.spawn_events.get(child)
             for src in sinks or ([spawn] if spawn is not None else []):
                 self.link(src, ret)
+
+    def return_windows(self, own: dict[str, list[str]]) -> dict[str, list[str]]:
+        """For a sub-agent resumed after it returned: return event -> the sub-agent's events
+        after its previous return and not after this one (by time), in emission order."""
+        by_id = self.build.by_id
+        self.own_edges = {(e["src"], e["dst"]) for e in self.build.edges
+                          if by_id[e["src"]]["agent"] == by_id[e["dst"]]["agent"]}
+        windows: dict[str, list[str]] = {}
+        for child in self.resumed:
+            rets = sorted((by_id[r]["t"], r) for c, r in self.returns if c == child)
+            start = None
+            for t, ret in rets:
+                windows[ret] = [e for e in own.get(child, []) if by_id[e]["t"] <= t
+                                and (start is None or by_id[e]["t"] > start)]
+                start = t
+        return windows
 
     def own_events(self) -> dict[str, list[str]]:
         """agent -> the ids of its events other than returns, in emission order (an index

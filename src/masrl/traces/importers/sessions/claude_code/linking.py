@@ -12,8 +12,10 @@ from masrl.traces import strict_json
 from masrl.traces.importers._kit.common import SourceError, read_jsonl, read_text
 from masrl.traces.importers.sessions.claude_code.discovery import SessionFiles, WorkflowRun
 from masrl.traces.importers.sessions.claude_code.ledger import Ledger
+from masrl.traces.importers.sessions.claude_code.messaging import LEAD, envelopes, teammate_spawn
 from masrl.traces.importers.sessions.claude_code.records import (
     COMPACTION_PREFIX,
+    HUMAN,
     MAIN,
     RUN_ID,
     TASK_TOOLS,
@@ -149,7 +151,17 @@ class _Linker:
                 agent_id = source.agent_id
             launch = answer[1].data.get("toolUseResult") if answer is not None else None
             launched = isinstance(launch, dict) and launch.get("status") == "async_launched"
-            name = f"agent-{agent_id}" if agent_id else f"task-{tool_id}"
+            teammate = teammate_spawn(params)
+            name = teammate or (f"agent-{agent_id}" if agent_id else f"task-{tool_id}")
+            if teammate is not None and name in self.agents:  # a teammate spawned again
+                name = next(f"{teammate}~{n}" for n in range(2, len(self.agents) + 3)
+                            if f"{teammate}~{n}" not in self.agents)
+                self.ledger.repairs["teammate name spawned again (the later one named "
+                                    "NAME~N; messages to the name go to the latest)"] += 1
+            if teammate in (HUMAN, MAIN, LEAD):
+                raise SourceError(_record.file, _record.line, (
+                    f"Task call {tool_id} names its teammate {teammate!r}, the name of "
+                    "another party of the session: its messages could not be told apart"))
             if name in self.agents:  # one sub-agent for two calls: a spawner could be its own
                 raise SourceError(_record.file, _record.line, (
                     f"Task call {tool_id} of {parent.name} names {name} itself as the sub-agent "
@@ -172,7 +184,7 @@ class _Linker:
             child = Agent(name, spawner=parent.name, role=params.get("subagent_type"),
                           records=records, task_id=tool_id, launched=launched, source=where,
                           spawn_mode="async" if params.get("run_in_background") or launched
-                          else "blocking")
+                          or teammate else "blocking", teammate=teammate is not None)
             self.agents[name] = child
             children.append(child)
         return children
@@ -245,7 +257,7 @@ class _Linker:
                     continue
                 first = next((r for r in self.parsed(agent) if r.data.get("type") == "user"),
                              None)
-                if first is not None and prompt_text(first.data) == prompt:
+                if first is not None and prompt in _prompts(prompt_text(first.data)):
                     found[tool_id] = agent
                     taken.add(agent)
                     break
@@ -498,3 +510,14 @@ class _Linker:
         self.ledger.account.skip(reason)
         self.workflow_meta += 1
         return data
+
+
+def _prompts(text) -> tuple:
+    """The prompts a sub-agent's first record can hold: its text, and for a teammate the body
+    of the one envelope from its team lead that its text may be."""
+    if not isinstance(text, str):
+        return ()
+    found = envelopes(text)
+    if found is not None and len(found[0]) == 1 and found[0][0][0] == LEAD and not found[1]:
+        return text, found[0][0][1]
+    return (text,)

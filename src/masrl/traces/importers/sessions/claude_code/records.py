@@ -62,6 +62,7 @@ class Agent:
     source: str = "none"  # where its records are: file, inline, progress, workflow or none
     workflow: dict | None = None  # a workflow agent: run_id, label, phase, workflow name
     launch: str | None = None  # a workflow agent: the tool_use id of the Workflow call
+    teammate: bool = False  # spawned into an agent team: it reports by message, not by return
 
 
 @dataclass(frozen=True)

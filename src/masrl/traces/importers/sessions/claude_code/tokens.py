@@ -23,6 +23,7 @@ class Responses:
         self.ledger = ledger
         self.responses: dict[tuple[str, str], dict] = {}  # (agent, message id) -> usage, event
         self.final_usage: list[tuple[str, str, dict]] = []  # (child, return event, usage)
+        self.resumed: set[str] = set()  # sub-agents that returned more than once
 
     def note(self, agent: Agent, record: Record, events: list[str]) -> None:
         """An assistant record of ``agent`` that gave ``events``: its usage and model."""
@@ -66,6 +67,10 @@ class Responses:
                                                                                    bool)}
             entry = self.responses.get(key) if key else None
             inputs = USAGE_FIELDS[:3]
+            if child in self.resumed:  # its last response may come after this return
+                entry = next((self.responses[k] for k in reversed(self.responses)
+                              if k[0] == child and all(self.responses[k]["usage"].get(n)
+                                                       == final.get(n) for n in inputs)), entry)
             if entry is not None and all(entry["usage"].get(n) == final.get(n) for n in inputs):
                 for n, value in final.items():
                     entry["usage"][n] = max(entry["usage"].get(n, 0), value)
