@@ -26,12 +26,18 @@ from masrl.traces.importers._kit.timestamps import moment_ns
 FORMAT = "codex"
 MAIN = "main"
 HUMAN = "user"
-RECORD_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+RECORD_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted",
+                "inter_agent_communication")
 CALLS = {"function_call": None, "custom_tool_call": None, "local_shell_call": "local_shell",
          "web_search_call": "web_search", "tool_search_call": "tool_search",
          "image_generation_call": "image_generation"}
 OUTPUTS = ("function_call_output", "custom_tool_call_output", "tool_search_output")
 WAIT_TOOLS = ("wait", "wait_agent")
+MESSAGE_TOOLS = ("send_input", "send_message", "followup_task")  # V1, then V2's two
+COPIED = "copy of the parent's history (forked sub-agent)"
+UNTOLD = ("forked sub-agent rollout whose copy of its parent's history cannot be told from its "
+          "own lines (no subagent_history_start_ordinal, no task message addressed to it): "
+          "every line read as its own")
 ENDED = ("completed", "errored")
 
 
@@ -47,6 +53,7 @@ class Rollout:
     version: str | None = None
     role: str | None = None
     spawner: str | None = None
+    path: str | None = None  # the agent path of multi-agent V2 ("/root/locate")
     events: list[str] = field(default_factory=list)
     order: tuple[str, str] = ("after", "")  # where token_count lies (see token_order), evidence
 
@@ -80,15 +87,54 @@ def parent_of(meta: dict) -> str | None:
     return parent if isinstance(parent, str) else None
 
 
-def _peek_parent(file: Path) -> str | None:
-    """The parent thread named in the first line of a rollout (``None`` when it is not one)."""
+def agent_path_of(meta: dict) -> str | None:
+    """The agent path a multi-agent V2 sub-agent rollout names (``agent_path``, at the top of
+    its session_meta or in ``source.subagent.thread_spawn``)."""
+    source = meta.get("source")
+    sub = source.get("subagent") if isinstance(source, dict) else None
+    spawn = sub.get("thread_spawn") if isinstance(sub, dict) else None
+    path = meta.get("agent_path")
+    if not isinstance(path, str) and isinstance(spawn, dict):
+        path = spawn.get("agent_path")
+    return path if isinstance(path, str) else None
+
+
+def _peek_meta(file: Path) -> dict | None:
+    """The session_meta payload of the first line of a rollout (``None`` when it has none)."""
     record, findings = strict_json.parse_fast(read_text(file).split("\n", 1)[0])
     if findings or not isinstance(record, dict):
         return None
     payload = record.get("payload")
     if record.get("type") != "session_meta" or not isinstance(payload, dict):
         return None
-    return parent_of(payload)
+    return payload
+
+
+def own_records(records: list[tuple[int, dict]], meta: dict, file: Path
+                ) -> tuple[list[tuple[int, dict]], int | None]:
+    """The records of a sub-agent's own work, and how many lines before them copy its parent's
+    history (``None`` when they cannot be told apart: then every record, as before forks were
+    known, and the caller says so). A forked sub-agent's rollout begins with its session_meta,
+    then the parent's history as it stood at the spawn; with ``subagent_history_start_ordinal``
+    N (paginated rollouts, whose records carry an ``ordinal``) the lines below N are the copy. A
+    rollout without it (legacy mode) shows the copy by a second session_meta (the parent's) at
+    its second line; the copy then ends before the first ``inter_agent_communication``
+    addressed to the sub-agent (its task, the first line of its own). Records of other
+    rollouts are kept."""
+    start = meta.get("subagent_history_start_ordinal")
+    if isinstance(start, int) and not isinstance(start, bool):
+        own = [records[0]] + [(line, data) for line, data in records[1:]
+                              if not (isinstance(data.get("ordinal"), int)
+                                      and data["ordinal"] < start)]
+        return own, len(records) - len(own)
+    if len(records) < 2 or records[1][1].get("type") != "session_meta":
+        return records, 0
+    path = agent_path_of(meta)
+    for k, (_line, data) in enumerate(records[2:], 2):
+        if data.get("type") == "inter_agent_communication" and isinstance(
+                data.get("payload"), dict) and data["payload"].get("recipient") == path:
+            return [records[0]] + records[k:], k - 1
+    return records, None
 
 
 OLDER = "older layout: items without the {timestamp, type, payload} envelope"
@@ -225,6 +271,7 @@ class _Session:
         self.build = TraceBuilder()
         self.answers: set[tuple[str, str]] = set()
         self.spawns: dict[str, str] = {}  # sub-agent name -> its spawn event
+        self.paths: dict[tuple[str, str], str] = {}  # (parent thread, V2 agent path) -> name
         self.sent: dict[str, list[str]] = {}  # sub-agent name -> send_input messages to it
         self.returns: list[tuple[str, str]] = []  # (sub-agent, its return event)
         self.account = self.result.account
@@ -245,9 +292,16 @@ class _Session:
             if not isinstance(data.get("timestamp"), str):
                 raise SourceError(file, line, "record has no timestamp")
         meta = _meta(records, file)
+        if parent_of(meta) is not None:
+            records, copied = own_records(records, meta, file)
+            if copied:
+                self.account.skip(COPIED, copied)
+            elif copied is None:  # not a reason to refuse the session: read as it stands
+                self.result.repairs[UNTOLD] += 1
         version = meta.get("cli_version") if isinstance(meta.get("cli_version"), str) else None
         role = meta.get("agent_role") if isinstance(meta.get("agent_role"), str) else None
-        rollout = Rollout(file, records, meta["id"], agent, tag, version, role)
+        rollout = Rollout(file, records, meta["id"], agent, tag, version, role,
+                          path=agent_path_of(meta))
         rollout.order = token_order(records, version)
         return rollout
 
@@ -280,9 +334,13 @@ class _Session:
         children: dict[str, list[Path]] = {}
         for file in sorted(self.path.parent.glob("rollout-*.jsonl")):
             if file != self.path:
-                parent = _peek_parent(file)
+                meta = _peek_meta(file)
+                parent = parent_of(meta) if meta is not None else None
                 if parent is not None:
                     children.setdefault(parent, []).append(file)
+                    path, thread = agent_path_of(meta), meta.get("id")
+                    if path is not None and isinstance(thread, str):
+                        self.paths[(parent, path)] = f"agent-{thread}"
         rollouts, queue = [main], deque([main])
         while queue:
             parent = queue.popleft()
@@ -358,6 +416,8 @@ class _Session:
                 self.skip_line("turn_context")
             elif kind in ("session_meta", "compacted"):
                 self.skip_line(kind)
+            elif kind == "inter_agent_communication":
+                self.communication(rollout, state, _base(tag, name, line, t), payload)
             elif kind == "event_msg" and sub == "user_message":
                 self.user_message(rollout, state, _base(tag, name, line, t),
                                   payload.get("message", ""))
@@ -490,14 +550,13 @@ class _Session:
     def call(self, rollout, state, calls, base, payload, tool) -> None:
         args = _arguments(payload.get("arguments", payload.get("input", payload.get("action"))))
         fields = args if isinstance(args, dict) else {}
-        target = fields.get("id")
-        target = f"agent-{target}" if isinstance(target, str) else None
+        target = self.target(rollout, fields)
         if tool == "spawn_agent":
             role = fields.get("agent_type")
             event = self.build.event(**base, type="spawn", agent=rollout.agent,
                                      role=role if isinstance(role, str) else None,
                                      content_ref=content_ref(fields.get("message", args)))
-        elif tool == "send_input" and target:
+        elif tool in MESSAGE_TOOLS and target:
             event = self.build.event(**base, type="message", agent=rollout.agent, to=target,
                                      content_ref=content_ref(fields.get("message", args)))
             self.sent.setdefault(target, []).append(event["id"])
@@ -520,16 +579,16 @@ class _Session:
         if tool == "spawn_agent" or tool in WAIT_TOOLS:
             parsed = _arguments(_text(output) if isinstance(output, list) else output)
         if tool == "spawn_agent":
-            agent_id = parsed.get("agent_id") if isinstance(parsed, dict) else None
+            spawned = self.spawned(rollout, parsed)
             spawn = self.build.by_id[event_id]
-            if isinstance(agent_id, str):
-                spawn["to"] = f"agent-{agent_id}"
+            if spawned is not None:
+                spawn["to"] = spawned
                 self.spawns[spawn["to"]] = event_id
                 self.skip_line("function_call_output of spawn_agent (carried by the spawn)")
                 return
             spawn["type"], spawn["tool"] = "tool_call", "spawn_agent"  # the spawn failed
             tool = "spawn_agent"
-        elif tool in ("send_input", "close_agent") and self.build.by_id[event_id]["type"] != \
+        elif tool in (*MESSAGE_TOOLS, "close_agent") and self.build.by_id[event_id]["type"] != \
                 "tool_call":
             self.skip_line(f"function_call_output of {tool} (carried by its event)")
             return
@@ -560,6 +619,47 @@ class _Session:
             self.answers.add((event_id, event["id"]))
             self.link(event_id, event["id"])
         state["pending"].append(event["id"])
+
+    def spawned(self, rollout: Rollout, parsed) -> str | None:
+        """The sub-agent a spawn_agent output names: V1's ``agent_id`` (its thread), or V2's
+        ``task_name`` (its agent path, joined to the rollout that names that path and this
+        parent; without such a rollout the path names it)."""
+        if not isinstance(parsed, dict):
+            return None
+        if isinstance(parsed.get("agent_id"), str):
+            return f"agent-{parsed['agent_id']}"
+        path = parsed.get("task_name")
+        if not isinstance(path, str):
+            return None
+        return self.paths.get((rollout.thread, path), f"agent-{path}")
+
+    def target(self, rollout: Rollout, fields: dict) -> str | None:
+        """The sub-agent a send, follow-up or close call names: V1's ``id`` (a thread) or V2's
+        ``target`` (an agent path, or a thread id)."""
+        if isinstance(fields.get("id"), str):
+            return f"agent-{fields['id']}"
+        target = fields.get("target")
+        if not isinstance(target, str):
+            return None
+        return self.paths.get((rollout.thread, target), f"agent-{target}")
+
+    def communication(self, rollout: Rollout, state: dict, base: dict, payload: dict) -> None:
+        """A V2 ``inter_agent_communication``: in a sub-agent, from its spawner, its task
+        (carried by the spawn event, as a V1 first user message is) or a later message (carried
+        by its spawner's send); in the spawner, from a sub-agent, what it reports back (a
+        return, as V1's wait status is)."""
+        author = payload.get("author")
+        sender = self.paths.get((rollout.thread, author)) if isinstance(author, str) else None
+        if rollout.spawner is not None and sender is None:
+            self.user_message(rollout, state, base, payload.get("content", ""))
+            return
+        if sender is None:
+            self.skip_line("inter_agent_communication from an agent no rollout here names")
+            return
+        ret = self.build.event(**base, type="return", agent=sender, to=rollout.agent,
+                               content_ref=content_ref(payload.get("content", "")))
+        self.returns.append((sender, ret["id"]))
+        state["pending"].append(ret["id"])
 
     # ------------------------------------------------------------------ across rollouts
 
