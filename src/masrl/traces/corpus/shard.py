@@ -82,6 +82,46 @@ class _Columns:
         return found[0] if len(found) == 1 else list(chain.from_iterable(found))
 
 
+class _Runs:
+    """Columns that hold one value per run of rows (a trace's source in the events table, a
+    credit chunk's source and unit), kept as each run's length and values, one Python append
+    each: the shard's columns are then made at once (:meth:`column`), where a NumPy call per
+    run and per column would cost a few microseconds each, dozens of times per trace."""
+
+    def __init__(self, *keys: str) -> None:
+        self.lengths: list[int] = []
+        self.values: dict[str, list[int]] = {key: [] for key in keys}
+        self._lists = tuple(self.values.values())
+
+    def add(self, length: int, *values: int) -> None:
+        """One run of ``length`` rows with a value for each key, in order."""
+        self.lengths.append(length)
+        for found, value in zip(self._lists, values):
+            found.append(value)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def truncate(self, runs: int) -> None:
+        """Keep the first ``runs`` runs only."""
+        for found in (self.lengths, *self._lists):
+            del found[runs:]
+
+    def column(self, key: str, dtype) -> np.ndarray:
+        """Each row's value of ``key``."""
+        return np.repeat(np.array(self.values[key], dtype=dtype), self.lengths)
+
+    def starts(self) -> np.ndarray:
+        """Each run's first row."""
+        ends = np.cumsum(self.lengths, dtype=np.int64)
+        return ends - np.array(self.lengths, dtype=np.int64)
+
+    def offsets(self) -> np.ndarray:
+        """Each row's place in its run (0 up)."""
+        total = sum(self.lengths)
+        return np.arange(total, dtype=np.int64) - np.repeat(self.starts(), self.lengths)
+
+
 class ShardBuilder:
     """Gathers the columns of every table for the traces of one shard, in source order."""
 
@@ -95,7 +135,10 @@ class ShardBuilder:
         self.problem_columns: dict[str, list] = {
             name: [] for name, _, _ in tables.COLUMNS["problems"]}
         self.events = _Columns()
+        self.event_runs = _Runs("source", "agent")  # per trace: source, first agent code
+        self.critical: list[list[int]] = []  # per trace: positions on its critical path
         self.credit = _Columns()
+        self.credit_runs = _Runs("source", "unit")  # per unit of each trace
         self.ids: list[list[str]] = []  # the event ids of each valid trace, for events and credit
         self.id_count = 0  # ids gathered so far: the first event's place in the shard's ids
         self.agent_names: list[str] = []  # dictionary of the events' agent column
@@ -137,23 +180,29 @@ class ShardBuilder:
             self._crashed(source, len(data), exc)
 
     def _mark(self) -> tuple:
-        """How much every column holds: what :meth:`_rollback` returns to."""
-        return ({name: len(values) for name, values in self.trace_columns.items()},
-                {name: len(values) for name, values in self.agent_columns.items()},
+        """How much every column holds: what :meth:`_rollback` returns to. The columns of the
+        traces and agents tables grow a whole row at a time, so one length stands for all."""
+        return (len(self.trace_columns["source"]), len(self.agent_columns["source"]),
                 {name: len(chunks) for name, chunks in self.events.chunks.items()},
                 {name: len(chunks) for name, chunks in self.credit.chunks.items()},
+                len(self.event_runs), len(self.critical), len(self.credit_runs),
                 len(self.ids), self.id_count, len(self.agent_names), len(self.items),
                 self.credit_rows, len(self.game_rows), self.event_count)
 
     def _rollback(self, mark: tuple) -> None:
         """Drop what a trace added after :meth:`_mark` (its analysis failed half-way)."""
-        (traces, agents, events, credit_chunks, ids, self.id_count, names, items,
-         self.credit_rows, games, self.event_count) = mark
-        for columns, lengths in ((self.trace_columns, traces), (self.agent_columns, agents),
-                                 (self.events.chunks, events),
+        (traces, agents, events, credit_chunks, event_runs, critical, credit_runs, ids,
+         self.id_count, names, items, self.credit_rows, games, self.event_count) = mark
+        for columns, rows in ((self.trace_columns, traces), (self.agent_columns, agents)):
+            for values in columns.values():
+                del values[rows:]
+        for columns, lengths in ((self.events.chunks, events),
                                  (self.credit.chunks, credit_chunks)):
             for name in list(columns):
                 del columns[name][lengths.get(name, 0):]
+        self.event_runs.truncate(event_runs)
+        self.credit_runs.truncate(credit_runs)
+        del self.critical[critical:]
         del self.ids[ids:], self.agent_names[names:], self.items[items:]
         del self.game_rows[games:]
         for values in self.game_values.values():
@@ -263,10 +312,9 @@ class ShardBuilder:
         events, records = trace.events, trace.event_records
         n = events.count
         columns = self.events
-        columns.add("source", np.full(n, len(self.sources) - 1, dtype=np.int32))
-        columns.add("position", np.arange(n, dtype=np.int64))
+        self.event_runs.add(n, len(self.sources) - 1, len(self.agent_names))
         columns.add("type", events.types)
-        columns.add("agent", (events.agent_codes + len(self.agent_names)).astype(np.int32))
+        columns.add("agent", events.agent_codes)  # the trace's own codes: shifted per shard
         self.agent_names.extend(events.agent_names)
         for key in ("role", "tool", "decision"):
             columns.add(key, records.optional(key))
@@ -275,9 +323,7 @@ class ShardBuilder:
         columns.add("end", events.end if timed else np.full(n, np.nan))
         for key in ("tokens", "cost_usd", "reward"):
             columns.add(key, trace.recorded(key))  # NaN where absent: null in the table
-        critical = np.zeros(n, dtype=bool)
-        critical[metrics.critical_path(run)] = True  # its positions, not its ids looked up
-        columns.add("critical", critical)
+        self.critical.append(metrics.critical_path(run))  # positions, not ids looked up
 
     # ------------------------------------------------------------------ credit
     def _credit(self, run, first_id: int) -> None:
@@ -335,8 +381,7 @@ class ShardBuilder:
                 columns.add("subdecision_rows", np.arange(self.credit_rows,
                                                           self.credit_rows + count))
                 columns.add("subdecision", decided)
-            columns.add("source", np.full(count, source, dtype=np.int32))
-            columns.add("unit", np.full(count, credit.UNITS.index(unit), dtype=np.int8))
+            self.credit_runs.add(count, source, credit.UNITS.index(unit))
             columns.add("item", item)
             columns.add("consumed", consumed)
             columns.add("equal", equal)
@@ -361,20 +406,31 @@ class ShardBuilder:
         columns = self.events
         if not columns.chunks:
             return tables.empty("events")
+        runs = self.event_runs
         agent_names = pa.array(self.agent_names, type=pa.string())
+        agent = columns.array("agent") + runs.column("agent", np.int64)
         arrays = {
-            "source": _decoded(columns.array("source"), sources),
-            "position": pa.array(columns.array("position")),
+            "source": _decoded(runs.column("source", np.int32), sources),
+            "position": pa.array(runs.offsets()),
             "id": ids,
             "type": _decoded(columns.array("type"), pa.array(EVENT_TYPES, type=pa.string())),
-            "agent": _decoded(columns.array("agent"), agent_names),
+            "agent": _decoded(agent.astype(np.int32), agent_names),
             **{key: pa.array(columns.joined(key), type=pa.string())
                for key in ("role", "tool", "decision")},
             "t": _nullable(columns.array("t")), "end": _nullable(columns.array("end")),
             **{key: _nullable(columns.array(key)) for key in ("tokens", "cost_usd", "reward")},
-            "critical": pa.array(columns.array("critical")),
+            "critical": pa.array(self._critical()),
         }
         return _table("events", arrays)
+
+    def _critical(self) -> np.ndarray:
+        """The events table's critical flags, from each trace's critical positions."""
+        counts = [len(path) for path in self.critical]
+        positions = np.fromiter(chain.from_iterable(self.critical), dtype=np.int64,
+                                count=sum(counts))
+        flags = np.zeros(sum(self.event_runs.lengths), dtype=bool)
+        flags[positions + np.repeat(self.event_runs.starts(), counts)] = True
+        return flags
 
     def _credit_table(self, sources: pa.Array, ids: pa.Array) -> pa.Table:
         columns = self.credit
@@ -401,8 +457,9 @@ class ShardBuilder:
                 values[np.concatenate(self.game_rows)] = np.concatenate(self.game_values[key])
             game[key] = _nullable(values)
         arrays = {
-            "source": _decoded(columns.array("source"), sources),
-            "unit": _decoded(columns.array("unit"), pa.array(credit.UNITS, type=pa.string())),
+            "source": _decoded(self.credit_runs.column("source", np.int32), sources),
+            "unit": _decoded(self.credit_runs.column("unit", np.int8),
+                             pa.array(credit.UNITS, type=pa.string())),
             "item": strings.take(pa.array(item)),
             "subdecision": subdecision,
             "consumed": _nullable_flags(columns.array("consumed")),
