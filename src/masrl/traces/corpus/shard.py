@@ -32,7 +32,7 @@ import pyarrow as pa
 from masrl.traces import collector, consumption, cost_estimate, credit, metrics, recorded
 from masrl.traces.corpus import tables
 from masrl.traces.corpus.sources import Shard, TraceSource, read_shard, trace_digest
-from masrl.traces.graph import EVENT_TYPES
+from masrl.traces.graph import EVENT_TYPES, FirstSeen
 from masrl.traces.replay import READ_FIELDS, Replay
 from masrl.traces.rewards import TERMS
 from masrl.traces.run import reconstruct
@@ -50,6 +50,7 @@ CREDIT_GAME = ("leave_one_out", "shapley", "shapley_standard_error")
 # The event fields the analysis and the events table read: the others (content_ref, from,
 # trusted, content) are checked while decoding but not turned into columns.
 EVENT_FIELDS = (*READ_FIELDS, "tool")
+LABELS = ("role", "tool", "decision")  # event columns of few values, kept as codes
 
 
 @dataclass
@@ -142,6 +143,8 @@ class ShardBuilder:
         self.ids: list[list[str]] = []  # the event ids of each valid trace, for events and credit
         self.id_count = 0  # ids gathered so far: the first event's place in the shard's ids
         self.agent_names: list[str] = []  # dictionary of the events' agent column
+        # value -> code of the events' role, tool and decision columns (None: absent)
+        self.labels: dict[str, FirstSeen] = {key: FirstSeen() for key in LABELS}
         self.items: list[str] = []  # credit items that are not event ids (team, agents, turns)
         self.credit_rows = 0
         self.game_rows: list[np.ndarray] = []  # credit rows a counterfactual game fills
@@ -316,8 +319,8 @@ class ShardBuilder:
         columns.add("type", events.types)
         columns.add("agent", events.agent_codes)  # the trace's own codes: shifted per shard
         self.agent_names.extend(events.agent_names)
-        for key in ("role", "tool", "decision"):
-            columns.add(key, records.optional(key))
+        for key in LABELS:  # codes into the shard's own values: no string per event
+            columns.add(key, records.codes(key, self.labels[key], dtype=np.int32)[0])
         timed = measured["clock"] == recorded.SECONDS
         columns.add("t", events.start if timed else np.full(n, np.nan))  # steps: no time
         columns.add("end", events.end if timed else np.full(n, np.nan))
@@ -415,8 +418,9 @@ class ShardBuilder:
             "id": ids,
             "type": _decoded(columns.array("type"), pa.array(EVENT_TYPES, type=pa.string())),
             "agent": _decoded(agent.astype(np.int32), agent_names),
-            **{key: pa.array(columns.joined(key), type=pa.string())
-               for key in ("role", "tool", "decision")},
+            **{key: _decoded(columns.array(key), pa.array(list(self.labels[key]),
+                                                          type=pa.string()))
+               for key in LABELS},
             "t": _nullable(columns.array("t")), "end": _nullable(columns.array("end")),
             **{key: _nullable(columns.array(key)) for key in ("tokens", "cost_usd", "reward")},
             "critical": pa.array(self._critical()),
