@@ -7,7 +7,9 @@ its credit per unit (:mod:`masrl.traces.credit`) and its reward terms
 (:mod:`masrl.traces.rewards`). What a trace adds to each table is appended to that table's
 columns, never as a row object: NumPy arrays for numbers and flags, the lists the trace already
 holds for strings, integer codes into the shard's own lists for strings that repeat (event
-types, agents, credit units and items). Each table is made once per shard from its columns
+types, agents, roles, tools, decisions, credit units and items), and for a column that holds
+one value per trace or per credit unit (a source, a unit) that value and how many rows it
+covers (:class:`_Runs`). Each table is made once per shard from its columns
 (:meth:`ShardBuilder.tables`); event ids and credit items are taken from one Arrow array of the
 shard's event ids, and the credit methods that only counterfactual rollouts fill are written
 where a game exists, null elsewhere, without a lookup per item.
