@@ -118,8 +118,12 @@ def is_package_file(path: str | os.PathLike) -> bool:
 
 def limit_for(path: str | os.PathLike) -> int:
     """The limit that applies to ``path``: :data:`MAX_INPUT_BYTES` for a package file, else
-    :func:`input_limit`."""
-    return MAX_INPUT_BYTES if is_package_file(path) else input_limit()
+    :func:`input_limit`. The path is resolved only when the two differ: resolving it costs a
+    system call per folder (about 14 us, paid for every trace ``masrl corpus`` reads)."""
+    limit = input_limit()
+    if limit == MAX_INPUT_BYTES:
+        return limit
+    return MAX_INPUT_BYTES if is_package_file(path) else limit
 
 
 def check_input(path: str | os.PathLike, limit: int | None = None) -> os.stat_result:

@@ -72,3 +72,26 @@ def test_growing_column_keeps_every_value_past_its_reservation():
     assert column.values().tolist() == list(range(20))
     assert len(column.array) >= 20
     assert columns.Growing(np.int32).values().tolist() == []
+
+
+@pytest.mark.parametrize(("member", "strict"), [
+    ('"rewards": {"team": 1.0}', True),
+    ('"rewards": {"team": 1.0, "team": 2.0}', False),  # a key repeated inside a member
+    ('"metrics": {"x": 1e400}', False),  # a number strict JSON refuses
+    ('"metrics": {"x": "\\ud800"}', False),  # a lone surrogate
+    ('"rewards": {"team": 0.5, "process": 1}, "metrics": {"a": 2.5e-3}, "system": "s"', True),
+])
+def test_the_head_is_read_by_strict_json_whole(text, member, strict):
+    """The head's members are read in one strict parse: a fault in any one of them sends the
+    trace to the full path, and the values are those of a parse per member."""
+    trace = json.loads(text)
+    trace.pop("rewards")
+    head = json.dumps({k: v for k, v in trace.items() if k not in ("events", "edges")})
+    data = ("{" + member + ", " + head[1:-1] + ', "events": ' + json.dumps(trace["events"])
+            + ', "edges": ' + json.dumps(trace["edges"]) + "}").encode()
+    decoded = columns.decode(data)
+    assert (decoded is not None) is strict
+    if strict:
+        expected = {key: value for key, value in json.loads(data).items()
+                    if key not in ("events", "edges")}
+        assert decoded.head == expected

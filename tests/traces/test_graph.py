@@ -155,3 +155,12 @@ def test_end_times_from_t_end_duration_or_t():
     events = [{"t": 1, "t_end": 3}, {"t": 2, "duration": 0.5}, {"t": 4}]
     assert graph.event_columns([{**e, "id": str(k), "type": "message", "agent": "x"}
                                 for k, e in enumerate(events)]).end.tolist() == [3, 2.5, 4]
+
+
+def test_run_starts_are_where_a_value_changes():
+    """graph.run_starts gives what np.diff with a value before every code gives."""
+    rng = np.random.default_rng(7)
+    for values in ([], [3], [0, 0, 1, 1, 1, 0, 2], rng.integers(0, 3, 500).tolist()):
+        array = np.array(values, dtype=np.int64)
+        expected = np.flatnonzero(np.diff(array, prepend=-1))
+        assert graph.run_starts(array).tolist() == expected.tolist()

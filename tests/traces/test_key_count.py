@@ -56,6 +56,10 @@ def test_the_count_is_the_hooks_count(value, separators, ascii_only):
     expected = reference(text)
     assert strict_json.key_count(text) == expected  # short text: string search
     assert strict_json.key_count(text.encode("utf-8")) == expected  # bytes: on an array
+    plain = strict_json._plain_key_count(text.encode("utf-8"))  # counted without positions
+    assert plain is None or plain == expected
+    beyond = (text + " " * strict_json._KEY_CHUNK).encode("utf-8")  # past one chunk
+    assert strict_json.key_count(beyond) == expected
     padded = text + " " * strict_json._LONG_TEXT  # long text: encoded, then on an array
     assert strict_json.key_count(padded) == expected
 
@@ -77,3 +81,14 @@ def test_escaped_quotes_and_backslash_runs():
     assert strict_json.key_count('{"a":"\\\\\\":"}') == 1  # three backslashes: still escaped
     assert strict_json.key_count('{"a\\\\" :1}') == 1  # spaced, after an even run
     assert strict_json.key_count('{"a":"\\" :"}') == 1  # spaced, after an odd run
+
+
+def test_plain_keys_are_counted_without_positions():
+    """Compact and indented JSON whose keys hold no escaped quote are counted by whole-text
+    comparisons; a colon after whitespace or a quote after a backslash is left to the full
+    count (which steps back over them)."""
+    assert strict_json._plain_key_count(b'{"a":1,"b":{"c":[{"d":"x"}]}}') == 4
+    assert strict_json._plain_key_count(json.dumps({"a": {"b": 1}}, indent=2).encode()) == 2
+    assert strict_json._plain_key_count(b'{"a" :1}') is None
+    assert strict_json._plain_key_count(b'{"a":"\\":1}') is None
+    assert strict_json.key_count(b'{"a":"\\":1}') == 1

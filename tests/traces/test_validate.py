@@ -283,3 +283,18 @@ def test_a_key_of_non_ascii_digits_is_sorted_as_text_not_read_as_a_number():
                 "costs": {"tokens": 0, "wall_clock_s": 0}}
     pointers = [p.pointer for p in validate_document(document).problems]
     assert pointers == ["/rewards/3", "/rewards/²", "/rewards/١"]
+
+
+def test_absent_numbers_read_as_zero_as_nan_to_num_reads_them():
+    """Trace.numeric's own NaN-to-zero gives what np.nan_to_num gives, infinities included."""
+    import numpy as np
+
+    from masrl.traces.validate import _absent_as_zero
+
+    for values in ([1.5, float("nan"), 0.0, -2.0], [float("nan")] * 3, [],
+                   [float("inf"), float("nan"), -float("inf"), 3.0]):
+        array = np.array(values, dtype=np.float64)
+        found = _absent_as_zero(array)
+        assert found.dtype == np.float64
+        assert found.tolist() == np.nan_to_num(array, nan=0.0).tolist()
+        assert np.isnan(array).sum() == sum(v != v for v in values)  # the input is unchanged

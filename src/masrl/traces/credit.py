@@ -110,7 +110,7 @@ from math import factorial
 import numpy as np
 
 from masrl.traces import consumption
-from masrl.traces.graph import EVENT_TYPES
+from masrl.traces.graph import EVENT_TYPES, run_starts
 from masrl.traces.run import Run
 from masrl.traces.schema import subdecision_ids
 
@@ -236,7 +236,7 @@ def _turn_items(run: Run):
     starts[edges.dst[crossing]] = True
     timeline = run.timeline
     ordered = timeline[np.argsort(codes[timeline], kind="stable")]  # by agent, then time
-    starts[ordered[np.flatnonzero(np.diff(codes[ordered], prepend=-1))]] = True  # first events
+    starts[ordered[run_starts(codes[ordered])]] = True  # each agent's first event
     acts = acting(run)[codes]
     starts &= acts
     turn_number = np.cumsum(starts[ordered])  # running count over all agents
@@ -274,6 +274,7 @@ class TurnNames(Sequence):
     def __init__(self, agents: list[str], counts: np.ndarray):
         self.agents = agents
         self.ends = np.cumsum(counts)
+        self.counts = counts
 
     def __len__(self) -> int:
         return int(self.ends[-1]) if len(self.ends) else 0
@@ -291,8 +292,7 @@ class TurnNames(Sequence):
 
     def __iter__(self):
         """All names in order, without a search per name (a big trace has very many)."""
-        counts = np.diff(self.ends, prepend=0).tolist()
-        for agent, count in zip(self.agents, counts):
+        for agent, count in zip(self.agents, self.counts.tolist()):
             yield from (f"{agent}#{j}" for j in range(1, count + 1))
 
 

@@ -180,7 +180,7 @@ def _covered_from_ranks(events):
     offset = codes * n  # each agent's ranks above every rank of the agents before it
     reach = end[by_end][np.maximum.accumulate(rank + offset) - offset]
     previous = np.concatenate([[-np.inf], reach[:-1]])
-    previous[np.flatnonzero(np.diff(codes, prepend=-1))] = -np.inf  # an agent's first event
+    previous[graph.run_starts(codes)] = -np.inf  # an agent's first event
     return codes, start, end, np.maximum(start, previous)
 
 

@@ -410,7 +410,30 @@ def key_count(text) -> int:
         return _short_key_count(text)
     if isinstance(text, str):
         text = text.encode("utf-8")  # keys and their quotes are the same in UTF-8
+    if len(text) <= _KEY_CHUNK:
+        counted = _plain_key_count(text)
+        if counted is not None:
+            return counted
     return len(_key_quotes(text))
+
+
+def _plain_key_count(data) -> int | None:
+    """:func:`key_count` of a text of one chunk whose every counted quote is followed by its
+    colon directly and follows no backslash (compact or indented JSON with plain keys), else
+    ``None``: a few whole-text comparisons that count without listing the colons' positions
+    (listing them took most of the time of :func:`_key_quotes` on a trace of a few hundred
+    events)."""
+    import numpy as np
+
+    text = np.frombuffer(data, dtype=np.uint8)
+    colon = text[1:] == 0x3A  # byte 0 opens the text: no colon before it
+    before = text[:-1]
+    if (colon & (before <= 0x20)).any():  # a colon after whitespace (or a control byte)
+        return None
+    quoted = colon & (before == 0x22)  # at k: a quote at k, its colon at k + 1
+    if (quoted[1:] & (text[:-2] == 0x5C)).any():  # a quote after a backslash: maybe escaped
+        return None
+    return int(np.count_nonzero(quoted))
 
 
 def _short_key_count(text: str) -> int:

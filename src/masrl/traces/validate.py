@@ -127,7 +127,7 @@ class Trace:
     def numeric(self, key: str) -> np.ndarray:
         """An optional numeric event field (``tokens``, ``reward``...) as floats, 0 if absent."""
         if key not in self._numeric:
-            self._numeric[key] = np.nan_to_num(self.recorded(key), nan=0.0)
+            self._numeric[key] = _absent_as_zero(self.recorded(key))
         return self._numeric[key]
 
     def recorded(self, key: str) -> np.ndarray:
@@ -376,6 +376,16 @@ def _schema_message(err) -> str:
 def _pointer_key(text: str) -> list:
     return [(0, int(p), "") if p.isascii() and p.isdigit() else (1, 0, p)
             for p in text.split("/")]
+
+
+def _absent_as_zero(values: np.ndarray) -> np.ndarray:
+    """``np.nan_to_num(values, nan=0.0)``, whose wrapper cost more than the work on a trace of
+    a few hundred events (15 us against 6, three times per trace in ``masrl corpus``)."""
+    found = values.copy()
+    found[np.isnan(found)] = 0.0
+    if np.isinf(found).any():  # (strict JSON lets no infinity in; a built document might)
+        return np.nan_to_num(values, nan=0.0)
+    return found
 
 
 # ---------------------------------------------------------------------------------- graph

@@ -7,7 +7,9 @@ its credit per unit (:mod:`masrl.traces.credit`) and its reward terms
 (:mod:`masrl.traces.rewards`). What a trace adds to each table is appended to that table's
 columns, never as a row object: NumPy arrays for numbers and flags, the lists the trace already
 holds for strings, integer codes into the shard's own lists for strings that repeat (event
-types, agents, credit units and items). Each table is made once per shard from its columns
+types, agents, roles, tools, decisions, credit units and items), and for a column that holds
+one value per trace or per credit unit (a source, a unit) that value and how many rows it
+covers (:class:`_Runs`). Each table is made once per shard from its columns
 (:meth:`ShardBuilder.tables`); event ids and credit items are taken from one Arrow array of the
 shard's event ids, and the credit methods that only counterfactual rollouts fill are written
 where a game exists, null elsewhere, without a lookup per item.
@@ -32,7 +34,7 @@ import pyarrow as pa
 from masrl.traces import collector, consumption, cost_estimate, credit, metrics, recorded
 from masrl.traces.corpus import tables
 from masrl.traces.corpus.sources import Shard, TraceSource, read_shard, trace_digest
-from masrl.traces.graph import EVENT_TYPES
+from masrl.traces.graph import EVENT_TYPES, FirstSeen
 from masrl.traces.replay import READ_FIELDS, Replay
 from masrl.traces.rewards import TERMS
 from masrl.traces.run import reconstruct
@@ -50,6 +52,7 @@ CREDIT_GAME = ("leave_one_out", "shapley", "shapley_standard_error")
 # The event fields the analysis and the events table read: the others (content_ref, from,
 # trusted, content) are checked while decoding but not turned into columns.
 EVENT_FIELDS = (*READ_FIELDS, "tool")
+LABELS = ("role", "tool", "decision")  # event columns of few values, kept as codes
 
 
 @dataclass
@@ -82,6 +85,46 @@ class _Columns:
         return found[0] if len(found) == 1 else list(chain.from_iterable(found))
 
 
+class _Runs:
+    """Columns that hold one value per run of rows (a trace's source in the events table, a
+    credit chunk's source and unit), kept as each run's length and values, one Python append
+    each: the shard's columns are then made at once (:meth:`column`), where a NumPy call per
+    run and per column would cost a few microseconds each, dozens of times per trace."""
+
+    def __init__(self, *keys: str) -> None:
+        self.lengths: list[int] = []
+        self.values: dict[str, list[int]] = {key: [] for key in keys}
+        self._lists = tuple(self.values.values())
+
+    def add(self, length: int, *values: int) -> None:
+        """One run of ``length`` rows with a value for each key, in order."""
+        self.lengths.append(length)
+        for found, value in zip(self._lists, values):
+            found.append(value)
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def truncate(self, runs: int) -> None:
+        """Keep the first ``runs`` runs only."""
+        for found in (self.lengths, *self._lists):
+            del found[runs:]
+
+    def column(self, key: str, dtype) -> np.ndarray:
+        """Each row's value of ``key``."""
+        return np.repeat(np.array(self.values[key], dtype=dtype), self.lengths)
+
+    def starts(self) -> np.ndarray:
+        """Each run's first row."""
+        ends = np.cumsum(self.lengths, dtype=np.int64)
+        return ends - np.array(self.lengths, dtype=np.int64)
+
+    def offsets(self) -> np.ndarray:
+        """Each row's place in its run (0 up)."""
+        total = sum(self.lengths)
+        return np.arange(total, dtype=np.int64) - np.repeat(self.starts(), self.lengths)
+
+
 class ShardBuilder:
     """Gathers the columns of every table for the traces of one shard, in source order."""
 
@@ -95,10 +138,15 @@ class ShardBuilder:
         self.problem_columns: dict[str, list] = {
             name: [] for name, _, _ in tables.COLUMNS["problems"]}
         self.events = _Columns()
+        self.event_runs = _Runs("source", "agent")  # per trace: source, first agent code
+        self.critical: list[list[int]] = []  # per trace: positions on its critical path
         self.credit = _Columns()
+        self.credit_runs = _Runs("source", "unit")  # per unit of each trace
         self.ids: list[list[str]] = []  # the event ids of each valid trace, for events and credit
         self.id_count = 0  # ids gathered so far: the first event's place in the shard's ids
         self.agent_names: list[str] = []  # dictionary of the events' agent column
+        # value -> code of the events' role, tool and decision columns (None: absent)
+        self.labels: dict[str, FirstSeen] = {key: FirstSeen() for key in LABELS}
         self.items: list[str] = []  # credit items that are not event ids (team, agents, turns)
         self.credit_rows = 0
         self.game_rows: list[np.ndarray] = []  # credit rows a counterfactual game fills
@@ -137,23 +185,29 @@ class ShardBuilder:
             self._crashed(source, len(data), exc)
 
     def _mark(self) -> tuple:
-        """How much every column holds: what :meth:`_rollback` returns to."""
-        return ({name: len(values) for name, values in self.trace_columns.items()},
-                {name: len(values) for name, values in self.agent_columns.items()},
+        """How much every column holds: what :meth:`_rollback` returns to. The columns of the
+        traces and agents tables grow a whole row at a time, so one length stands for all."""
+        return (len(self.trace_columns["source"]), len(self.agent_columns["source"]),
                 {name: len(chunks) for name, chunks in self.events.chunks.items()},
                 {name: len(chunks) for name, chunks in self.credit.chunks.items()},
+                len(self.event_runs), len(self.critical), len(self.credit_runs),
                 len(self.ids), self.id_count, len(self.agent_names), len(self.items),
                 self.credit_rows, len(self.game_rows), self.event_count)
 
     def _rollback(self, mark: tuple) -> None:
         """Drop what a trace added after :meth:`_mark` (its analysis failed half-way)."""
-        (traces, agents, events, credit_chunks, ids, self.id_count, names, items,
-         self.credit_rows, games, self.event_count) = mark
-        for columns, lengths in ((self.trace_columns, traces), (self.agent_columns, agents),
-                                 (self.events.chunks, events),
+        (traces, agents, events, credit_chunks, event_runs, critical, credit_runs, ids,
+         self.id_count, names, items, self.credit_rows, games, self.event_count) = mark
+        for columns, rows in ((self.trace_columns, traces), (self.agent_columns, agents)):
+            for values in columns.values():
+                del values[rows:]
+        for columns, lengths in ((self.events.chunks, events),
                                  (self.credit.chunks, credit_chunks)):
             for name in list(columns):
                 del columns[name][lengths.get(name, 0):]
+        self.event_runs.truncate(event_runs)
+        self.credit_runs.truncate(credit_runs)
+        del self.critical[critical:]
         del self.ids[ids:], self.agent_names[names:], self.items[items:]
         del self.game_rows[games:]
         for values in self.game_values.values():
@@ -263,21 +317,18 @@ class ShardBuilder:
         events, records = trace.events, trace.event_records
         n = events.count
         columns = self.events
-        columns.add("source", np.full(n, len(self.sources) - 1, dtype=np.int32))
-        columns.add("position", np.arange(n, dtype=np.int64))
+        self.event_runs.add(n, len(self.sources) - 1, len(self.agent_names))
         columns.add("type", events.types)
-        columns.add("agent", (events.agent_codes + len(self.agent_names)).astype(np.int32))
+        columns.add("agent", events.agent_codes)  # the trace's own codes: shifted per shard
         self.agent_names.extend(events.agent_names)
-        for key in ("role", "tool", "decision"):
-            columns.add(key, records.optional(key))
+        for key in LABELS:  # codes into the shard's own values: no string per event
+            columns.add(key, records.codes(key, self.labels[key], dtype=np.int32)[0])
         timed = measured["clock"] == recorded.SECONDS
         columns.add("t", events.start if timed else np.full(n, np.nan))  # steps: no time
         columns.add("end", events.end if timed else np.full(n, np.nan))
         for key in ("tokens", "cost_usd", "reward"):
             columns.add(key, trace.recorded(key))  # NaN where absent: null in the table
-        critical = np.zeros(n, dtype=bool)
-        critical[metrics.critical_path(run)] = True  # its positions, not its ids looked up
-        columns.add("critical", critical)
+        self.critical.append(metrics.critical_path(run))  # positions, not ids looked up
 
     # ------------------------------------------------------------------ credit
     def _credit(self, run, first_id: int) -> None:
@@ -335,8 +386,7 @@ class ShardBuilder:
                 columns.add("subdecision_rows", np.arange(self.credit_rows,
                                                           self.credit_rows + count))
                 columns.add("subdecision", decided)
-            columns.add("source", np.full(count, source, dtype=np.int32))
-            columns.add("unit", np.full(count, credit.UNITS.index(unit), dtype=np.int8))
+            self.credit_runs.add(count, source, credit.UNITS.index(unit))
             columns.add("item", item)
             columns.add("consumed", consumed)
             columns.add("equal", equal)
@@ -361,20 +411,32 @@ class ShardBuilder:
         columns = self.events
         if not columns.chunks:
             return tables.empty("events")
+        runs = self.event_runs
         agent_names = pa.array(self.agent_names, type=pa.string())
+        agent = columns.array("agent") + runs.column("agent", np.int64)
         arrays = {
-            "source": _decoded(columns.array("source"), sources),
-            "position": pa.array(columns.array("position")),
+            "source": _decoded(runs.column("source", np.int32), sources),
+            "position": pa.array(runs.offsets()),
             "id": ids,
             "type": _decoded(columns.array("type"), pa.array(EVENT_TYPES, type=pa.string())),
-            "agent": _decoded(columns.array("agent"), agent_names),
-            **{key: pa.array(columns.joined(key), type=pa.string())
-               for key in ("role", "tool", "decision")},
+            "agent": _decoded(agent.astype(np.int32), agent_names),
+            **{key: _decoded(columns.array(key), pa.array(list(self.labels[key]),
+                                                          type=pa.string()))
+               for key in LABELS},
             "t": _nullable(columns.array("t")), "end": _nullable(columns.array("end")),
             **{key: _nullable(columns.array(key)) for key in ("tokens", "cost_usd", "reward")},
-            "critical": pa.array(columns.array("critical")),
+            "critical": pa.array(self._critical()),
         }
         return _table("events", arrays)
+
+    def _critical(self) -> np.ndarray:
+        """The events table's critical flags, from each trace's critical positions."""
+        counts = [len(path) for path in self.critical]
+        positions = np.fromiter(chain.from_iterable(self.critical), dtype=np.int64,
+                                count=sum(counts))
+        flags = np.zeros(sum(self.event_runs.lengths), dtype=bool)
+        flags[positions + np.repeat(self.event_runs.starts(), counts)] = True
+        return flags
 
     def _credit_table(self, sources: pa.Array, ids: pa.Array) -> pa.Table:
         columns = self.credit
@@ -401,8 +463,9 @@ class ShardBuilder:
                 values[np.concatenate(self.game_rows)] = np.concatenate(self.game_values[key])
             game[key] = _nullable(values)
         arrays = {
-            "source": _decoded(columns.array("source"), sources),
-            "unit": _decoded(columns.array("unit"), pa.array(credit.UNITS, type=pa.string())),
+            "source": _decoded(self.credit_runs.column("source", np.int32), sources),
+            "unit": _decoded(self.credit_runs.column("unit", np.int8),
+                             pa.array(credit.UNITS, type=pa.string())),
             "item": strings.take(pa.array(item)),
             "subdecision": subdecision,
             "consumed": _nullable_flags(columns.array("consumed")),
