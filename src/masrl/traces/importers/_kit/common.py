@@ -634,10 +634,8 @@ class TraceBuilder:
         (``t_end``): the log's start and end of the call, so that busy time can be computed."""
         events = self.events
         src, dst = self._positions()
-        if bool(np.all(src < dst)):  # every edge forward in emission order: that is an order
-            order = np.arange(len(events))
-        else:
-            order = graph.kahn_order(len(events), src, dst)
+        forward = bool(np.all(src < dst))  # every edge forward: the emission order is one
+        order = np.arange(len(events)) if forward else graph.kahn_order(len(events), src, dst)
         if order is None:
             raise AssertionError("importer bug: the edges form a cycle")
         # each event's sources, in edge order, as one list cut by offsets (a list per event

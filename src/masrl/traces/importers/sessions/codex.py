@@ -136,10 +136,12 @@ def _item(line: int, data: dict) -> dict | Item:
     kind, payload, stamp = data.get("type"), data.get("payload"), data.get("timestamp")
     if not (isinstance(payload, dict) and isinstance(stamp, str)):
         return data
-    sub = payload.get("type")
-    if type(kind) is str and kind in SLIM and type(sub) is str:
-        read = EVENT_MSG_READ.get(sub, SLIM[kind]) if kind == "event_msg" else SLIM[kind]
-        if not (kind == "response_item" and sub in ITEMS_READ):
+    if type(kind) is str and kind in SLIM:
+        sub = payload.get("type")
+        named = type(sub) is str  # else the import reads no field but its type
+        read = EVENT_MSG_READ.get(sub, SLIM[kind]) if kind == "event_msg" and named else \
+            SLIM[kind]
+        if not (kind == "response_item" and named and sub in ITEMS_READ):
             payload = _slimmed(payload, read)
     return Item(stamp, kind, payload)
 
@@ -151,8 +153,9 @@ TYPES_SHARED = 1024  # payload types given a shared payload (bounded: a log name
 def _slimmed(payload: dict, read: tuple[str, ...]) -> dict:
     """The fields ``read`` of a payload; a payload read for its type alone is shared by every
     record of that type (no payload is ever changed)."""
-    sub = payload["type"]
-    if read == ("type",) and (sub in _TYPE_ONLY or len(_TYPE_ONLY) < TYPES_SHARED):
+    sub = payload.get("type")
+    if read == ("type",) and type(sub) is str and (sub in _TYPE_ONLY
+                                                  or len(_TYPE_ONLY) < TYPES_SHARED):
         return _TYPE_ONLY.setdefault(sub, {"type": sub})
     return {key: payload[key] for key in read if key in payload}
 
