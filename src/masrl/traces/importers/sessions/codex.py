@@ -120,32 +120,37 @@ def older_layout(records: list[tuple[int, dict | Item]]) -> bool:
                     and ("type" in r or "record_type" in r) for _, r in records[1:]))
 
 
-SLIM = {"event_msg": ("type",), "turn_context": ("type", "model"), "compacted": ("type",),
-        "response_item": ("type",)}  # record type -> the payload fields the import reads
-EVENT_MSG_READ = {"user_message": ("type", "message"), "token_count": ("type", "info")}
 ITEMS_READ = frozenset(("message", *CALLS, *OUTPUTS))  # items whose payload is read whole
+READS = {  # record type -> payload type -> the payload fields the import reads (None: all)
+    "event_msg": {None: ("type",), "user_message": ("type", "message"),
+                  "token_count": ("type", "info")},
+    "turn_context": {None: ("type", "model")},
+    "compacted": {None: ("type",)},
+    "response_item": {None: ("type",), **dict.fromkeys(ITEMS_READ)},
+}  # a payload type not named here reads its record type's None entry
 
 
 def _item(line: int, data: dict) -> dict | Item:
     """A record in the envelope (its payload an object, its timestamp a string) as the
-    :class:`Item` the import reads, without the payload fields it never reads (the output
-    copies, rate limits, reasoning and instructions a rollout repeats beside the items). Items
-    the trace is made of (messages, calls, their outputs), ``session_meta`` and unknown record
-    types keep their whole payload. Any other record (the older layout, or a fault that
-    :meth:`_Session.read` reports) is kept as read."""
-    kind, payload, stamp = data.get("type"), data.get("payload"), data.get("timestamp")
+    :class:`Item` the import reads, without the payload fields it never reads (:data:`READS`:
+    the output copies, rate limits, reasoning and instructions a rollout repeats beside the
+    items). Items the trace is made of (messages, calls, their outputs), ``session_meta`` and
+    unknown record types keep their whole payload. Any other record (the older layout, or a
+    fault that :meth:`_Session.read` reports) is kept as read."""
+    payload, stamp = data.get("payload"), data.get("timestamp")
     if not (isinstance(payload, dict) and isinstance(stamp, str)):
         return data
-    if type(kind) is str and kind in SLIM:
+    kind = data.get("type")
+    reads = READS.get(kind) if type(kind) is str else None
+    if reads is not None:
         sub = payload.get("type")
-        named = type(sub) is str  # else the import reads no field but its type
-        read = EVENT_MSG_READ.get(sub, SLIM[kind]) if kind == "event_msg" and named else \
-            SLIM[kind]
-        if not (kind == "response_item" and named and sub in ITEMS_READ):
+        read = reads.get(sub, reads[None]) if type(sub) is str else reads[None]
+        if read is not None:
             payload = _slimmed(payload, read)
-    return Item(stamp, kind, payload)
+    return _new_item(Item, (stamp, kind, payload))
 
 
+_new_item = tuple.__new__  # Item(...) without the Python call of a named tuple's __new__
 _TYPE_ONLY: dict[str, dict] = {}  # payload type -> the one {"type": ...} of all its records
 TYPES_SHARED = 1024  # payload types given a shared payload (bounded: a log names any types)
 
