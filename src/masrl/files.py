@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import mmap
 import os
 import stat
 from collections.abc import Iterable
@@ -162,6 +163,54 @@ def read_input(path: str | os.PathLike, limit: int | None = None) -> bytes:
         raise InputError(path, f"more than the limit of {limit} bytes "
                                f"(set {LIMIT_VARIABLE} to raise it)")
     return data
+
+
+GIVES_BACK = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MADV_DONTNEED")  # not on Windows
+
+
+def read_releasable(path: str | os.PathLike, limit: int | None = None,
+                    released_from: int = 1 << 20):
+    """:func:`read_input`, except that a file of at least ``released_from`` bytes is read into
+    anonymous memory (:func:`read_anonymous`), whose pages the reader gives back
+    (:func:`give_back`) as it is done with them: a large file's text then does not stay in
+    memory beside what is decoded from it. Bytes where that cannot be done."""
+    limit = limit_for(path) if limit is None else limit
+    size = check_input(path, limit).st_size
+    if size >= released_from and GIVES_BACK:
+        try:
+            with open(path, "rb") as handle:
+                memory = read_anonymous(handle, size)
+        except OSError as exc:
+            raise InputError(path, _reason(exc)) from None
+        if memory is not None:
+            return memory
+    return read_input(path, limit)
+
+
+def read_anonymous(handle, size: int):
+    """The ``size`` bytes of an open file read into an anonymous map (memory of this process,
+    private: pages given back read as zeros, they are not the file's), or ``None`` when the
+    file no longer has that size (another process changed it: read it as bytes). The file is
+    read, never mapped: a mapped file that another process truncates kills the reader
+    (SIGBUS) instead of giving an error."""
+    memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)
+    if handle.readinto(memory) == size and not handle.read(1):
+        return memory
+    memory.close()
+    handle.seek(0)
+    return None
+
+
+def give_back(memory, start: int, end: int) -> int:
+    """Give back to the system the whole pages of ``memory`` (an anonymous map) that lie in
+    bytes ``start`` to ``end``: they read as zeros afterwards. Returns where the pages given
+    back end (``start`` when none was)."""
+    page = mmap.PAGESIZE
+    first, last = -(-start // page) * page, end // page * page
+    if last <= first:
+        return start
+    memory.madvise(mmap.MADV_DONTNEED, first, last - first)
+    return last
 
 
 def reason_of(exc: OSError) -> str:

@@ -41,7 +41,6 @@ decides and explains.
 from __future__ import annotations
 
 import codecs
-import mmap
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ import numpy as np
 from msgspec import Meta
 from msgspec.structs import astuple
 
+from masrl.files import give_back
 from masrl.traces import repeated_keys, strict_json
 from masrl.traces.graph import FirstSeen, IdIndex
 from masrl.traces.schema import (
@@ -525,17 +525,11 @@ def _releaser(data):
         # replace mmap.mmap to check that nothing is mapped)
         return lambda text, end: None
     base = np.frombuffer(data, dtype=np.uint8).ctypes.data
-    page = mmap.PAGESIZE
-
     given = {}  # text's start -> where the pages given back so far end
 
     def release(text, end: int) -> None:
         start = np.frombuffer(text, dtype=np.uint8).ctypes.data - base
-        first = given.get(start, -(-start // page) * page)  # the text's first whole page
-        last = (start + end) // page * page
-        if last > first:
-            data.madvise(mmap.MADV_DONTNEED, first, last - first)
-            given[start] = last
+        given[start] = give_back(data, given.get(start, start), start + end)
 
     return release
 

@@ -51,7 +51,6 @@ Warnings (the trace stays valid):
 
 from __future__ import annotations
 
-import mmap
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,7 +58,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from masrl.files import InputError, check_input, input_limit
+from masrl.files import GIVES_BACK, InputError, check_input, input_limit, read_anonymous
 from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import collector, columns, graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
@@ -238,7 +237,6 @@ def _validated(data, source: str, keep_document: bool, fields, again) -> Validat
 
 
 RELEASED_FROM = 4 * columns.CHUNK_BYTES  # a smaller file's events are decoded in one piece
-GIVES_BACK = hasattr(mmap, "MAP_PRIVATE") and hasattr(mmap, "MADV_DONTNEED")  # not on Windows
 
 
 def _read(path: str | Path, anonymous: bool = False):
@@ -260,11 +258,9 @@ def _read(path: str | Path, anonymous: bool = False):
     size = check_input(path, limit).st_size
     with open(path, "rb") as handle:
         if anonymous and size >= RELEASED_FROM and GIVES_BACK:
-            memory = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE)  # shared: kept when given back
-            if handle.readinto(memory) == size and not handle.read(1):
+            memory = read_anonymous(handle, size)
+            if memory is not None:
                 return memory
-            del memory
-            handle.seek(0)
         data = handle.read(limit + 1)
     if len(data) > limit:  # the file grew since it was checked
         raise InputError(path, f"more than the limit of {limit} bytes")

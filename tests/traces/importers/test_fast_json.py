@@ -142,3 +142,62 @@ def test_read_jsonl_of_real_logs_is_line_by_line():
     """Cross-check on real sessions (skipped on a fresh clone without ../shared)."""
     for path in REAL:
         assert _fast(path) == _slow(path), path
+
+
+@pytest.fixture
+def given_back(monkeypatch):
+    """Files from one byte up are read into anonymous memory and decoded 1 KB at a time, so
+    that the pages of the first lines are given back before a fault further on is met; every
+    map read is kept, to look at it afterwards."""
+    monkeypatch.setattr(common, "RELEASED_FROM", 1)
+    monkeypatch.setattr(common, "CHUNK_BYTES", 1024)
+    maps = []
+    read = common.read_releasable
+
+    def keeping(path, limit=None, released_from=1 << 20):
+        data = read(path, limit, released_from)
+        if not isinstance(data, bytes):
+            maps.append(data)
+        return data
+
+    monkeypatch.setattr(common, "read_releasable", keeping)
+    return maps
+
+
+def _whole(path: Path) -> list | str:
+    """What read_jsonl said of a file read whole: :func:`_slow`, and a file that is not UTF-8
+    refused as a whole (:func:`common.utf8_text` of all its bytes)."""
+    try:
+        common.utf8_text(path, path.read_bytes())
+    except SourceError as exc:
+        return str(exc)
+    return _slow(path)
+
+
+LATE_FAULTS = {
+    "none": b"",
+    "not UTF-8 in a string": b'{"b":"\xff"}\n',
+    "not UTF-8 outside a string": b'{"b":1}\xff\n',
+    "not UTF-8 in a blank-looking line": b"\x1c\xff\n",
+    "not JSON, then not UTF-8 further on": b'{"b":\n' + b'{"c":3}\n' * 400 + b'{"d":"\xc3"}\n',
+    "not JSON": b'{"b":\n',
+    "a repeated key": b'{"b":1,"b":2}\n',
+    "not an object": b"[1]\n",
+}
+
+
+@pytest.mark.parametrize("fault", LATE_FAULTS, ids=list(LATE_FAULTS))
+def test_a_large_file_whose_pages_are_given_back_reads_as_whole(given_back, tmp_path, fault):
+    """The fault lies in a later chunk, after the pages of the first lines were given back:
+    the records, or the error (its line and byte), are those of the file read whole."""
+    head = b"".join(b'{"a":%d,"text":"%s"}\n' % (k, b"x" * (k % 90)) for k in range(600))
+    path = _lines(tmp_path, head + LATE_FAULTS[fault] + b'{"z":"\xc3\xa9"}\n\n')
+    assert _fast(path) == _whole(path)
+    [memory] = given_back
+    assert memory[:4096] == bytes(4096)  # given back: the kernel's zero page
+
+
+def test_a_small_file_is_read_as_bytes(tmp_path):
+    path = _lines(tmp_path, b'{"a":1}\n' * 100)
+    assert isinstance(common.read_releasable(path, released_from=common.RELEASED_FROM), bytes)
+    assert _fast(path) == _slow(path)

@@ -220,3 +220,36 @@ def test_unknown_record_type_is_skipped_and_counted(tmp_path):
     assert result.skipped["unknown record type: hologram"] == 1
     records = result.trace["provenance"]["records"]
     assert records["read"] == len(lines) + 1 == records["mapped"] + records["skipped"]
+
+
+def test_records_are_kept_without_the_fields_the_import_never_reads():
+    """A rollout's records are held as items whose payloads keep only what the import reads
+    (the trace above is what they give): token counts their info, turn contexts their model,
+    a skipped event or item its type alone, shared; the items the trace is made of whole."""
+    from collections import Counter
+
+    from masrl.traces.importers._kit.common import read_jsonl
+    from masrl.traces.importers.sessions import codex
+
+    raw = [json.loads(line) for line in MAIN.read_text("utf-8").splitlines() if line.strip()]
+    items = [item for _, item in read_jsonl(MAIN, Counter(), codex._item)]
+    assert all(type(item) is codex.Item for item in items)
+    kept = {"token_count": {"type", "info"}, "user_message": {"type", "message"}}
+    for record, item in zip(raw, items, strict=True):
+        assert (item.timestamp, item.type) == (record["timestamp"], record["type"])
+        sub = record["payload"].get("type")
+        if record["type"] == "session_meta" or sub in codex.ITEMS_READ:
+            assert item.payload == record["payload"]
+        elif record["type"] == "turn_context":
+            assert item.payload == {k: record["payload"][k] for k in ("model",)
+                                    if k in record["payload"]}
+        elif record["type"] == "event_msg" and sub in kept:
+            assert item.payload == {k: v for k, v in record["payload"].items() if k in kept[sub]}
+        else:
+            assert item.payload == {"type": sub}
+    assert any(r["type"] == "turn_context" and len(r["payload"]) > 1 for r in raw)
+    assert any(r["payload"].get("type") == "token_count" and "rate_limits" in r["payload"]
+               for r in raw)
+    first, second = ({"timestamp": "2026-02-03T10:00:00Z", "type": "event_msg",
+                      "payload": {"type": "agent_message", "message": text}} for text in "ab")
+    assert codex._item(1, first).payload is codex._item(2, second).payload

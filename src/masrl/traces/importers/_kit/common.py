@@ -23,8 +23,10 @@ from masrl.files import (
     LIMIT_VARIABLE,
     InputError,
     check_input,
+    give_back,
     limit_for,
     read_input,
+    read_releasable,
     reason_of,
     write_text_atomically,
 )
@@ -371,12 +373,12 @@ def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] 
     reading (a fault of the JSON itself is said first).
     """
     shaping = _Shaping(shape)
-    data = read_bytes(path)
+    data = read_releasable(path, released_from=RELEASED_FROM)
     if not _maybe_sse(data):
         records = _fast_jsonl(path, data, skipped, shaping)
         shaping.done()
         return records
-    text = utf8_text(path, data)
+    text = utf8_text(path, data if isinstance(data, bytes) else data[:])
     del data
     events = sse_payloads(text)
     if events is not None:
@@ -432,6 +434,7 @@ def _maybe_sse(data: bytes) -> bool:
 
 
 CHUNK_BYTES = 1 << 18  # lines decoded at a time (then shaped) when a file is read fast
+RELEASED_FROM = 4 * CHUNK_BYTES  # a larger JSON Lines file's pages are given back as it is read
 
 
 def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
@@ -440,10 +443,14 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
     line decoded by msgspec when it is certainly strict JSON
     (:func:`masrl.traces.strict_json.fast_values`), the others read as before, in order (the
     first fault met is the one reported, as line by line), a chunk of lines at a time, each
-    record shaped before the next chunk is decoded."""
+    record shaped before the next chunk is decoded. When ``data`` is anonymous memory
+    (:func:`masrl.files.read_releasable`) the pages of each chunk are given back once its
+    records are shaped, so that the file's text does not stay in memory beside them; the error
+    paths read only the text of the chunk at hand and after it."""
     begins, ends, numbers, blank = _line_spans(data)
     view = memoryview(data)
     records: list[tuple[int, dict]] = []
+    releasable, released = hasattr(data, "madvise"), 0
     start = 0
     while start < len(begins):
         base = int(begins[start])
@@ -452,13 +459,16 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
         values = strict_json.fast_values(view[base:int(ends[stop - 1])], list(chunk))
         for k, value in zip(range(start, stop), values):
             if type(value) is not dict:
-                line = _line_text(path, data, (int(begins[k]), int(ends[k])))
+                line = _line_text(path, data, (int(begins[k]), int(ends[k])), numbers[k])
                 if not line.strip():  # blank to Python, not to bytes (say "\x1c")
                     blank += 1
                     continue
-                value = _utf8_first(path, data, numbers[k], line)
+                value = _utf8_first(path, data, (int(begins[k]), numbers[k]), line)
             records.append((numbers[k], shaping(numbers[k], value)))
         start = stop
+        if releasable:
+            released = give_back(data, released, int(begins[stop]) if stop < len(begins)
+                                 else len(data))
     if blank:
         skipped["blank line"] += blank
     return records
@@ -490,25 +500,39 @@ def _line_spans(data: bytes):
     return begins[keep], ends[keep], numbers.tolist(), len(begins) - len(numbers)
 
 
-def _utf8_first(path: Path, data: bytes, number: int, line: str) -> dict:
-    """:func:`_record` of a line, except that a file that is not UTF-8 is refused as a whole
-    first (as when the whole text is decoded before its lines are read)."""
+def _utf8_first(path: Path, data: bytes, place: tuple[int, int], line: str) -> dict:
+    """:func:`_record` of a line (``place``: its first byte and its number), except that a
+    file that is not UTF-8 is refused as a whole first (as when the whole text is decoded
+    before its lines are read)."""
     try:
-        return _record(path, number, line)
+        return _record(path, place[1], line)
     except SourceError:
-        utf8_text(path, data)
+        _utf8_from(path, data, *place)
         raise
 
 
-def _line_text(path: Path, data: bytes, span: tuple[int, int]) -> str:
-    """The text of one line of ``data``; when it is not UTF-8, the error of the whole file
-    (msgspec checked every line it decoded, so the first fault is on a line it did not)."""
+def _line_text(path: Path, data: bytes, span: tuple[int, int], number: int) -> str:
+    """The text of one line of ``data`` (line ``number``); when it is not UTF-8, the error of
+    the whole file."""
     try:
         return data[span[0]:span[1]].decode("utf-8")
     except UnicodeDecodeError:
-        utf8_text(path, data)
+        _utf8_from(path, data, span[0], number)
         raise AssertionError("unreachable: the file decodes whole but not line by line") \
             from None
+
+
+def _utf8_from(path: Path, data: bytes, begin: int, number: int) -> None:
+    """The error :func:`utf8_text` gives for the whole of ``data``, told from its bytes from
+    ``begin`` on (the start of line ``number``): the bytes before are UTF-8, msgspec or
+    :func:`_line_text` decoded each line among them, so the first fault is not there, and they
+    may have been given back (see :func:`_fast_jsonl`)."""
+    rest = data[begin:]
+    try:
+        rest.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = number + rest[:exc.start].count(b"\n")
+        raise SourceError(path, line, f"not UTF-8 text (byte {begin + exc.start})") from None
 
 
 def _record(path: Path, number: int, line: str) -> dict:
@@ -602,24 +626,32 @@ class TraceBuilder:
 
     def raise_times(self) -> int:
         """Raise each event's start to the latest start among its dependencies; return how many
-        events moved. Events are visited in a topological order of the edges
-        (:func:`masrl.traces.graph.kahn_order`, emission order among ready events); a cycle is an
-        importer bug. Then a tool call that its result answers later (a ``tool_dependency``
-        edge) and that has no end of its own lasts until that result (``t_end``): the log's
-        start and end of the call, so that busy time can be computed."""
-        position = {e["id"]: k for k, e in enumerate(self.events)}
-        src = np.array([position[e["src"]] for e in self.edges], dtype=np.int64)
-        dst = np.array([position[e["dst"]] for e in self.edges], dtype=np.int64)
-        order = graph.kahn_order(len(self.events), src, dst)
+        events moved. Events are visited in a topological order of the edges: the emission
+        order when every edge goes forward in it, else :func:`masrl.traces.graph.kahn_order`'s
+        (any such order gives the same times, as an event is visited once its sources are
+        final); a cycle is an importer bug. Then a tool call that its result answers later (a
+        ``tool_dependency`` edge) and that has no end of its own lasts until that result
+        (``t_end``): the log's start and end of the call, so that busy time can be computed."""
+        events = self.events
+        src, dst = self._positions()
+        forward = bool(np.all(src < dst))  # every edge forward: the emission order is one
+        order = np.arange(len(events)) if forward else graph.kahn_order(len(events), src, dst)
         if order is None:
             raise AssertionError("importer bug: the edges form a cycle")
-        sources: dict[int, list[int]] = {}
-        for u, v in zip(src.tolist(), dst.tolist()):
-            sources.setdefault(v, []).append(u)
+        # each event's sources, in edge order, as one list cut by offsets (a list per event
+        # cost a third of a large trace's memory at the import's peak)
+        starts = np.zeros(len(events) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(dst, minlength=len(events)), out=starts[1:])
+        sources = src[np.argsort(dst, kind="stable")].tolist()
+        del src, dst
+        starts = starts.tolist()
         moved = 0
         for node in order.tolist():
-            event = self.events[node]
-            latest = max((self.events[u]["t"] for u in sources.get(node, ())), default=event["t"])
+            first, last = starts[node], starts[node + 1]
+            if first == last:
+                continue
+            event = events[node]
+            latest = max(events[u]["t"] for u in sources[first:last])
             if latest > event["t"]:
                 event["t"] = latest
                 if "t_end" in event and event["t_end"] < event["t"]:
@@ -632,6 +664,13 @@ class TraceBuilder:
                     and "t_end" not in call and "duration" not in call):
                 call["t_end"] = answer["t"]
         return moved
+
+    def _positions(self) -> tuple[np.ndarray, np.ndarray]:
+        """The positions in :attr:`events` of each edge's source and destination."""
+        position = {e["id"]: k for k, e in enumerate(self.events)}
+        count = len(self.edges)
+        return (np.fromiter((position[e["src"]] for e in self.edges), np.int64, count),
+                np.fromiter((position[e["dst"]] for e in self.edges), np.int64, count))
 
     def count(self, type: str) -> int:
         return sum(1 for e in self.events if e["type"] == type)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.accounting import iso_from_ns
@@ -41,12 +42,23 @@ UNTOLD = ("forked sub-agent rollout whose copy of its parent's history cannot be
 ENDED = ("completed", "errored")
 
 
+class Item(NamedTuple):
+    """A record in the ``{timestamp, type, payload}`` envelope, as the import reads it: a
+    tuple, which takes a third of the memory of the record's dict (a rollout is mostly small
+    records, so their envelopes weigh as much as their text)."""
+
+    timestamp: str
+    type: Any
+    payload: dict
+    ordinal: int | None = None  # its place in a paginated rollout (see own_records)
+
+
 @dataclass
 class Rollout:
     """One rollout file: its records and the thread it records."""
 
     file: Path
-    records: list[tuple[int, dict]]
+    records: list[tuple[int, Item]]
     thread: str
     agent: str
     tag: str
@@ -68,11 +80,11 @@ def import_traces(path: str | Path) -> list[ImportResult]:
     return [import_file(path)]
 
 
-def _meta(records: list[tuple[int, dict]], file: Path) -> dict:
-    if not records or records[0][1].get("type") != "session_meta":
+def _meta(records: list[tuple[int, Item]], file: Path) -> dict:
+    if not records or records[0][1].type != "session_meta":
         raise SourceError(file, records[0][0] if records else None,
                           "a rollout starts with a session_meta record")
-    payload = records[0][1]["payload"]
+    payload = records[0][1].payload
     if not isinstance(payload.get("id"), str):
         raise SourceError(file, records[0][0], "session_meta.payload.id must be a string")
     return payload
@@ -110,8 +122,8 @@ def _peek_meta(file: Path) -> dict | None:
     return payload
 
 
-def own_records(records: list[tuple[int, dict]], meta: dict, file: Path
-                ) -> tuple[list[tuple[int, dict]], int | None]:
+def own_records(records: list[tuple[int, Item]], meta: dict, file: Path
+                ) -> tuple[list[tuple[int, Item]], int | None]:
     """The records of a sub-agent's own work, and how many lines before them copy its parent's
     history (``None`` when they cannot be told apart: then every record, as before forks were
     known, and the caller says so). A forked sub-agent's rollout begins with its session_meta,
@@ -124,15 +136,13 @@ def own_records(records: list[tuple[int, dict]], meta: dict, file: Path
     start = meta.get("subagent_history_start_ordinal")
     if isinstance(start, int) and not isinstance(start, bool):
         own = [records[0]] + [(line, data) for line, data in records[1:]
-                              if not (isinstance(data.get("ordinal"), int)
-                                      and data["ordinal"] < start)]
+                              if not (data.ordinal is not None and data.ordinal < start)]
         return own, len(records) - len(own)
-    if len(records) < 2 or records[1][1].get("type") != "session_meta":
+    if len(records) < 2 or records[1][1].type != "session_meta":
         return records, 0
     path = agent_path_of(meta)
     for k, (_line, data) in enumerate(records[2:], 2):
-        if data.get("type") == "inter_agent_communication" and isinstance(
-                data.get("payload"), dict) and data["payload"].get("recipient") == path:
+        if data.type == "inter_agent_communication" and data.payload.get("recipient") == path:
             return [records[0]] + records[k:], k - 1
     return records, None
 
@@ -142,16 +152,64 @@ OLDER_EVIDENCE = ("a first line {id, timestamp, instructions} and response items
                   "(record_type state lines between): no item has a time or a token count")
 
 
-def older_layout(records: list[tuple[int, dict]]) -> bool:
+def older_layout(records: list[tuple[int, dict | Item]]) -> bool:
     """A rollout of the older layout (see :meth:`_Session.enveloped`): a first line with an id
-    and a timestamp and no envelope, and lines that are items or state records."""
-    if not records:
+    and a timestamp and no envelope, and lines that are items or state records (an
+    :class:`Item` has the envelope)."""
+    if not records or type(records[0][1]) is Item:
         return False
     first = records[0][1]
     return ("payload" not in first and "type" not in first and isinstance(first.get("id"), str)
             and "timestamp" in first
-            and all("payload" not in r and ("type" in r or "record_type" in r)
-                    for _, r in records[1:]))
+            and all(type(r) is not Item and "payload" not in r
+                    and ("type" in r or "record_type" in r) for _, r in records[1:]))
+
+
+ITEMS_READ = frozenset(("message", *CALLS, *OUTPUTS))  # items whose payload is read whole
+READS = {  # record type -> payload type -> the payload fields the import reads (None: all)
+    "event_msg": {None: ("type",), "user_message": ("type", "message"),
+                  "token_count": ("type", "info")},
+    "turn_context": {None: ("type", "model")},
+    "compacted": {None: ("type",)},
+    "response_item": {None: ("type",), **dict.fromkeys(ITEMS_READ)},
+}  # a payload type not named here reads its record type's None entry
+
+
+def _item(line: int, data: dict) -> dict | Item:
+    """A record in the envelope (its payload an object, its timestamp a string) as the
+    :class:`Item` the import reads, without the payload fields it never reads (:data:`READS`:
+    the output copies, rate limits, reasoning and instructions a rollout repeats beside the
+    items). Items the trace is made of (messages, calls, their outputs), ``session_meta`` and
+    unknown record types keep their whole payload. Any other record (the older layout, or a
+    fault that :meth:`_Session.read` reports) is kept as read."""
+    payload, stamp = data.get("payload"), data.get("timestamp")
+    if not (isinstance(payload, dict) and isinstance(stamp, str)):
+        return data
+    kind = data.get("type")
+    reads = READS.get(kind) if type(kind) is str else None
+    if reads is not None:
+        sub = payload.get("type")
+        read = reads.get(sub, reads[None]) if type(sub) is str else reads[None]
+        if read is not None:
+            payload = _slimmed(payload, read)
+    ordinal = data.get("ordinal")
+    return _new_item(Item, (stamp, kind, payload,
+                            ordinal if type(ordinal) is int else None))
+
+
+_new_item = tuple.__new__  # Item(...) without the Python call of a named tuple's __new__
+_TYPE_ONLY: dict[str, dict] = {}  # payload type -> the one {"type": ...} of all its records
+TYPES_SHARED = 1024  # payload types given a shared payload (bounded: a log names any types)
+
+
+def _slimmed(payload: dict, read: tuple[str, ...]) -> dict:
+    """The fields ``read`` of a payload; a payload read for its type alone is shared by every
+    record of that type (no payload is ever changed)."""
+    sub = payload.get("type")
+    if read == ("type",) and type(sub) is str and (sub in _TYPE_ONLY
+                                                  or len(_TYPE_ONLY) < TYPES_SHARED):
+        return _TYPE_ONLY.setdefault(sub, {"type": sub})
+    return {key: payload[key] for key in read if key in payload}
 
 
 TOKEN_PARTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
@@ -172,33 +230,36 @@ def _token_parts(usage: dict, file: Path, line: int, repairs: Counter | None,
     return {k: 0 if v is None else v for k, v in parts.items()}
 
 
-def _model_output(data: dict) -> bool:
-    payload = data["payload"]
-    if data["type"] != "response_item":
+def _model_output(data: Item) -> bool:
+    payload = data.payload
+    if data.type != "response_item":
         return False
     kind = payload.get("type")
     return kind in MODEL_OUTPUTS or (kind == "message" and payload.get("role") == "assistant")
 
 
-def token_order(records: list[tuple[int, dict]], version: str | None) -> tuple[str, str]:
+def token_order(records: list[tuple[int, dict | Item]], version: str | None
+                ) -> tuple[str, str]:
     """Whether the rollout writes each ``token_count`` after the response it prices
     (``after``, as 0.125 does) or before it (``before``, as 0.40 does), told from the data:
     turn by turn (a turn starts at a ``user_message`` or a ``turn_context``), a turn whose first
     count (a repeat of the previous count left out) comes before any model output of the turn,
     with output after it, votes ``before``; one whose first count follows model output votes
     ``after``. The majority wins; with no vote (no count), the ``cli_version`` decides: below
-    0.41, ``before``. Returns the order and the evidence."""
+    0.41, ``before``. Returns the order and the evidence. ``records``: items, or records as
+    read (dicts in the envelope)."""
     turns: list[list[str]] = [[]]
     previous = None
     for _line, data in records:
-        payload = data["payload"]
+        if type(data) is not Item:
+            data = Item(data.get("timestamp"), data["type"], data["payload"])
+        payload = data.payload
         sub = payload.get("type")
-        if data["type"] == "turn_context" or (data["type"] == "event_msg"
-                                              and sub == "user_message"):
+        if data.type == "turn_context" or (data.type == "event_msg" and sub == "user_message"):
             turns.append([])
         elif _model_output(data):
             turns[-1].append("output")
-        elif data["type"] == "event_msg" and sub == "token_count" and isinstance(
+        elif data.type == "event_msg" and sub == "token_count" and isinstance(
                 payload.get("info"), dict) and payload["info"] != previous:
             previous = payload["info"]
             turns[-1].append("count")
@@ -280,17 +341,18 @@ class _Session:
 
     def read(self, file: Path, agent: str, tag: str) -> Rollout:
         blanks: Counter = Counter()
-        records = read_jsonl(file, blanks)
+        records = read_jsonl(file, blanks, _item)
         self.account.read(len(records) + blanks["blank line"])
         if blanks["blank line"]:
             self.account.skip("blank line", blanks["blank line"])
         if older_layout(records):
             records = self.enveloped(records, file)
         for line, data in records:
+            if type(data) is Item:
+                continue
             if not isinstance(data.get("payload"), dict):
                 raise SourceError(file, line, "payload must be an object")
-            if not isinstance(data.get("timestamp"), str):
-                raise SourceError(file, line, "record has no timestamp")
+            raise SourceError(file, line, "record has no timestamp")  # else an item
         meta = _meta(records, file)
         if parent_of(meta) is not None:
             records, copied = own_records(records, meta, file)
@@ -306,7 +368,7 @@ class _Session:
         return rollout
 
     def enveloped(self, records: list[tuple[int, dict]], file: Path
-                  ) -> list[tuple[int, dict]]:
+                  ) -> list[tuple[int, Item]]:
         """A rollout of the older layout (a first line ``{id, timestamp, instructions}``, then
         response items without the ``{timestamp, type, payload}`` envelope, and ``record_type:
         state`` lines) in the current one: its items have no time of their own, so every one
@@ -315,8 +377,7 @@ class _Session:
         first_line, first = records[0]
         moment_ns(first.get("timestamp"), file, first_line, "timestamp", numbers=False)
         meta = {"id": first.get("id"), "timestamp": first["timestamp"]}
-        found = [(first_line, {"timestamp": first["timestamp"], "type": "session_meta",
-                               "payload": meta})]
+        found = [(first_line, Item(first["timestamp"], "session_meta", meta))]
         self.older += 1
         for line, item in records[1:]:
             if item.get("record_type") == "state":
@@ -325,8 +386,7 @@ class _Session:
             if not isinstance(item.get("type"), str):
                 raise SourceError(file, line, "an item of an older rollout must have a type "
                                   f"(found keys {', '.join(sorted(item)[:6]) or '(none)'})")
-            found.append((line, {"timestamp": first["timestamp"], "type": "response_item",
-                                 "payload": item}))
+            found.append((line, Item(first["timestamp"], "response_item", item)))
         return found
 
     def run(self) -> ImportResult:
@@ -396,15 +456,15 @@ class _Session:
 
     def emit(self, rollout: Rollout) -> None:
         name = rollout.file.name
-        typed_user = any(d["type"] == "event_msg" and d["payload"].get("type") == "user_message"
+        typed_user = any(d.type == "event_msg" and d.payload.get("type") == "user_message"
                          for _, d in rollout.records)
         state = {"previous": None, "pending": [], "unpriced": [], "model": None, "told": 0,
                  "last_info": None, "ahead": None}
         calls: dict[str, tuple[str, str]] = {}  # call_id -> (event id, tool name)
         tag = rollout.tag
         for line, data in _emptied(rollout):
-            kind, payload = data["type"], data["payload"]
-            t = self.time(rollout, line, data["timestamp"])
+            stamp, kind, payload, _ordinal = data
+            t = self.time(rollout, line, stamp)
             sub = payload.get("type") if isinstance(payload.get("type"), str) else None
             self.reason: str | None = None  # why this line gives no event (see skip_line)
             self.deferred = False  # a token count whose line is accounted when it is settled
