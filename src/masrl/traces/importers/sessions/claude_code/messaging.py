@@ -21,11 +21,15 @@ import re
 MESSAGE_TOOLS = ("SendMessage",)
 LEAD = "team-lead"  # the name teammates give the agent that created their team
 BROADCAST = "*"  # a recipient that means every teammate
-ENVELOPE = re.compile(r'<teammate-message\s+teammate_id="([^"]*)"[^>]*>(.*?)</teammate-message>',
-                      re.S)
+# An envelope: an opening tag naming its sender, a body, the first closing tag after it. Found by
+# a scan, not by one pattern with a lazy body: a pattern tries each opening against the rest of
+# the text, so a text of openings without closings (or of unended tags) took time in its square
+# (a 560 KB user record: 47 s).
+HEAD, CLOSING = "<teammate-message", "</teammate-message>"
+SENDER = re.compile(r'\s+teammate_id="')  # after the head; the id runs to the next quote
 RELAY_LINE = "Another Claude session sent a message:"  # a line before some envelopes
-NOTIFICATION = re.compile(r"\A\s*<task-notification>.*?<task-id>([^<]+)</task-id>"
-                          r".*</task-notification>", re.S)
+NOTICE_OPEN, NOTICE_CLOSE = "<task-notification>", "</task-notification>"
+TASK_ID_OPEN, TASK_ID_CLOSE = "<task-id>", "</task-id>"
 # Protocol notices in an envelope: the ones that give no event, and why (counted by kind).
 SKIPPED_NOTICES = {
     "idle_notification": "teammate message: idle_notification (a protocol notice: the "
@@ -59,11 +63,34 @@ def sent(params: dict) -> tuple[str | None, object, str | None] | None:
 def envelopes(text: str) -> tuple[list[tuple[str, str]], str] | None:
     """The (sender, body) of each ``<teammate-message>`` envelope of ``text`` and what is left
     of the text outside them (the relay line removed), or None when it holds none."""
-    found = [(m.group(1), m.group(2).strip("\n")) for m in ENVELOPE.finditer(text)]
+    found, outside, at = [], [], 0
+    while (opening := _opening(text, at)) is not None:
+        start, end, sender = opening
+        close = text.find(CLOSING, end)
+        if close < 0:  # no closing after this opening, hence none after a later one
+            break
+        found.append((sender, text[end:close].strip("\n")))
+        outside.append(text[at:start])
+        at = close + len(CLOSING)
     if not found:
         return None
-    rest = ENVELOPE.sub("", text).replace(RELAY_LINE, "").strip()
+    rest = ("".join(outside) + text[at:]).replace(RELAY_LINE, "").strip()
     return found, rest
+
+
+def _opening(text: str, at: int) -> tuple[int, int, str] | None:
+    """(start, end, sender) of the first opening tag at or after ``at``: the head, then
+    ``teammate_id="ID"`` and anything up to the first ``>`` after the id's closing quote."""
+    while (start := text.find(HEAD, at)) >= 0:
+        sender = SENDER.match(text, start + len(HEAD))
+        if sender is not None:
+            quote = text.find('"', sender.end())
+            end = text.find(">", quote + 1) if quote >= 0 else -1
+            if end < 0:  # no later opening can end either
+                return None
+            return start, end + 1, text[sender.end():quote]
+        at = start + 1
+    return None
 
 
 def notice(body: str) -> str | None:
@@ -79,6 +106,18 @@ def notice(body: str) -> str | None:
 
 
 def notified(text: str) -> str | None:
-    """The ``<task-id>`` of a ``<task-notification>`` record's text, else None."""
-    match = NOTIFICATION.match(text)
-    return match.group(1).strip() if match else None
+    """The ``<task-id>`` of a ``<task-notification>`` record's text (one that opens with the
+    tag and closes it after the id), else None: the first ``<task-id>`` that holds text without
+    a tag, found by a scan whose time is linear in the text."""
+    body = text.lstrip()
+    if not body.startswith(NOTICE_OPEN):
+        return None
+    last = body.rfind(NOTICE_CLOSE)
+    at = body.find(TASK_ID_OPEN, len(NOTICE_OPEN))
+    while 0 <= at < last:
+        start = at + len(TASK_ID_OPEN)
+        tag = body.find("<", start)  # the id runs to the next tag (at most the last closing),
+        if tag > start and body.startswith(TASK_ID_CLOSE, tag):  # which must close the id
+            return body[start:tag].strip()
+        at = body.find(TASK_ID_OPEN, tag)
+    return None
