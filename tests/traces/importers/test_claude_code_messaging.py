@@ -18,7 +18,8 @@ ENVELOPE = re.compile(r'<teammate-message\s+teammate_id="([^"]*)"[^>]*>(.*?)</te
 NOTIFICATION = re.compile(r"\A\s*<task-notification>.*?<task-id>([^<]+)</task-id>"
                           r".*</task-notification>", re.S)
 
-PIECES = ['<teammate-message teammate_id="a">', '<teammate-message teammate_id="', '<teammate-message  teammate_id="b" color="x">',
+PIECES = ['<teammate-message teammate_id="a">', '<teammate-message teammate_id="',
+          '<teammate-message  teammate_id="b" color="x">',
           "</teammate-message>", "<teammate-message", ' teammate_id="', "hello", "\n", " ", "<",
           ">", '"', messaging.RELAY_LINE, "<task-notification>", "</task-notification>",
           "<task-id>", "</task-id>", "t1", "<status>done</status>"]

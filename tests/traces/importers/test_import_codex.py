@@ -5,6 +5,7 @@ it next to another session's rollout."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,26 @@ def test_same_bytes_wherever_the_folder_lies(fixture_copy):
     copy = fixture_copy("codex")
     assert dumps(import_file("codex", copy / MAIN.name).trace) == dumps(
         import_file("codex", MAIN).trace)
+
+
+def test_faulty_rollouts_of_other_sessions_beside_it_do_not_refuse_the_session(fixture_copy):
+    """The folder holds every session of a day: another session's rollout being written (a
+    character cut at its end) is read no further than its first line, and one that cannot be
+    opened (a FIFO here) is named in the evidence, not a reason to refuse this session."""
+    folder = fixture_copy("codex")
+    other = folder / "rollout-2026-02-03T12-00-00-0190a1b2-0000-7000-8000-00000000ffff.jsonl"
+    other.write_bytes(b'{"timestamp":"2026-02-03T12:00:00Z","type":"session_meta",'
+                      b'"payload":{"id":"0190a1b2-0000-7000-8000-00000000ffff"}}\n'
+                      b'{"timestamp":"2026-02-03T12:00:01Z","type":"event_msg","payload":'
+                      b'{"type":"agent_message","message":"caf\xc3')
+    fifo = folder / "rollout-2026-02-03T13-00-00-0190a1b2-0000-7000-8000-00000000eeee.jsonl"
+    os.mkfifo(fifo)
+    result = import_file("codex", folder / MAIN.name)
+    alone = import_file("codex", MAIN).trace
+    assert (result.trace["events"], result.trace["edges"]) == (alone["events"], alone["edges"])
+    assert result.recognised["evidence"].endswith(
+        f"1 rollout(s) beside it not looked at, as they cannot be read ({fifo.name}: not a "
+        "regular file (a FIFO, device or socket); give a file)")
 
 
 def test_failed_spawn_is_a_tool_call_with_its_result(fixture_copy, edit_file):

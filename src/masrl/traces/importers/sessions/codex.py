@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from masrl.files import check_input
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import (
@@ -18,7 +19,6 @@ from masrl.traces.importers._kit.common import (
     TraceBuilder,
     content_ref,
     read_jsonl,
-    read_text,
 )
 from masrl.traces.importers._kit.numbers import count
 from masrl.traces.importers._kit.sampling import Sample
@@ -111,9 +111,23 @@ def agent_path_of(meta: dict) -> str | None:
     return path if isinstance(path, str) else None
 
 
+PEEK_BYTES = 1 << 22  # how far into a rollout beside the session its first line is looked for
+
+
 def _peek_meta(file: Path) -> dict | None:
-    """The session_meta payload of the first line of a rollout (``None`` when it has none)."""
-    record, findings = strict_json.parse_fast(read_text(file).split("\n", 1)[0])
+    """The session_meta payload of the first line of a rollout beside the session (``None``
+    when it has none). Only that line is read: the folder holds every session of a day, and one
+    that is being written (a multi-byte character cut at its end) or is otherwise faulty past
+    its first line is no reason to refuse this session; a file that cannot be opened at all
+    raises :class:`OSError`."""
+    check_input(file)
+    with open(file, "rb") as handle:
+        first = handle.read(PEEK_BYTES).split(b"\n", 1)[0]
+    try:
+        text = first.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    record, findings = strict_json.parse_fast(text)
     if findings or not isinstance(record, dict):
         return None
     payload = record.get("payload")
@@ -392,9 +406,14 @@ class _Session:
     def run(self) -> ImportResult:
         main = self.read(self.path, MAIN, MAIN)
         children: dict[str, list[Path]] = {}
+        unread: list[str] = []  # rollouts beside the session that cannot be opened
         for file in sorted(self.path.parent.glob("rollout-*.jsonl")):
             if file != self.path:
-                meta = _peek_meta(file)
+                try:
+                    meta = _peek_meta(file)
+                except OSError as exc:
+                    unread.append(f"{file.name}: {getattr(exc, 'reason', None) or exc}")
+                    continue
                 parent = parent_of(meta) if meta is not None else None
                 if parent is not None:
                     children.setdefault(parent, []).append(file)
@@ -432,7 +451,9 @@ class _Session:
             "shape": OLDER if self.older else f"token_count {main.order[0]} the response it "
                                               "prices",
             "evidence": (OLDER_EVIDENCE if self.older else main.order[1])
-            + (f"; {len(rollouts) - 1} sub-agent rollout(s)" if len(rollouts) > 1 else "")}
+            + (f"; {len(rollouts) - 1} sub-agent rollout(s)" if len(rollouts) > 1 else "")
+            + (f"; {len(unread)} rollout(s) beside it not looked at, as they cannot be read "
+               f"({'; '.join(unread)})" if unread else "")}
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000
             if "t_end" in event:  # a tool call that lasts until its result
