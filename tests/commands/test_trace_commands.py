@@ -92,6 +92,19 @@ def test_replay_text_summary(capsys):
     ]
 
 
+def test_a_small_speedup_is_not_printed_as_zero(capsys, small, write_trace):
+    """Events of a few milliseconds over minutes: the speedup is small, not 0.00."""
+    for record in small["events"]:
+        record.pop("duration", None)
+        if "t_end" in record:
+            record["t_end"] = record["t"] + 0.001
+    small["events"][-1]["t"] = 600
+    assert main(["replay", str(write_trace(small))]) == 0
+    line = capsys.readouterr().out.splitlines()[2]
+    speedup = re.search(r"speedup ([^,]+),", line).group(1)
+    assert re.fullmatch(r"\d\.\de-0\d", speedup), line
+
+
 def test_replay_text_summary_says_what_is_not_recorded_and_why(capsys, small, write_trace):
     """A log that keeps the order of its records but no times, tokens, costs or rewards."""
     for record in small["events"]:

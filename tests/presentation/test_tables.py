@@ -40,6 +40,8 @@ def test_one_header_row_aligned_like_its_column():
     (1234, "count", "1,234"), (8000.0, "tokens", "8,000"), (0.983498, "share", "98.3%"),
     (12.5, "percent", "12.5%"), (1.5, "seconds", "1.50"), (0.983498, "number", "0.983"),
     (5.39811e-05, "number", "5.4 × 10⁻⁵"), (2.0, "number", "2"), (0.5, "number:2", "0.50"),
+    (0.00306, "number:2", "3.1 × 10⁻³"), (-0.004, "number:2", "-4.0 × 10⁻³"),
+    (-0.0, "number:2", "0.00"), (0.005, "number:2", "0.01"), (0.0, "number:3", "0.000"),
     (True, "flag", "yes"), (np.False_, "flag", "no"), (["a", "b", "c"], "list", "a, b and c"),
     ({"broad_only": 7, "strict": 2}, "text", "broad only: 7; strict: 2"),
     (None, "count", "—"), (math.nan, "number", "—"), (pd.NA, "text", "—"),

@@ -171,7 +171,7 @@ def summary(result: dict) -> str:
         lines.append("clock: steps (the events are replayed in their order, one step each)")
     lines += [
         f"wall clock {_figure(result['wall_clock'], '{:g} s')}, "
-        f"speedup {_figure(result['speedup'], '{:.2f}')}, "
+        f"speedup {_figure(result['speedup'], '{:.2f}' if _shows(result['speedup'], 2) else '{:.1e}')}, "
         f"tokens {_pair(tokens, '{:,.0f}')}",
         f"cost {_pair(cost, 'US$ {:.4f}')}, {_estimated(result)}",
     ]
@@ -185,6 +185,12 @@ def summary(result: dict) -> str:
     lines.extend(costliest(credit))
     lines.extend(_reasons(result["not_recorded"]))
     return "\n".join(map(printable, lines))  # the trace id and topology come from the file
+
+
+def _shows(value, places: int) -> bool:
+    """Whether ``value`` (or its absence) reads right at ``places`` decimals: a value that is
+    not zero is never printed as zero (a speedup of 0.003 as "0.00")."""
+    return value is None or value == 0 or abs(value) >= 0.5 * 10 ** -places
 
 
 def _figure(value, form: str) -> str:

@@ -145,7 +145,10 @@ def formatted(value: Any, kind: str) -> str:
     if base == "number" and isinstance(value, numbers.Real) \
             and not isinstance(value, (bool, np.bool_)):
         if digits:
-            return f"{float(value):,.{int(digits)}f}"
+            number, places = float(value) + 0.0, int(digits)  # + 0.0: no "-0.00"
+            if number != 0 and abs(number) < 0.5 * 10 ** -places:  # not a zero: never "0.00"
+                return measurement(number, places)
+            return f"{number:,.{places}f}"
         return measurement(float(value))
     if base == "flag" and isinstance(value, (bool, np.bool_)):
         return "yes" if value else "no"
