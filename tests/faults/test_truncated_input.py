@@ -10,6 +10,7 @@ import os
 
 import pytest
 
+from masrl import files
 from masrl.commands import main
 from masrl.files import InputError
 from masrl.traces import resources, rewards, synthetic, validate
@@ -38,7 +39,7 @@ def test_no_trace_file_is_mapped_into_memory(monkeypatch, tmp_path):
         for keep in (True, False):
             report = validate_file(path, keep_document=keep)
             assert report.valid, report.lines()[:3]
-    if validate.GIVES_BACK:  # the large file's text, not kept, was read into anonymous memory
+    if files.GIVES_BACK:  # the large file's text, not kept, was read into anonymous memory
         assert large.stat().st_size in ANONYMOUS_MAPS
 
 
@@ -47,7 +48,7 @@ def test_a_file_truncated_between_its_check_and_its_read_is_reported(monkeypatch
     path = tmp_path / "trace.json"
     text = resources.example("hierarchical").read_text(encoding="utf-8")
     path.write_text(text, encoding="utf-8")
-    checked = validate.check_input
+    checked = files.check_input
 
     def check_then_truncate(target, limit=None):  # another process cuts the file meanwhile
         found = checked(target, limit)
@@ -55,7 +56,7 @@ def test_a_file_truncated_between_its_check_and_its_read_is_reported(monkeypatch
             handle.truncate(len(text) // 2)
         return found
 
-    monkeypatch.setattr(validate, "check_input", check_then_truncate)
+    monkeypatch.setattr(files, "check_input", check_then_truncate)
     report = validate_file(path, keep_document=False)
     assert not report.valid and report.problems
     assert main(["validate", str(path)]) == 1

@@ -10,6 +10,7 @@ import json
 
 import pytest
 
+from masrl import files
 from masrl.traces import columns, validate
 from masrl.traces.replay import READ_FIELDS, replay
 from masrl.traces.synthetic import swarm_trace
@@ -100,7 +101,7 @@ def test_a_file_that_changed_size_since_its_check_is_read_as_bytes(small_pieces,
     text = json.dumps(_trace()).encode()
     path = tmp_path / "trace.json"
     path.write_bytes(text)
-    checked = validate.check_input
+    checked = files.check_input
 
     def check_then_grow(target, limit=None):  # another process appends meanwhile
         found = checked(target, limit)
@@ -108,6 +109,6 @@ def test_a_file_that_changed_size_since_its_check_is_read_as_bytes(small_pieces,
             handle.write(b"  \n")
         return found
 
-    monkeypatch.setattr(validate, "check_input", check_then_grow)
+    monkeypatch.setattr(files, "check_input", check_then_grow)
     assert validate_file(path, keep_document=False).valid
     assert small_pieces == []  # no map kept: the file was read as bytes

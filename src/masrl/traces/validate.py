@@ -58,7 +58,7 @@ from typing import Any
 import msgspec
 import numpy as np
 
-from masrl.files import GIVES_BACK, InputError, check_input, input_limit, read_anonymous
+from masrl.files import input_limit, read_input, read_releasable
 from masrl.terminal import PART_LIMIT, abbreviated, printable
 from masrl.traces import collector, columns, graph, strict_json
 from masrl.traces.lifecycle import Lifecycle, lifecycle, spawn_times
@@ -240,31 +240,19 @@ RELEASED_FROM = 4 * columns.CHUNK_BYTES  # a smaller file's events are decoded i
 
 
 def _read(path: str | Path, anonymous: bool = False):
-    """The bytes of a file, read into memory.
-
-    Only a regular file of bounded size is opened (:func:`masrl.files.check_input`): a FIFO or
-    ``/dev/zero`` would otherwise block or fill the memory. The file is read, never mapped into
-    memory: a mapped file that another process truncates while it is decoded kills the reading
-    process (SIGBUS) instead of giving an error; a read file that changes gives, at worst, text
-    that fails to parse, reported as such.
+    """The bytes of a trace file, read by the one way in (:mod:`masrl.files`): only a regular
+    file of bounded size, read, never mapped (a mapped file that another process truncates
+    kills the reader with SIGBUS; a read one gives, at worst, text that fails to parse).
 
     ``anonymous`` (when the text is not kept once decoded): a file of at least
-    :data:`RELEASED_FROM` bytes is read into an anonymous map (memory of this process, not the
-    file's pages), whose pages the fast path gives back as it decodes them
-    (:func:`masrl.traces.columns.decode`), so that the file does not stay in memory beside its
-    columns. A file whose size changed since it was checked is read as bytes instead.
+    :data:`RELEASED_FROM` bytes is read into anonymous memory
+    (:func:`masrl.files.read_releasable`), whose pages the fast path gives back as it decodes
+    them (:func:`masrl.traces.columns.decode`), so that the file does not stay in memory
+    beside its columns.
     """
-    limit = input_limit()
-    size = check_input(path, limit).st_size
-    with open(path, "rb") as handle:
-        if anonymous and size >= RELEASED_FROM and GIVES_BACK:
-            memory = read_anonymous(handle, size)
-            if memory is not None:
-                return memory
-        data = handle.read(limit + 1)
-    if len(data) > limit:  # the file grew since it was checked
-        raise InputError(path, f"more than the limit of {limit} bytes")
-    return data
+    if anonymous:
+        return read_releasable(path, input_limit(), released_from=RELEASED_FROM)
+    return read_input(path, input_limit())
 
 
 def validate_document(document: Any, source: str = "<memory>") -> ValidationReport:
