@@ -631,7 +631,7 @@ class _Session:
     def call(self, rollout, state, calls, base, payload, tool) -> None:
         args = _arguments(payload.get("arguments", payload.get("input", payload.get("action"))))
         fields = args if isinstance(args, dict) else {}
-        target = self.target(rollout, fields)
+        target = self.named(rollout, fields, "id", "target")
         if tool == "spawn_agent":
             role = fields.get("agent_type")
             event = self.build.event(**base, type="spawn", agent=rollout.agent,
@@ -660,7 +660,7 @@ class _Session:
         if tool == "spawn_agent" or tool in WAIT_TOOLS:
             parsed = _arguments(_text(output) if isinstance(output, list) else output)
         if tool == "spawn_agent":
-            spawned = self.spawned(rollout, parsed)
+            spawned = self.named(rollout, parsed, "agent_id", "task_name")
             spawn = self.build.by_id[event_id]
             if spawned is not None:
                 spawn["to"] = spawned
@@ -701,28 +701,19 @@ class _Session:
             self.link(event_id, event["id"])
         state["pending"].append(event["id"])
 
-    def spawned(self, rollout: Rollout, parsed) -> str | None:
-        """The sub-agent a spawn_agent output names: V1's ``agent_id`` (its thread), or V2's
-        ``task_name`` (its agent path, joined to the rollout that names that path and this
-        parent; without such a rollout the path names it)."""
-        if not isinstance(parsed, dict):
+    def named(self, rollout: Rollout, fields, thread_key: str, path_key: str) -> str | None:
+        """The sub-agent a call's arguments or output name: by thread under ``thread_key``
+        (V1: ``agent_id`` of a spawn's output, ``id`` of a send, follow-up or close), else by
+        agent path under ``path_key`` (V2: ``task_name``, ``target``), joined to the rollout
+        that names that path and this parent (without one, the path names it)."""
+        if not isinstance(fields, dict):
             return None
-        if isinstance(parsed.get("agent_id"), str):
-            return f"agent-{parsed['agent_id']}"
-        path = parsed.get("task_name")
+        if isinstance(fields.get(thread_key), str):
+            return f"agent-{fields[thread_key]}"
+        path = fields.get(path_key)
         if not isinstance(path, str):
             return None
         return self.paths.get((rollout.thread, path), f"agent-{path}")
-
-    def target(self, rollout: Rollout, fields: dict) -> str | None:
-        """The sub-agent a send, follow-up or close call names: V1's ``id`` (a thread) or V2's
-        ``target`` (an agent path, or a thread id)."""
-        if isinstance(fields.get("id"), str):
-            return f"agent-{fields['id']}"
-        target = fields.get("target")
-        if not isinstance(target, str):
-            return None
-        return self.paths.get((rollout.thread, target), f"agent-{target}")
 
     def communication(self, rollout: Rollout, state: dict, base: dict, payload: dict) -> None:
         """A V2 ``inter_agent_communication``: in a sub-agent, from its spawner, its task
