@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from masrl.files import check_input
+from masrl.files import check_input, reason_of
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import (
@@ -136,7 +136,7 @@ def _peek_meta(file: Path) -> dict | None:
     return payload
 
 
-def own_records(records: list[tuple[int, Item]], meta: dict, file: Path
+def own_records(records: list[tuple[int, Item]], meta: dict
                 ) -> tuple[list[tuple[int, Item]], int | None]:
     """The records of a sub-agent's own work, and how many lines before them copy its parent's
     history (``None`` when they cannot be told apart: then every record, as before forks were
@@ -369,7 +369,7 @@ class _Session:
             raise SourceError(file, line, "record has no timestamp")  # else an item
         meta = _meta(records, file)
         if parent_of(meta) is not None:
-            records, copied = own_records(records, meta, file)
+            records, copied = own_records(records, meta)
             if copied:
                 self.account.skip(COPIED, copied)
             elif copied is None:  # not a reason to refuse the session: read as it stands
@@ -412,7 +412,7 @@ class _Session:
                 try:
                     meta = _peek_meta(file)
                 except OSError as exc:
-                    unread.append(f"{file.name}: {getattr(exc, 'reason', None) or exc}")
+                    unread.append(f"{file.name}: {getattr(exc, 'reason', None) or reason_of(exc)}")
                     continue
                 parent = parent_of(meta) if meta is not None else None
                 if parent is not None:
