@@ -278,13 +278,16 @@ def read_text(path: Path) -> str:
     return utf8_text(path, read_bytes(path))
 
 
-def utf8_text(path: Path, data: bytes) -> str:
-    """``data`` read from ``path`` as UTF-8 text (:func:`read_text` of bytes at hand)."""
+def utf8_text(path: Path, data: bytes, begin: int = 0, number: int = 1) -> str:
+    """``data`` read from ``path`` as UTF-8 text (:func:`read_text` of bytes at hand), from
+    byte ``begin`` on, the start of line ``number`` (when the bytes before are known to be
+    UTF-8: see :func:`_fast_jsonl`); a fault names its line and its byte in the file."""
+    rest = data if begin == 0 and isinstance(data, bytes) else data[begin:]  # (or a map's)
     try:
-        return data.decode("utf-8")
+        return rest.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data[:exc.start].count(b"\n") + 1
-        raise SourceError(path, line, f"not UTF-8 text (byte {exc.start})") from None
+        line = number + rest[:exc.start].count(b"\n")
+        raise SourceError(path, line, f"not UTF-8 text (byte {begin + exc.start})") from None
 
 
 def read_json(path: Path) -> Any:
@@ -507,7 +510,7 @@ def _utf8_first(path: Path, data: bytes, place: tuple[int, int], line: str) -> d
     try:
         return _record(path, place[1], line)
     except SourceError:
-        _utf8_from(path, data, *place)
+        utf8_text(path, data, *place)
         raise
 
 
@@ -517,22 +520,9 @@ def _line_text(path: Path, data: bytes, span: tuple[int, int], number: int) -> s
     try:
         return data[span[0]:span[1]].decode("utf-8")
     except UnicodeDecodeError:
-        _utf8_from(path, data, span[0], number)
+        utf8_text(path, data, span[0], number)
         raise AssertionError("unreachable: the file decodes whole but not line by line") \
             from None
-
-
-def _utf8_from(path: Path, data: bytes, begin: int, number: int) -> None:
-    """The error :func:`utf8_text` gives for the whole of ``data``, told from its bytes from
-    ``begin`` on (the start of line ``number``): the bytes before are UTF-8, msgspec or
-    :func:`_line_text` decoded each line among them, so the first fault is not there, and they
-    may have been given back (see :func:`_fast_jsonl`)."""
-    rest = data[begin:]
-    try:
-        rest.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = number + rest[:exc.start].count(b"\n")
-        raise SourceError(path, line, f"not UTF-8 text (byte {begin + exc.start})") from None
 
 
 def _record(path: Path, number: int, line: str) -> dict:
