@@ -386,9 +386,12 @@ class Emitter:
         repeats (the receiving end of it in the agent's own log), taken once; the record is
         then carried by that message (and follows the agent's previous event)."""
         waiting = self.sent.get(agent.name, [])
+        if not waiting:
+            return None
+        found = envelopes(text)
+        bodies = [body for _sender, body in found[0]] if found is not None else None
         for k, (event_id, said) in enumerate(waiting):
-            if said == text or (isinstance(said, str) and envelopes(text) is not None
-                                and [b for _s, b in envelopes(text)[0]] == [said]):
+            if said == text or (isinstance(said, str) and bodies == [said]):
                 del waiting[k]
                 uuid = record.data.get("uuid")
                 if isinstance(uuid, str):
@@ -498,32 +501,32 @@ class Emitter:
             for start in [e for e in own.get(agent.name, []) if e not in linked]:
                 self.link(spawn, start)
         inner = self.inner_sources()
-        windows = self.return_windows(own)
+        resumed = self.resumed_sinks(own)
         for child, ret in self.returns:
-            sinks = [e for e in own.get(child, []) if e not in inner]
-            if child in self.resumed:  # each return ends the work done since the one before
-                window = windows[ret]
-                sinks = [e for e in window if not any(
-                    (e, d) in self.own_edges for d in window)] if window else []
+            # each return of a resumed sub-agent ends the work done since the one before
+            sinks = resumed[ret] if ret in resumed else [e for e in own.get(child, [])
+                                                         if e not in inner]
             spawn = self.spawn_events.get(child)
             for src in sinks or ([spawn] if spawn is not None else []):
                 self.link(src, ret)
 
-    def return_windows(self, own: dict[str, list[str]]) -> dict[str, list[str]]:
+    def resumed_sinks(self, own: dict[str, list[str]]) -> dict[str, list[str]]:
         """For a sub-agent resumed after it returned: return event -> the sub-agent's events
-        after its previous return and not after this one (by time), in emission order."""
+        after its previous return and not after this one (by time) that no other event of that
+        stretch depends on, in emission order: the work that return ends."""
         by_id = self.build.by_id
-        self.own_edges = {(e["src"], e["dst"]) for e in self.build.edges
-                          if by_id[e["src"]]["agent"] == by_id[e["dst"]]["agent"]}
-        windows: dict[str, list[str]] = {}
+        found: dict[str, list[str]] = {}
         for child in self.resumed:
             rets = sorted((by_id[r]["t"], r) for c, r in self.returns if c == child)
             start = None
             for t, ret in rets:
-                windows[ret] = [e for e in own.get(child, []) if by_id[e]["t"] <= t
-                                and (start is None or by_id[e]["t"] > start)]
+                stretch = {e for e in own.get(child, []) if by_id[e]["t"] <= t
+                           and (start is None or by_id[e]["t"] > start)}
+                fed = {edge["src"] for edge in self.build.edges
+                       if edge["src"] in stretch and edge["dst"] in stretch}
+                found[ret] = [e for e in own.get(child, []) if e in stretch and e not in fed]
                 start = t
-        return windows
+        return found
 
     def own_events(self) -> dict[str, list[str]]:
         """agent -> the ids of its events other than returns, in emission order (an index
