@@ -56,6 +56,8 @@ def shown(value: Any) -> str:
 def count(value: Any, path: str | Path, where: str | int | None, field: str,
           repairs: Counter | None = None) -> int | float | None:
     """A token count (or any count) as the module's rule reads it; ``None`` when absent."""
+    if type(value) is int and 0 <= value <= MAX_COUNT:
+        return value  # the usual case, decided before the checks below
     if value is None:
         return None
     number = value

@@ -20,7 +20,7 @@ from masrl.traces.importers._kit.common import (
     content_ref,
     read_jsonl,
 )
-from masrl.traces.importers._kit.numbers import count
+from masrl.traces.importers._kit.numbers import MAX_COUNT, count
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.timestamps import moment_ns
 
@@ -238,18 +238,14 @@ def _token_parts(usage: dict, file: Path, line: int, repairs: Counter | None,
     without its ``input_tokens`` or ``output_tokens`` states no usage (``None``)."""
     names = TOKEN_PARTS + (("cache_write_input_tokens",) if "cache_write_input_tokens" in usage
                            else ())
-    parts = {k: count(usage.get(k), file, line, f"info.{name}.{k}", repairs) for k in names}
+    parts = {k: usage.get(k) for k in names}
+    if not all(type(v) is int and 0 <= v <= MAX_COUNT for v in parts.values()):
+        # some part is absent or not a plain count: each one read by the rule (the usual
+        # case, plain counts, is what the rule returns as they are)
+        parts = {k: count(v, file, line, f"info.{name}.{k}", repairs) for k, v in parts.items()}
     if parts["input_tokens"] is None or parts["output_tokens"] is None:
         return {}
     return {k: 0 if v is None else v for k, v in parts.items()}
-
-
-def _model_output(data: Item) -> bool:
-    payload = data.payload
-    if data.type != "response_item":
-        return False
-    kind = payload.get("type")
-    return kind in MODEL_OUTPUTS or (kind == "message" and payload.get("role") == "assistant")
 
 
 def token_order(records: list[tuple[int, dict | Item]], version: str | None
@@ -267,13 +263,14 @@ def token_order(records: list[tuple[int, dict | Item]], version: str | None
     for _line, data in records:
         if type(data) is not Item:
             data = Item(data.get("timestamp"), data["type"], data["payload"])
-        payload = data.payload
+        kind, payload = data.type, data.payload
         sub = payload.get("type")
-        if data.type == "turn_context" or (data.type == "event_msg" and sub == "user_message"):
+        if kind == "turn_context" or (kind == "event_msg" and sub == "user_message"):
             turns.append([])
-        elif _model_output(data):
+        elif kind == "response_item" and (sub in MODEL_OUTPUTS or (
+                sub == "message" and payload.get("role") == "assistant")):  # model output
             turns[-1].append("output")
-        elif data.type == "event_msg" and sub == "token_count" and isinstance(
+        elif kind == "event_msg" and sub == "token_count" and isinstance(
                 payload.get("info"), dict) and payload["info"] != previous:
             previous = payload["info"]
             turns[-1].append("count")
