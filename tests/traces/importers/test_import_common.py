@@ -4,6 +4,7 @@ writing."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import Counter
 
@@ -229,3 +230,25 @@ def test_line_spans_are_the_lines_a_plain_split_finds(data):
     from masrl.traces.importers._kit.common import _line_spans
     begins, ends, numbers, blank = _line_spans(data)
     assert (begins.tolist(), ends.tolist(), numbers, blank) == _line_spans_by_loop(data)
+
+
+def test_read_jsonl_shapes_each_record_once_and_keeps_the_first_fault(tmp_path):
+    """A shape may hold state (Claude Code's registers each uuid): every record is shaped once,
+    in line order, a fault is raised once the file is read and the records after it are kept as
+    read, as one call per record would do, over a file of several chunks."""
+    path = tmp_path / "log.jsonl"
+    lines = [json.dumps({"n": k, "pad": "x" * 200}) for k in range(3000)]  # > 2 chunks
+    path.write_text("\n".join(lines) + "\n")
+    seen = []
+
+    def shape(number, record):
+        seen.append(number)
+        if number == 2500:
+            raise SourceError(path, number, "n is the one refused")
+        return {"n": record["n"]}
+
+    with pytest.raises(SourceError, match=":2500: n is the one refused"):
+        read_jsonl(path, Counter(), shape)
+    assert seen == list(range(1, 2501))  # none shaped twice, none after the fault
+    kept = read_jsonl(path, Counter(), lambda number, record: {"n": record["n"]})
+    assert kept == [(k + 1, {"n": k}) for k in range(3000)]

@@ -417,6 +417,22 @@ class _Shaping:
             self.error = exc
             return record
 
+    def many(self, records: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
+        """``(number, shaped record)`` of each of ``records`` (in line order), as one call
+        each would give: a call less per record, the usual case of a file without fault."""
+        shape = self.shape
+        if shape is None or self.error is not None:
+            return records
+        shaped: list[tuple[int, dict]] = []
+        keep = shaped.append
+        try:
+            for number, record in records:
+                keep((number, shape(number, record)))
+        except SourceError as exc:  # the first fault kept, it and the rest as read (a shape
+            self.error = exc        # may hold state: none is shaped twice)
+            shaped.extend(records[len(shaped):])
+        return shaped
+
     def done(self) -> None:
         if self.error is not None:
             raise self.error
@@ -460,6 +476,7 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
         stop = max(start + 1, int(np.searchsorted(ends, base + CHUNK_BYTES, side="right")))
         chunk = zip((begins[start:stop] - base).tolist(), (ends[start:stop] - base).tolist())
         values = strict_json.fast_values(view[base:int(ends[stop - 1])], list(chunk))
+        read: list[tuple[int, dict]] = []
         for k, value in zip(range(start, stop), values):
             if type(value) is not dict:
                 line = _line_text(path, data, (int(begins[k]), int(ends[k])), numbers[k])
@@ -467,7 +484,9 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
                     blank += 1
                     continue
                 value = _utf8_first(path, data, (int(begins[k]), numbers[k]), line)
-            records.append((numbers[k], shaping(numbers[k], value)))
+            read.append((numbers[k], value))
+        records.extend(shaping.many(read))
+        del read, values
         start = stop
         if releasable:
             released = give_back(data, released, int(begins[stop]) if stop < len(begins)
