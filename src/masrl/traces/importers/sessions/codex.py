@@ -22,7 +22,7 @@ from masrl.traces.importers._kit.common import (
 )
 from masrl.traces.importers._kit.numbers import MAX_COUNT, count
 from masrl.traces.importers._kit.sampling import Sample
-from masrl.traces.importers._kit.timestamps import moment_ns
+from masrl.traces.importers._kit.timestamps import MAX_NS, iso_ns, moment_ns
 
 FORMAT = "codex"
 MAIN = "main"
@@ -482,7 +482,9 @@ class _Session:
         tag = rollout.tag
         for line, data in _emptied(rollout):
             stamp, kind, payload, _ordinal = data
-            t = self.time(rollout, line, stamp)
+            t = iso_ns(stamp)  # the usual case read straight; any other by the rule
+            t = t // 1000 if t is not None and 0 <= t < MAX_NS else self.time(rollout, line,
+                                                                             stamp)
             sub = payload.get("type") if isinstance(payload.get("type"), str) else None
             self.reason: str | None = None  # why this line gives no event (see skip_line)
             self.deferred = False  # a token count whose line is accounted when it is settled
