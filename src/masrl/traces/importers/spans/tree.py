@@ -108,10 +108,31 @@ class Span:
 
 
 def fingerprint(record: Any) -> str:
-    """SHA-256 of the canonical JSON of a source record (sorted keys): equal for identical
-    copies. A digest, not the text itself, so that a span list is not held twice."""
-    text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    """SHA-256 of a canonical text of a source record (sorted keys): equal for identical
+    copies, and only for them. A digest, not the text itself, so that a span list is not held
+    twice; only its equality is used. The text is msgspec's JSON (a fifth of the time of the
+    standard library's on a span, and the same for equal records: shortest round-trip numbers,
+    sorted keys), else, for what it cannot write (a lone surrogate, a key that is not a string),
+    the standard library's; a first byte tells the two apart. Records come from strict JSON,
+    which has no NaN or infinity (msgspec would write them as null)."""
+    try:
+        data = b"m" + _encoder().encode(record)
+    except (TypeError, UnicodeEncodeError):
+        text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        data = b"j" + text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()
+
+
+_ENCODERS: list = []
+
+
+def _encoder():
+    """The one sorted-key JSON encoder of :func:`fingerprint`, made on first use."""
+    if not _ENCODERS:
+        import msgspec
+
+        _ENCODERS.append(msgspec.json.Encoder(order="sorted"))
+    return _ENCODERS[0]
 
 
 # ---------------------------------------------------------------------------------- the tree
