@@ -277,7 +277,8 @@ def main() -> None:
         found["log"] = str(path.relative_to(public) if path.is_relative_to(public)
                            else path.relative_to(FIXTURES.parents[2]))
         before = old.get(fmt, {})
-        show(f"{fmt} (real log)", found, before.get("ratio"))
+        show(f"{fmt} ({'real log' if path.is_relative_to(public) else 'our fixture'})", found,
+             before.get("ratio"))
         found["previous_ratio"] = before.get("ratio")
         found["scaled"] = {}
         unit = math.ceil(UNIT / path.stat().st_size)
