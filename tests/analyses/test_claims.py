@@ -342,3 +342,6 @@ def test_the_banner_is_a_note_for_changes_and_a_warning_for_failures():
     failed = claims.Result(now[0].claim, {"retained": 1}, claims.FAIL, "differs")
     warn = claims_views.Banner([failed], "2026-12-04", "2026-05-04")._repr_html_()
     assert warn.startswith('<div class="admonition warning masrl-banner"')
+    one = claims_views.Banner([failed], "2026-12-04", "2026-05-04").heading()
+    two = claims_views.Banner([failed, failed], "2026-12-04", "2026-05-04").heading()
+    assert (one, two) == ("1 claim fails.", "2 claims fail.")

@@ -54,7 +54,7 @@ def test_summary_on_stderr_and_as_json(tmp_path, capsys):
     assert captured.err.splitlines() == [
         f"{SESSION} -> {out}: 19 events, 20 edges, 4 agents",
         ("  recognised as Claude Code (2.1: sub-agent logs in <session>/subagents/ shape): 1 Task "
-         "sub-agent log(s) and 1 compaction log(s) s1/subagents/"),
+         "sub-agent log and 1 compaction log in s1/subagents/"),
         "  read 3 files (the source and 2 sub-agent logs)",
         ("  skipped 11: 1 assistant block: thinking; 1 file-history-snapshot; 2 "
         "progress:agent_progress (copy of a sub-agent file record); 2 progress:hook_progress; "

@@ -22,6 +22,7 @@ from masrl.data import book_toc
 from masrl.data.claims import ORIGINS
 from masrl.presentation import tables
 from masrl.presentation.escaping import breakable
+from masrl.wording import count
 
 
 def compact(value: Any) -> str:
@@ -348,9 +349,10 @@ class Banner:
     def heading(self) -> str:
         parts = []
         if self.failed:
-            parts.append(f"{len(self.failed)} claim(s) fail")
+            parts.append(f"{count(len(self.failed), 'claim')} "
+                         f"{'fails' if len(self.failed) == 1 else 'fail'}")
         if self.changed:
-            parts.append(f"{len(self.changed)} claim(s) held at the survey's cut-off "
+            parts.append(f"{count(len(self.changed), 'claim')} held at the survey's cut-off "
                          f"({self.cutoff}) and changed by {self.as_of}")
         return "; ".join(parts) + "."
 
@@ -440,6 +442,6 @@ def text_lines(results: list, view: str = "") -> list[str]:
     when = f"; {view}" if view else ""
     lines.append(f"{s['claims']} claims: {s['passed']} pass, {s['changed']} changed, "
                  f"{s['failed']} fail{skipped}; {pinned} pinned to the cut-off; "
-                 f"{s['findings']} finding(s) about the survey's artifact or another paper; "
-                 f"{external} external claim(s){when}")
+                 f"{count(s['findings'], 'finding')} about the survey's artifact or another "
+                 f"paper; {count(external, 'external claim')}{when}")
     return lines

@@ -55,7 +55,7 @@ def test_continuation_is_followed_as_the_same_run():
     # leaves the sub-agents out
     assert trace["costs"]["usd"] == pytest.approx(0.051)
     assert conservation_problems(trace) == []
-    assert "1 continuation segment(s)" in result.recognised["evidence"]
+    assert "1 continuation segment;" in result.recognised["evidence"]
 
 
 def test_a_continuation_alone_is_charged_its_own_steps():

@@ -137,7 +137,7 @@ def test_session_provenance_names_every_file_and_counts_as_the_summary():
     trace = import_file("claude-code", SESSION).trace
     assert trace["provenance"] == {
         "format": "claude-code",
-        "recognised": {"evidence": "1 Task sub-agent log(s) and 1 compaction log(s) "
+        "recognised": {"evidence": "1 Task sub-agent log and 1 compaction log in "
                                    "s1/subagents/",
                        "shape": "2.1: sub-agent logs in <session>/subagents/",
                        "system": "Claude Code", "version": "9.9.9"},
@@ -176,7 +176,7 @@ def test_session_provenance_names_every_file_and_counts_as_the_summary():
 def test_progress_only_provenance():
     assert import_file("claude-code", PROGRESS_ONLY).trace["provenance"] == {
         "format": "claude-code",
-        "recognised": {"evidence": "1 sub-agent(s) only as agent_progress records",
+        "recognised": {"evidence": "1 sub-agent only as agent_progress records",
                        "shape": "sub-agents as agent_progress records only",
                        "system": "Claude Code", "version": "9.9.9"},
         "records": {"unit": "line", "read": 9, "mapped": 9, "skipped": 0},

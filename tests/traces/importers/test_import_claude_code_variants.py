@@ -78,7 +78,7 @@ def test_compaction_in_place_is_an_aggregate_of_the_agent():
     assert aggregate["content_ref"] == content_ref(summary["message"]["content"])
     edges = {(e["src"], e["dst"]) for e in result.trace["edges"]}
     assert {("main:4", "main:5"), ("main:5", "main:7")} <= edges  # the summary is carried
-    assert "1 compaction(s) in place" in result.recognised["evidence"]
+    assert "1 compaction in place" in result.recognised["evidence"]
 
 
 def test_x_usage_counts_cached_input_as_input():
@@ -107,8 +107,8 @@ def test_task_results_only_and_a_failed_task_call():
     assert result.recognised == {
         "system": "Claude Code", "version": "2.0.67",
         "shape": "sub-agents as their Task results only",
-        "evidence": "1 sub-agent(s) with no record in the log but their Task result; 1 Task "
-                    "call(s) that failed to start a sub-agent"}
+        "evidence": "1 sub-agent with no record in the log but a Task result; 1 Task call "
+                    "that failed to start a sub-agent"}
     assert figures(result.trace) == {
         "agents": 3, "spawns": 1, "tool_calls": 1, "model_calls": 4,
         "tokens_in": 103 + 142 + 525 + 171, "tokens_out": 8 + 9 + 22 + 7,
@@ -202,7 +202,7 @@ def test_real_background_launch_and_failed_task_call():
     failed = real(f"{VIEWER.format('-inline-sidechain')}/"
                   "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl")
     result = import_file("claude-code", failed)
-    assert "1 Task call(s) that failed to start a sub-agent" in result.recognised["evidence"]
+    assert "1 Task call that failed to start a sub-agent" in result.recognised["evidence"]
     # the two sidechains go to the two Task calls whose prompts they repeat, not to the failed
     # call before them (which took the first one before issue 18)
     assert not [r for r in result.repairs if r.startswith("sidechain joined")]

@@ -73,7 +73,7 @@ def test_the_layout_every_file_and_every_metadata_record_are_in_provenance():
     assert provenance["recognised"]["shape"] == \
         "2.1: workflow agent logs in <session>/subagents/workflows/<runId>/"
     assert provenance["recognised"]["evidence"].startswith(
-        "1 workflow run(s) with 2 agent log(s), 8 metadata record(s)")
+        "1 workflow run with 2 agent logs, 8 metadata records")
     names = [s["name"] for s in provenance["sources"]]
     assert sorted(names) == sorted([
         "w1.jsonl", "w1/workflows/wf_7c01.json", f"{RUN}/journal.jsonl",

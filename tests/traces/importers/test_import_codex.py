@@ -165,7 +165,7 @@ def test_faulty_rollouts_of_other_sessions_beside_it_do_not_refuse_the_session(f
     alone = import_file("codex", MAIN).trace
     assert (result.trace["events"], result.trace["edges"]) == (alone["events"], alone["edges"])
     assert result.recognised["evidence"].endswith(
-        f"1 rollout(s) beside it not looked at, as they cannot be read ({fifo.name}: not a "
+        f"1 rollout beside it not looked at, as it cannot be read ({fifo.name}: not a "
         "regular file (a FIFO, device or socket); give a file)")
 
 

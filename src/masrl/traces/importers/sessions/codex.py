@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from masrl import wording as words
 from masrl.files import check_input, reason_of
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.accounting import iso_from_ns
@@ -448,8 +449,10 @@ class _Session:
             "shape": OLDER if self.older else f"token_count {main.order[0]} the response it "
                                               "prices",
             "evidence": (OLDER_EVIDENCE if self.older else main.order[1])
-            + (f"; {len(rollouts) - 1} sub-agent rollout(s)" if len(rollouts) > 1 else "")
-            + (f"; {len(unread)} rollout(s) beside it not looked at, as they cannot be read "
+            + (f"; {words.count(len(rollouts) - 1, 'sub-agent rollout')}" if len(rollouts) > 1
+               else "")
+            + (f"; {words.count(len(unread), 'rollout')} beside it not looked at, as "
+               f"{'it cannot' if len(unread) == 1 else 'they cannot'} be read "
                f"({'; '.join(unread)})" if unread else "")}
         for event in self.build.events:
             event["t"] = (event["t"] - start) / 1_000_000

@@ -9,6 +9,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from masrl import wording as words
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.accounting import iso_from_ns
 from masrl.traces.importers._kit.common import (
@@ -277,9 +278,9 @@ class _Session:
         if main.copies:
             evidence.append(f"{main.copies} earlier copies of rewritten messages")
         if main.rewinds:
-            evidence.append(f"{main.rewinds} rewind(s)")
+            evidence.append(words.count(main.rewinds, "rewind"))
         if subs:
-            evidence.append(f"{len(subs)} sub-agent session(s) under {session}/")
+            evidence.append(f"{words.count(len(subs), 'sub-agent session')} under {session}/")
         self.result.recognised = {"system": "Gemini CLI", "shape": main.shape,
                                   "evidence": "; ".join(evidence)}
         build = self.build

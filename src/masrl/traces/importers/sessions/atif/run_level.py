@@ -12,6 +12,12 @@ from masrl.traces.importers._kit.accounting import Account
 from masrl.traces.importers._kit.common import TraceBuilder
 from masrl.traces.importers.sessions.atif.emission import masrl_block
 from masrl.traces.importers.sessions.atif.trajectories import schema_version
+from masrl.wording import count
+
+COUNTED = {  # a feature whose count is not of the thing it names: what is counted
+    "terminal commands read from a raw response": (
+        "step with terminal commands read from a raw response",
+        "steps with terminal commands read from a raw response")}
 
 
 def recognise(root: Trajectory, features: Counter) -> dict:
@@ -20,7 +26,7 @@ def recognise(root: Trajectory, features: Counter) -> dict:
     known = schema_version({"schema_version": root.schema_version})
     shapes = sorted(features) or ["single trajectory"]
     evidence = [f"agent {root.agent.name} {root.agent.version}"]
-    evidence += [f"{n} {what}(s)" for what, n in sorted(features.items())]
+    evidence += [count(n, *COUNTED.get(what, (what,))) for what, n in sorted(features.items())]
     if known is None or not (1, 0) <= known <= (1, 8):
         evidence.append("a schema_version this importer was not written for (read as v1.8)")
     return {"system": "ATIF", "version": version, "shape": ", ".join(shapes),
