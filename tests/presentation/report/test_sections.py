@@ -375,3 +375,42 @@ def test_a_long_ranking_lists_its_first_ranks_and_every_labelled_step():
     assert ranking.cells("event")[-1] == last and ranking.cells("labelled")[-1] == "mistake_step"
     assert int(ranking.cells("rank")[-1].replace(",", "")) > builders.MAX_RANKED_ROWS
     assert "rank below them" in ranking.notes
+
+
+def test_an_agent_whose_events_are_all_instants_has_its_time_not_recorded_not_zero():
+    """In a trace with durations, an agent none of whose events records an end time or a
+    duration (a person's messages, a compaction in a Claude Code log) spent an unknown time,
+    not 0 s; an agent with a recorded zero-length event keeps its figure."""
+    document = load("centralized")
+    agents = sorted({event["agent"] for event in document["events"]})
+    untimed, zero = agents[0], agents[1]
+    for event in document["events"]:
+        if event["agent"] == untimed:
+            event.pop("t_end", None)
+            event.pop("duration", None)
+        elif event["agent"] == zero:
+            event.pop("duration", None)
+            event["t_end"] = event["t"]
+    sections = {s.key: s for s in report_of(document)}
+    table = sections["agents"].blocks[2].table
+    shown = dict(zip(table.cells("agent"), table.cells("time inside events")))
+    assert shown[untimed] == "not recorded"
+    assert shown[zero] == "0 s"
+    assert all(v != "not recorded" for k, v in shown.items() if k != untimed)
+    assert "none of that agent's events records an end time or a duration" in table.notes
+
+
+def test_speedup_and_time_inside_events_say_they_may_be_low_when_events_are_instants():
+    document = load("centralized")
+    instants = [e for e in document["events"] if "t_end" not in e and "duration" not in e]
+    meanings = {row[0]: row[2] for row in
+                {s.key: s for s in report_of(document)}["numbers"].blocks[0].rows}
+    said = (f"Here {len(instants):,} of the {len(document['events']):,} events are instants in "
+            "the log")
+    assert instants and said in meanings["Speedup"] and said in meanings["Time inside events"]
+    for event in document["events"]:
+        if "duration" not in event:
+            event.setdefault("t_end", event["t"])  # a recorded instant: no longer unknown
+    meanings = {row[0]: row[2] for row in
+                {s.key: s for s in report_of(document)}["numbers"].blocks[0].rows}
+    assert "instants" not in meanings["Speedup"] + meanings["Time inside events"]

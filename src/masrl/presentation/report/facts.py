@@ -74,6 +74,13 @@ class Facts:
         step[self.run.timeline] = np.arange(1, events.count + 1, dtype=np.float64)
         return step, step
 
+    def instants(self) -> int:
+        """How many events record neither an end time (``t_end``) nor a duration: each is an
+        instant in the log, whatever time it took."""
+        trace = self.run.trace
+        return int(np.count_nonzero(np.isnan(trace.recorded("t_end"))
+                                    & np.isnan(trace.recorded("duration"))))
+
     def recorded_by(self, key: str) -> dict[str, bool]:
         """Agent -> whether any of its events records the numeric field ``key``."""
         events = self.run.trace.events

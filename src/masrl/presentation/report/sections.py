@@ -345,6 +345,16 @@ def _row(facts: Facts, measure: str, key: str | None, value, kind: str,
     return [measure, formatted(value, kind) if kind != "text" else str(value), meaning]
 
 
+def _lower_bound(facts: Facts) -> str:
+    """What the figures built on time inside events miss when some events are instants."""
+    instants = facts.instants()
+    if not instants or facts.reason("busy_time"):
+        return ""
+    return (f" Here {instants:,} of the {facts.data['events']:,} events are instants in the "
+            "log (no end time or duration): any time they took (a model writing a reply, say) "
+            "counts in the duration but inside no event, so this figure may be low.")
+
+
 def numbers(facts: Facts, subject: Subject) -> list:
     return [numbers_table(facts)]
 
@@ -383,10 +393,11 @@ def numbers_table(facts: Facts) -> Table:
              "From the first event's start to the last event's end."),
         _row(facts, "Time inside events", "busy_time",
              None if busy_total is None else words.duration(busy_total), "text",
-             "The time each agent spent inside its events, added up over the agents."),
+             "The time each agent spent inside its events, added up over the agents."
+             + _lower_bound(facts)),
         _row(facts, "Speedup", "speedup", speedup, "number:2",
              "Time inside events over the duration: how much faster the run was than one "
-             "agent doing all the work in turn."),
+             "agent doing all the work in turn." + _lower_bound(facts)),
         _row(facts, "Tokens", "tokens.total", facts.get("tokens.total"), "tokens",
              "Prompt and completion tokens the events record."),
         _row(facts, "Recorded cost", "cost_usd.total",
@@ -546,10 +557,12 @@ def agents_table(facts: Facts, graph: agent_graph.AgentGraph | None = None) -> T
     its events and credit (each *not recorded* where the log has nothing)."""
     graph = graph or agent_graph.build(facts)
     busy = facts.get("busy_time")
+    ends, durations = facts.recorded_by("t_end"), facts.recorded_by("duration")
+    timed = {name: ends[name] or durations[name] for name in ends}  # else all its events instants
     with_credit = graph.credit_rule is not None
     rows = []
     for node in graph.nodes:
-        seconds = busy.get(node.name) if isinstance(busy, dict) else None
+        seconds = busy.get(node.name) if isinstance(busy, dict) and timed[node.name] else None
         row = [node.name, facts.run.agents[node.name].parent or "not spawned",
                formatted(node.events, "count"), formatted(node.tool_calls, "count"),
                NOT_RECORDED if node.tokens is None else formatted(node.tokens, "tokens"),
@@ -561,6 +574,9 @@ def agents_table(facts: Facts, graph: agent_graph.AgentGraph | None = None) -> T
     notes = []
     if facts.reason("busy_time"):
         notes.append(f"Time inside events: {NOT_RECORDED}, {facts.reason('busy_time')}.")
+    elif not all(timed[node.name] for node in graph.nodes):
+        notes.append(f"Time inside events {NOT_RECORDED}: none of that agent's events records "
+                     "an end time or a duration (each is an instant in the log).")
     if facts.reason("tokens.total") is None and any(n.tokens is None for n in graph.nodes):
         notes.append(f"Tokens {NOT_RECORDED}: none of that agent's events records tokens.")
     notes.append(f"Credit: {graph.credit_rule}." if with_credit
