@@ -45,6 +45,23 @@ def test_a_summary_in_words(two_runs, capsys):
            "calls a tool (web.fetch)." in out
 
 
+def test_a_step_of_one_run_only_is_not_said_to_end_the_other(tmp_path, capsys):
+    """B takes an extra step early on and goes on with the same steps as A: where they part,
+    A has not ended (it takes no such step and goes on), and the sentence does not say it has
+    (two real Claude Code sessions were said to part where one "has ended" 615 steps early)."""
+    other = json.loads(CENTRALIZED.read_text(encoding="utf-8"))
+    other["events"].insert(1, {"id": "c0", "t": 1.0, "type": "tool_call", "agent": "lead",
+                               "tool": "web.fetch"})
+    other["edges"].append({"src": "d1", "dst": "c0", "type": "causal"})
+    b = tmp_path / "b.json"
+    b.write_text(json.dumps(other), encoding="utf-8")
+    assert main(["diff", str(CENTRALIZED), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "The runs take the same first 1 step, then part: A takes no such step, where in B, " \
+           "lead calls a tool (web.fetch)." in out
+    assert "has ended" not in out
+
+
 def test_the_comparison_as_json(two_runs, capsys):
     assert main(["diff", str(two_runs[0]), str(two_runs[1]), "--json"]) == 0
     found = json.loads(capsys.readouterr().out)

@@ -4,7 +4,8 @@ Data text (titles, tags, vocabulary labels and meanings, notes) reaches the book
 kinds of markup, and each has one escaping function here:
 
 * HTML (a DataFrame shown by itables with ``allow_html``, a figure's label): :func:`html_text`
-  replaces ``& < > " '`` by entities.
+  replaces ``& < > " '`` by entities, after :func:`shown` has written what a reader cannot see
+  as it is (control characters, bidirectional controls) as escapes.
 * Markdown (a cell's :class:`MarkdownText` output, which MyST parses, raw HTML, roles, links and
   math included): :func:`markdown_text` puts a backslash before every ASCII punctuation
   character (CommonMark lets any of them be escaped, and every construct that could turn text
@@ -23,14 +24,30 @@ import html
 import re
 import string
 
+# what a page cannot show as it is: control characters other than tab and line feed (C0, DEL,
+# C1; a lone carriage return), the Unicode line and paragraph separators, the bidirectional
+# controls (U+202A-U+202E, U+2066-U+2069, the marks U+200E, U+200F, U+061C: they reorder what
+# follows them, so that a name from a trace could show as another, or turn round the figure
+# after it) and lone surrogates; the set masrl.terminal escapes, tab and line feed apart
+_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
+                     r"\u2066-\u2069\ud800-\udfff]")
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
 _BACKTICKS = re.compile("`+")
 
 
+def shown(value: object) -> str:
+    """``value`` as text a reader can see as it is: line breaks (``\\r\\n`` read as one) and
+    tabs kept, every character of :data:`_HIDDEN` written as Python writes it in a literal
+    (``\\x07``, ``\\u202e``), so that nothing is hidden or reordered and the page can be
+    written as UTF-8. Text without such characters is returned as it is."""
+    return _HIDDEN.sub(lambda m: repr(m.group())[1:-1], str(value).replace("\r\n", "\n"))
+
+
 def html_text(value: object) -> str:
-    """``value`` as HTML text: ``& < > " '`` as entities (safe in an attribute value too)."""
-    return html.escape(str(value), quote=True)
+    """``value`` as HTML text (:func:`shown`, then ``& < > " '`` as entities: safe in an
+    attribute value too)."""
+    return html.escape(shown(value), quote=True)
 
 
 def markdown_text(value: object) -> str:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+from masrl.presentation.escaping import shown
+
 # Okabe & Ito (2008), the palette recommended for colour-vision deficiencies.
 OKABE_ITO = [
     "#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
@@ -66,8 +68,22 @@ def responsive(spec: dict) -> dict:
 
 def embedded_spec(spec: dict) -> str:
     """A Vega-Lite specification as JSON that is safe inside an HTML ``<script>`` element:
-    sorted keys, no ``$schema`` address (a page names no outside host), and ``<``, ``>``, ``&``
-    written as JSON escapes, so that no text of the data can close the element."""
-    text = json.dumps({k: v for k, v in spec.items() if k != "$schema"}, sort_keys=True,
+    sorted keys, no ``$schema`` address (a page names no outside host), every text shown as a
+    reader can see it (:func:`masrl.presentation.escaping.shown`: a control or bidirectional
+    character of a name in the data drawn as its escape, not hidden nor turning the label
+    round), and ``<``, ``>``, ``&`` written as JSON escapes, so that no text of the data can
+    close the element."""
+    text = json.dumps(_shown({k: v for k, v in spec.items() if k != "$schema"}), sort_keys=True,
                       ensure_ascii=False, separators=(",", ":"))
     return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e")
+
+
+def _shown(value):
+    """``value`` with :func:`~masrl.presentation.escaping.shown` applied to every text in it."""
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {key: _shown(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shown(item) for item in value]
+    return value

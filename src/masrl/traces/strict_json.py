@@ -178,13 +178,15 @@ def parse_sequence(data: bytes | str, prefix: bool = False
 
 
 def _text(data: bytes | str) -> tuple[str, Finding | None]:
-    if isinstance(data, str):
-        return data, None
-    try:
-        return bytes(data).decode("utf-8"), None
-    except UnicodeDecodeError as exc:
-        line = bytes(data)[:exc.start].count(b"\n") + 1
-        return "", Finding(NOT_JSON, None, "not UTF-8 text", f"byte {exc.start}", line=line)
+    """``data`` as text; a leading UTF-8 byte-order mark (which Windows tools write, and which
+    RFC 8259 lets a parser ignore) is read as a space, so that columns stay where they are."""
+    if not isinstance(data, str):
+        try:
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = bytes(data)[:exc.start].count(b"\n") + 1
+            return "", Finding(NOT_JSON, None, "not UTF-8 text", f"byte {exc.start}", line=line)
+    return (" " + data[1:] if data.startswith("\ufeff") else data), None
 
 
 def _decoder(seen: _Seen) -> json.JSONDecoder:

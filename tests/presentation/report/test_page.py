@@ -96,6 +96,30 @@ def test_the_cache_folder_follows_the_platform(monkeypatch, tmp_path):
     assert bundle.cache_dir() == tmp_path / "masrl"
 
 
+def test_hostile_names_are_shown_escaped_everywhere_on_the_page(tmp_path):
+    """An agent id, a tool name and a trace id holding control characters and bidirectional
+    controls (an U+202E in a tool name turned round the rest of its step line, "at 13.3 s"
+    read "s 3.31 ta"): nowhere on the page (headline, tables, the agent graph, the chart's
+    data) is such a character left as it is; each is written as its escape."""
+    import json
+
+    document = json.loads((EXAMPLES / "centralized.json").read_text(encoding="utf-8"))
+    evil_agent, evil_tool = "re\u202esearcher_1\x07", "web\u2067.search\u200f\x1b[2J"
+    text = json.dumps(document).replace('"researcher_1"', json.dumps(evil_agent))
+    text = text.replace('"web.search"', json.dumps(evil_tool))
+    text = text.replace('"example-centralized"', json.dumps("run\u202e1"))
+    path = tmp_path / "names.json"
+    path.write_text(text, encoding="utf-8")
+    markup = page.render(sections_of(path), "Trace report: run\u202e1", libraries=LIBRARIES)
+    hidden = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]"
+    assert re.findall(hidden, markup) == []
+    assert "re\\u202esearcher_1\\x07" in markup  # the agent, as its escapes show it
+    assert "web\\u2067.search\\u200f\\x1b[2J" in markup  # the tool
+    specs = re.findall(r'<script type="application/json" class="masrl-spec">(.*?)</script>',
+                       markup, flags=re.S)
+    assert specs and all("re\\\\u202esearcher_1\\\\x07" in spec for spec in specs)
+
+
 def test_hostile_text_and_labels_never_reach_the_page_as_markup(tmp_path):
     """A trace whose kept text and labels hold markup, a script's end tag, control characters
     and a very long line: the page holds them as text only (outside its own scripts, no tag

@@ -85,6 +85,9 @@ def test_hostile_text_is_shown_as_text_never_as_markup():
 def test_visible_text():
     assert words.visible("a\r\nb\x07\tc\u2029") == "a\nb\\x07\tc\\u2029"
     assert words.visible("plain, «accents» 名") == "plain, «accents» 名"
+    # bidirectional controls reorder what follows them: shown as escapes, as on a terminal
+    assert words.visible("x\u202ey\u2066z\u200f") == "x\\u202ey\\u2066z\\u200f"
+    assert words.visible("עברית and العربية") == "עברית and العربية"  # right-to-left text stays
 
 
 def test_the_first_steps_and_each_labelled_step_are_in_view_the_rest_folded():

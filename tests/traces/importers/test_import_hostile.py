@@ -14,6 +14,8 @@ from hostile_traces import deep_span_tree, enclosed_roots, one_agent_calls, pare
 from importer_helpers import FIXTURES
 
 from masrl.traces.importers import SourceError, import_file
+from masrl.traces.importers._kit import detect
+from masrl.traces.importers.registry import FORMATS
 from masrl.traces.importers.spans.tree import CYCLE, WORKFLOW
 
 
@@ -193,3 +195,41 @@ def test_roots_enclosed_by_thousands_of_agent_spans_go_to_the_latest_one(tmp_pat
     # chat k starts 10^7 + k ns in; the latest agent span starting by then is 10000 + k // 1000
     assert {e["agent"] for e in result.trace["events"]} == {
         f"agent{10_000 + k // 1000}" for k in range(20_000)}
+
+
+# ---------------------------------------------------------------------------- byte-order mark
+
+def _first_log(fmt: str):
+    """The first fixture of ``fmt`` at the top of its folder that imports (sorted by name)."""
+    for path in sorted((FIXTURES / fmt.replace("-", "_")).glob("*")):
+        if path.suffix in (".json", ".jsonl", ".log"):
+            try:
+                return path, import_file(fmt, path).summary()
+            except SourceError:
+                continue
+    raise AssertionError(f"no fixture of {fmt} imports")
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_log_that_starts_with_a_byte_order_mark_reads_as_without(tmp_path, fmt):
+    """Windows tools (PowerShell's Set-Content and Out-File, Notepad) start a UTF-8 file with a
+    byte-order mark, which RFC 8259 lets a parser ignore: the log is recognised and imported as
+    the same log without it (it was refused as "neither JSON nor JSON Lines (Expecting
+    value)")."""
+    source, summary = _first_log(fmt)
+    folder = tmp_path / source.parent.name
+    shutil.copytree(source.parent, folder)  # with the logs a session reads beside it
+    path = folder / source.name
+    path.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+    found = import_file(fmt, path).summary()
+    assert (found["events"], found["edges"], found["agents"]) == \
+        (summary["events"], summary["edges"], summary["agents"])
+    assert detect.detect(path)[0] == detect.detect(source)[0]
+
+
+def test_a_trace_that_starts_with_a_byte_order_mark_is_valid(tmp_path):
+    from masrl.traces import resources, validate_file
+
+    path = tmp_path / "trace.json"
+    path.write_bytes(b"\xef\xbb\xbf" + (resources.EXAMPLES / "centralized.json").read_bytes())
+    assert validate_file(path).valid

@@ -112,21 +112,21 @@ class Chart:
         note = " ".join(part for part in (self.caption,
                                           (self.static.get("usermeta") or {}).get("note"))
                         if part)
-        note = f' <span class="masrl-note">{html.escape(note)}</span>' if note else ""
+        note = f' <span class="masrl-note">{html_text(note)}</span>' if note else ""
         return (f'<figcaption class="masrl-caption"><span class="masrl-title">'
-                f"{html.escape(self.title)}</span>{note}</figcaption>")
+                f"{html_text(self.title)}</span>{note}</figcaption>")
 
     def page_html(self) -> str:
         """The chart in the report page: an empty place the page's script draws the chart
         into, the text alternative under it (hidden once the chart is drawn: the page's
         stylesheet), and the specification."""
-        label = html.escape(f"{self.title}. {self.description}", quote=True)
+        label = html_text(f"{self.title}. {self.description}")
         live = dict(self.live)
         live.pop("title", None)
         spec = vega.embedded_spec(vega.responsive(live))
         return (f'<figure class="masrl-chart masrl-interactive" role="img" aria-label="{label}">'
                 f'<div class="masrl-live"></div><p class="masrl-alt">'
-                f"{html.escape(self.description)}</p>"
+                f"{html_text(self.description)}</p>"
                 f'<script type="application/json" class="masrl-spec">{spec}</script>'
                 f"{self._caption()}</figure>")
 
@@ -158,7 +158,7 @@ class Drawing:
                                          "its description says what it shows.")
 
     def _repr_html_(self) -> str:
-        label = html.escape(f"{self.title}. {self.description}", quote=True)
+        label = html_text(f"{self.title}. {self.description}")
         legend = "".join(f"<li>{html_text(item)}</li>" for item in self.legend)
         drawn = f'<div class="masrl-static masrl-wide">{self.svg}</div>'
         classes = "masrl-chart masrl-drawing"

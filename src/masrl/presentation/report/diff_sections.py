@@ -124,7 +124,9 @@ def headline(found: dict, label_a: str, label_b: str) -> list:
         + (f"; {words.listed(people['only_a'])} only in A" if people["only_a"] else "")
         + (f"; {words.listed(people['only_b'])} only in B" if people["only_b"] else "")
         + "."))
-    blocks.append(Paragraph(divergence_sentence(found["first_divergence"])))
+    events = found["figures"]["events"]
+    blocks.append(Paragraph(divergence_sentence(found["first_divergence"],
+                                                (events["a"], events["b"]))))
     return blocks
 
 
@@ -137,20 +139,23 @@ VERBS = {  # event type -> what its agent does, as a sentence says it
 }
 
 
-def _step(event: dict | None, run: str) -> str:
-    if event is None:
-        return f"{run} has ended"
+def _step(event: dict | None, run: str, ended: bool) -> str:
+    if event is None:  # a step of the other run only: this run has ended, or goes on otherwise
+        return f"{run} has ended" if ended else f"{run} takes no such step"
     tool = f" ({event['tool']})" if event.get("tool") else ""
     return f"in {run}, {event['agent']} {VERBS[event['type']]}{tool}"
 
 
-def divergence_sentence(first: dict | None) -> str:
+def divergence_sentence(first: dict | None, steps: tuple[int, int]) -> str:
+    """Where two runs part, in words; ``steps`` is each run's number of steps (its events), so
+    that a run with no step there is said to have ended only when it has none left."""
     if first is None:
         return "The two runs take the same steps, agent by agent, in the same order."
     shared = first["same_steps_before"]
     start = (f"The runs take the same first {words.count(shared, 'step')}, then part" if shared
              else "The runs part at their first step")
-    return f"{start}: {_step(first['a'], 'A')}, where {_step(first['b'], 'B')}."
+    return (f"{start}: {_step(first['a'], 'A', steps[0] <= shared)}, "
+            f"where {_step(first['b'], 'B', steps[1] <= shared)}.")
 
 
 def figures(found: dict, label_a: str, label_b: str) -> list:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import re
 
+from masrl.presentation.escaping import shown
 from masrl.presentation.tables import measurement, words
 from masrl.wording import count, plural_of  # noqa: F401 (said here too: the pages' words)
 
@@ -18,9 +19,6 @@ EVENT_WORDS = {  # event type -> (singular, plural) as a reader says it
     "human_intervention": ("human intervention", "human interventions"),
     "safety_event": ("safety event", "safety events"),
 }
-# what a page cannot show as it is: control characters other than tab and line feed (C0, DEL,
-# C1; a lone carriage return), the Unicode line and paragraph separators, lone surrogates
-_INVISIBLE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 # a reason's parenthesised field names, "(cost_usd)" or "(x_usage.input, x_usage.output)": the
@@ -80,12 +78,10 @@ def number(value: float, decimals: int = 2) -> str:
 
 
 def visible(text: str) -> str:
-    """Text from a trace as a reader can see it: line breaks (``\\r\\n`` read as one) and tabs
-    kept, every other control character, the line and paragraph separators and lone
-    surrogates written as Python writes them in a literal (``\\x07``, ``\\u2028``), so that
-    nothing is hidden and the page can be written as UTF-8. Escaping for HTML is the caller's
-    business."""
-    return _INVISIBLE.sub(lambda m: repr(m.group())[1:-1], text.replace("\r\n", "\n"))
+    """Text from a trace as a reader can see it (:func:`masrl.presentation.escaping.shown`:
+    line breaks and tabs kept, control and bidirectional characters written as escapes).
+    Escaping for HTML is the caller's business."""
+    return shown(text)
 
 
 def ordinal(n: int) -> str:

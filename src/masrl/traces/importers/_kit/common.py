@@ -281,10 +281,12 @@ def read_text(path: Path) -> str:
 def utf8_text(path: Path, data: bytes, begin: int = 0, number: int = 1) -> str:
     """``data`` read from ``path`` as UTF-8 text (:func:`read_text` of bytes at hand), from
     byte ``begin`` on, the start of line ``number`` (when the bytes before are known to be
-    UTF-8: see :func:`_fast_jsonl`); a fault names its line and its byte in the file."""
+    UTF-8: see :func:`_fast_jsonl`); a fault names its line and its byte in the file. A
+    byte-order mark that starts the file (Windows tools write one) is left out."""
     rest = data if begin == 0 and isinstance(data, bytes) else data[begin:]  # (or a map's)
     try:
-        return rest.decode("utf-8")
+        text = rest.decode("utf-8")
+        return text[1:] if begin == 0 and text.startswith("\ufeff") else text
     except UnicodeDecodeError as exc:
         line = number + rest[:exc.start].count(b"\n")
         raise SourceError(path, line, f"not UTF-8 text (byte {begin + exc.start})") from None
