@@ -195,8 +195,14 @@ def _decoder(seen: _Seen) -> json.JSONDecoder:
 
 
 def _syntax(exc: json.JSONDecodeError) -> Finding:
-    return Finding(NOT_JSON, None, f"not JSON: {exc.msg}", f"line {exc.lineno} column {exc.colno}",
-                   line=exc.lineno, column=exc.colno, syntax=exc.msg)
+    """The parser's fault, in its words less a dangling "at" ("Invalid control character at",
+    "Unterminated string starting at": our messages say where)."""
+    said = _DANGLING_AT.sub("", exc.msg)
+    return Finding(NOT_JSON, None, f"not JSON: {said}", f"line {exc.lineno} column {exc.colno}",
+                   line=exc.lineno, column=exc.colno, syntax=said)
+
+
+_DANGLING_AT = re.compile(r"( starting)? at$")
 
 
 def _too_deep(line: int | None) -> Finding:

@@ -346,8 +346,8 @@ def test_truncated_last_line(fixture_copy):
     path.write_text(text[:text.rindex("\n", 0, len(text) - 1) + 41], encoding="utf-8")
     with pytest.raises(SourceError) as caught:
         import_file("claude-code", path)
-    assert str(caught.value) == (f"{path}:23: not a JSON record (Unterminated string starting "
-                                 "at at column 34); is the line truncated?")
+    assert str(caught.value) == (f"{path}:23: not a JSON record (Unterminated string at column "
+                                 "34); is the line truncated?")
 
 
 def test_not_utf8(fixture_copy):

@@ -252,3 +252,21 @@ def test_read_jsonl_shapes_each_record_once_and_keeps_the_first_fault(tmp_path):
     assert seen == list(range(1, 2501))  # none shaped twice, none after the fault
     kept = read_jsonl(path, Counter(), lambda number, record: {"n": record["n"]})
     assert kept == [(k + 1, {"n": k}) for k in range(3000)]
+
+
+def test_a_fault_inside_a_line_is_not_called_a_truncation(tmp_path):
+    """A raw control character or a missing colon inside a line is not a cut line: the error
+    says what and where, in words without a dangling "at", and asks about truncation only
+    when the line ends where the parser wanted more."""
+    path = tmp_path / "log.jsonl"
+    for text, said in [('{"a": "x\x01y", "b": 2}', "Invalid control character at column 9"),
+                       ('{"a" 1, "b": 2}', "Expecting ':' delimiter at column 6")]:
+        path.write_text('{"ok": 1}\n' + text + '\n{"ok": 2}\n', encoding="utf-8")
+        with pytest.raises(SourceError) as caught:
+            read_jsonl(path, Counter())
+        assert str(caught.value) == f"{path}:2: not a JSON record ({said})"
+    path.write_text('{"ok": 1}\n{"a": "cut here', encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        read_jsonl(path, Counter())
+    assert str(caught.value) == (f"{path}:2: not a JSON record (Unterminated string at column "
+                                 "7); is the line truncated?")

@@ -550,8 +550,10 @@ def _record(path: Path, number: int, line: str) -> dict:
     """The JSON object of one line (or one event's data), else an error naming the line."""
     record, findings = strict_json.parse_fast(line)
     if findings and findings[0].syntax is not None:
-        raise SourceError(path, number, f"not a JSON record ({findings[0].syntax} at column "
-                          f"{findings[0].column}); is the line truncated?")
+        fault = findings[0]
+        cut = fault.column > len(line.rstrip()) or fault.syntax.startswith("Unterminated")
+        raise SourceError(path, number, f"not a JSON record ({fault.syntax} at column "
+                          f"{fault.column})" + ("; is the line truncated?" if cut else ""))
     if findings:
         raise source_error(path, number, findings[0])
     if not isinstance(record, dict):
