@@ -57,7 +57,7 @@ def test_a_step_of_one_run_only_is_not_said_to_end_the_other(tmp_path, capsys):
     b.write_text(json.dumps(other), encoding="utf-8")
     assert main(["diff", str(CENTRALIZED), str(b)]) == 0
     out = capsys.readouterr().out
-    assert "The runs take the same first 1 step, then part: A takes no such step, where in B, " \
+    assert "The runs take the same first step, then part: A takes no such step, where in B, " \
            "lead calls a tool (web.fetch)." in out
     assert "has ended" not in out
 

@@ -146,13 +146,18 @@ def _step(event: dict | None, run: str, ended: bool) -> str:
     return f"in {run}, {event['agent']} {VERBS[event['type']]}{tool}"
 
 
+def _first_steps(n: int) -> str:
+    """``first step`` for one, ``first 21 steps`` for more."""
+    return "first step" if n == 1 else f"first {words.count(n, 'step')}"
+
+
 def divergence_sentence(first: dict | None, steps: tuple[int, int]) -> str:
     """Where two runs part, in words; ``steps`` is each run's number of steps (its events), so
     that a run with no step there is said to have ended only when it has none left."""
     if first is None:
         return "The two runs take the same steps, agent by agent, in the same order."
     shared = first["same_steps_before"]
-    start = (f"The runs take the same first {words.count(shared, 'step')}, then part" if shared
+    start = (f"The runs take the same {_first_steps(shared)}, then part" if shared
              else "The runs part at their first step")
     return (f"{start}: {_step(first['a'], 'A', steps[0] <= shared)}, "
             f"where {_step(first['b'], 'B', steps[1] <= shared)}.")
@@ -209,7 +214,7 @@ def tools(found: dict, label_a: str, label_b: str) -> list:
 def critical_paths(found: dict, label_a: str, label_b: str) -> list:
     paths = found["critical_path"]
     same = paths["same_first_steps"]
-    agree = (f"The two paths take the same first {words.count(same, 'step')}." if same
+    agree = (f"The two paths take the same {_first_steps(same)}." if same
              else "The two paths differ from their first step.")
     blocks = [Paragraph(
         "Each run's critical path (its longest chain of events in which each waited for the "
