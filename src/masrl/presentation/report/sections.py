@@ -345,11 +345,14 @@ def _row(facts: Facts, measure: str, key: str | None, value, kind: str,
     return [measure, formatted(value, kind) if kind != "text" else str(value), meaning]
 
 
-def _lower_bound(facts: Facts) -> str:
-    """What the figures built on time inside events miss when some events are instants."""
+def _lower_bound(facts: Facts, again: bool = False) -> str:
+    """What the figures built on time inside events miss when some events are instants (said
+    in full once, then referred to)."""
     instants = facts.instants()
     if not instants or facts.reason("busy_time"):
         return ""
+    if again:
+        return " It may be low here for the same reason as time inside events."
     return (f" Here {instants:,} of the {facts.data['events']:,} events are instants in the "
             "log (no end time or duration): any time they took (a model writing a reply, say) "
             "counts in the duration but inside no event, so this figure may be low.")
@@ -397,7 +400,7 @@ def numbers_table(facts: Facts) -> Table:
              + _lower_bound(facts)),
         _row(facts, "Speedup", "speedup", speedup, "number:2",
              "Time inside events over the duration: how much faster the run was than one "
-             "agent doing all the work in turn." + _lower_bound(facts)),
+             "agent doing all the work in turn." + _lower_bound(facts, again=True)),
         _row(facts, "Tokens", "tokens.total", facts.get("tokens.total"), "tokens",
              "Prompt and completion tokens the events record."),
         _row(facts, "Recorded cost", "cost_usd.total",
