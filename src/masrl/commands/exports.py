@@ -3,6 +3,8 @@
 FORMAT is one of :data:`masrl.traces.exporters.EXPORTERS` (``atif``; see
 :mod:`masrl.traces.exporters`). TRACE is validated first; OUT is written atomically (a temporary
 file, then a rename) with the trace writer and only when TRACE is valid. Same trace, same bytes.
+The summary then says what of this trace the format does not carry, counted (the exporter's
+``LEFT_OUT``, :mod:`masrl.traces.exporters.left_out`).
 
 Exit codes: 0 OUT was written; 1 TRACE is not a valid trace (its problems are printed, one per
 line, as ``masrl validate`` prints them) or one the format cannot hold (the message says why);
@@ -39,6 +41,7 @@ def register(subparsers) -> None:
 def run_export(args: argparse.Namespace) -> int:
     from masrl.files import OutputError
     from masrl.traces.exporters import EXPORTERS as MODULES
+    from masrl.traces.exporters.left_out import said
     from masrl.traces.importers import write_trace
     from masrl.traces.validate import validate_file
 
@@ -63,4 +66,7 @@ def run_export(args: argparse.Namespace) -> int:
         print(printable(f"{args.output}: error: cannot write: {exc.reason}"), file=sys.stderr)
         return USAGE
     print(printable(f"{args.trace} -> {args.output}: {args.format}"), file=sys.stderr)
+    left = said(MODULES[args.format].LEFT_OUT, report.trace.document)
+    if left:
+        print(printable(f"  not carried by {args.format}: {'; '.join(left)}"), file=sys.stderr)
     return OK

@@ -42,6 +42,7 @@ from datetime import UTC, datetime, timedelta
 
 from atif import Trajectory
 
+from masrl.traces.exporters import left_out
 from masrl.traces.validate import InvalidTraceError, validate_document
 
 SCHEMA_VERSION = "ATIF-v1.8"
@@ -61,6 +62,15 @@ LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
 class CannotExport(ValueError):
     """A valid trace that ATIF cannot hold (the message says why)."""
 
+
+
+LEFT_OUT = (  # what masrl export says this format does not carry (see the module docstring)
+    left_out.edges("ATIF has no dependency graph: an import rebuilds edges from the order of "
+                   "steps"),
+    left_out.event_fields(lambda key: key.startswith("x_"), "the x_ fields"),
+    left_out.run_members(frozenset(("schema_version", "trace_id", "task_id", "system",
+                                    "topology", "rewards", "costs"))),
+)
 
 def export(document: dict) -> dict:
     """The ATIF trajectory of a valid trace (see the module docstring); deterministic.

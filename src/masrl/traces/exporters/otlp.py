@@ -53,10 +53,28 @@ from collections import deque
 from fractions import Fraction
 from typing import Any
 
+from masrl.traces.exporters import left_out
+
 EPOCH_NS = 1_700_000_000 * 1_000_000_000
 SCOPE = {"name": "masrl.traces.exporters.otlp", "version": "1.0"}
 INTERNAL, ERROR = 1, 2
 
+
+
+KEPT_X = ("x_usage", "x_model", "x_error")  # the x_ fields written as span attributes
+LEFT_OUT = (  # what masrl export says this format does not carry (see the module docstring)
+    left_out.tool_names("a tool's result is written on its call's span"),
+    left_out.edges("OTLP spans carry no dependency edges: an import infers them from time "
+                   "within each agent"),
+    left_out.event_fields(lambda key: key == "id", "the ids", "span ids stand for them"),
+    left_out.event_fields(lambda key: key == "content_ref", "the content hashes"),
+    left_out.event_fields(lambda key: key in ("role", "reward", "trusted", "from"),
+                          "the role, reward, trusted or from"),
+    left_out.event_fields(lambda key: key.startswith("x_") and key not in KEPT_X,
+                          "the x_ fields other than usage, model and error"),
+    left_out.run_members(frozenset(("schema_version", "trace_id", "task_id", "system",
+                                    "topology"))),
+)
 
 def export(document: dict) -> dict:
     """The OTLP JSON ``{"resourceSpans": [...]}`` of a validated trace document."""
