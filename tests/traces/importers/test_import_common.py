@@ -270,3 +270,23 @@ def test_a_fault_inside_a_line_is_not_called_a_truncation(tmp_path):
         read_jsonl(path, Counter())
     assert str(caught.value) == (f"{path}:2: not a JSON record (Unterminated string at column "
                                  "7); is the line truncated?")
+
+
+@pytest.mark.parametrize("size", [0, 1, common.HASH_CHUNK - 1, common.HASH_CHUNK,
+                                  common.HASH_CHUNK + 1, 3 * common.HASH_CHUNK + 5])
+def test_file_sha256_is_the_hash_of_the_whole_file_at_any_size(tmp_path, size):
+    path = tmp_path / "log.jsonl"
+    data = os.urandom(size)
+    path.write_bytes(data)
+    assert common.file_sha256(path) == hashlib.sha256(data).hexdigest()
+
+
+def test_file_sha256_refuses_a_file_that_grew_past_the_limit_while_read(tmp_path, monkeypatch):
+    """The size is checked before reading; a file that grows past the limit meanwhile is caught
+    by counting what is read (here the first check is passed over to stand for the growth)."""
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"x" * (2 * common.HASH_CHUNK))
+    monkeypatch.setenv("MASRL_MAX_INPUT_BYTES", str(common.HASH_CHUNK + 7))
+    monkeypatch.setattr(common, "check_input", lambda path, limit: None)
+    with pytest.raises(common.InputError, match=f"more than the limit of {common.HASH_CHUNK + 7}"):
+        common.file_sha256(path)
