@@ -87,9 +87,19 @@ def test_replay_text_summary(capsys):
         "wall clock 8 s, speedup 0.88, tokens 250 (recorded 250)",
         "cost US$ 0.7500 (recorded US$ 0.7500), estimated from tokens not recorded",
         "team reward 1: equal split 0.333333 per agent over 3 agents",
+        "may be low: speedup, busy time: 5 of the 9 events last no time in the log (the time "
+        "they took, if any, is inside no event)",
         "not recorded: estimated cost: no model call names its model (x_model) with its input "
         "and output tokens (x_usage.input, x_usage.output)",
     ]
+
+
+def test_no_caveat_on_the_speedup_when_every_event_lasts(capsys, small, write_trace):
+    for record in small["events"]:
+        record.pop("duration", None)
+        record["t_end"] = record["t"] + 0.5
+    assert main(["replay", str(write_trace(small))]) == 0
+    assert "may be low" not in capsys.readouterr().out
 
 
 def test_a_small_speedup_is_not_printed_as_zero(capsys, small, write_trace):

@@ -142,7 +142,8 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result)
     else:
-        print(summary(result))
+        events = report.trace.events
+        print(summary(result, int((events.end == events.start).sum())))
     return finish(OK)
 
 
@@ -155,9 +156,11 @@ SUMMARY_FIGURES = {  # the figures the text summary shows, by their key in the J
 NOT_RECORDED = "not recorded"
 
 
-def summary(result: dict) -> str:
+def summary(result: dict, instants: int = 0) -> str:
     """A few human-readable lines about a replay result; a figure the trace cannot support
-    reads "not recorded", and the last lines say why, figure by figure."""
+    reads "not recorded", and the last lines say why, figure by figure. ``instants``: how many
+    events last no time (their time, if they took any, is inside no event: the speedup may
+    then be low, and the line says so)."""
     tokens, cost, credit = result["tokens"], result["cost_usd"], result["credit"]
     agents = credit["equal"]["agent"]
     lines = [
@@ -183,6 +186,10 @@ def summary(result: dict) -> str:
         lines.append(f"team reward {NOT_RECORDED}: no credit to split (counterfactual credit "
                      "from an outcome model: masrl replay FILE --outcome decisive_step)")
     lines.extend(costliest(credit))
+    if instants and result["speedup"] is not None:
+        lines.append(f"may be low: speedup, busy time: {instants:,} of the "
+                     f"{count(result['events'], 'event')} last no time in the log (the time "
+                     "they took, if any, is inside no event)")
     lines.extend(_reasons(result["not_recorded"]))
     return "\n".join(map(printable, lines))  # the trace id and topology come from the file
 
