@@ -29,7 +29,7 @@ def test_check_data_reports_one_line_per_problem(data_copy):
     result = masrl("check-data", "--data-dir", str(data_copy))
     assert result.returncode == 1
     lines = result.stderr.strip().splitlines()
-    assert lines[-1] == "2 problem(s) found"
+    assert lines[-1] == "2 problems found"
     assert lines[0].startswith("excluded.csv:2:stage: 'title_screen' is not valid")
     assert lines[1].startswith("papers.csv:2:arxiv_id: '2508.4652x' is not valid")
 

@@ -88,7 +88,7 @@ def test_an_invalid_run_is_said_and_nothing_written(two_runs, tmp_path, capsys):
     out = tmp_path / "diff.html"
     assert main(["diff", str(two_runs[0]), str(FIXTURES / "not_json.json"),
                  "-o", str(out)]) == 1
-    assert "invalid: 1 error(s) (masrl validate lists them)" in capsys.readouterr().err
+    assert "invalid: 1 error (masrl validate lists them)" in capsys.readouterr().err
     assert not out.exists()
 
 

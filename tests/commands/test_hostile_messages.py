@@ -15,7 +15,7 @@ from trace_helpers import FIXTURES
 
 from masrl.commands import main
 
-FORGED = "\x1b[2K\rforged.json: valid (0 error(s), 0 warning(s))\n"
+FORGED = "\x1b[2K\rforged.json: valid (0 errors, 0 warnings)\n"
 
 
 def output(argv, capsys) -> tuple[int, list[str]]:
@@ -40,7 +40,7 @@ def test_an_id_cannot_forge_a_valid_line(tmp_path, capsys):
     code, lines = output(["validate", path], capsys)
     assert code == 1
     assert_not_forged(lines)
-    assert f"{path}: invalid (5 error(s), 0 warning(s))" in lines  # + 4 dangling edges
+    assert f"{path}: invalid (5 errors, 0 warnings)" in lines  # + 4 dangling edges
 
 
 def test_an_agent_name_cannot_forge_a_line_in_warnings_or_replay(tmp_path, capsys):
@@ -59,7 +59,7 @@ def test_a_file_name_cannot_forge_a_verdict(tmp_path, capsys):
     shutil.copy(FIXTURES / "small.json", path)
     code, lines = output(["validate", path], capsys)
     assert code == 0 and len(lines) == 1
-    assert "\x1b" not in lines[0] and lines[0].endswith(": valid (0 error(s), 0 warning(s))")
+    assert "\x1b" not in lines[0] and lines[0].endswith(": valid (0 errors, 0 warnings)")
 
 
 def test_a_value_quoted_by_an_import_error_is_escaped(tmp_path, capsys):
@@ -80,7 +80,7 @@ def test_a_source_error_escapes_what_it_quotes():
     error = SourceError("logs/s\x1b[31m.jsonl", 3, "span id " + FORGED + " is used twice")
     assert "\x1b" not in str(error) and "\n" not in str(error)
     assert str(error) == ("logs/s\\x1b[31m.jsonl:3: span id \\x1b[2K\\rforged.json: valid "
-                          "(0 error(s), 0 warning(s))\\n is used twice")
+                          "(0 errors, 0 warnings)\\n is used twice")
 
 
 @pytest.mark.parametrize("where", ["name", "output"])
@@ -126,5 +126,5 @@ def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path, command):
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     if command == "validate":
-        assert done.stdout.decode("utf-8") == (f"{tmp_path}/\\udcff.json: valid (0 error(s), "
-                                               "0 warning(s))\n")
+        assert done.stdout.decode("utf-8") == (f"{tmp_path}/\\udcff.json: valid (0 errors, "
+                                               "0 warnings)\n")

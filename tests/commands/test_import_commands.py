@@ -327,5 +327,5 @@ def test_a_thin_import_is_said_with_its_counts(tmp_path, capsys):
             "skipped: 5 span: SPAN; the trace may miss part of the run") in err
     assert main(["validate", str(out)]) == 0
     said = capsys.readouterr()
-    assert "valid (0 error(s), 1 warning(s))" in said.out
+    assert "valid (0 errors, 1 warning)" in said.out
     assert "warning: thin import: 1 of 6 observations" in said.out + said.err

@@ -16,15 +16,15 @@ NOT_JSON = str(FIXTURES / "not_json.json")
 
 def test_validate_valid_file(capsys):
     assert main(["validate", SMALL]) == 0
-    assert capsys.readouterr() == (f"{SMALL}: valid (0 error(s), 0 warning(s))\n", "")
+    assert capsys.readouterr() == (f"{SMALL}: valid (0 errors, 0 warnings)\n", "")
 
 
 def test_validate_prints_one_line_per_problem_and_fails(capsys):
     assert main(["validate", SMALL, NOT_JSON]) == 1
     out, err = capsys.readouterr()
     assert err == f"{NOT_JSON}: line 2 column 14: error: not JSON: Expecting value\n"
-    assert out == (f"{SMALL}: valid (0 error(s), 0 warning(s))\n"
-                   f"{NOT_JSON}: invalid (1 error(s), 0 warning(s))\n")
+    assert out == (f"{SMALL}: valid (0 errors, 0 warnings)\n"
+                   f"{NOT_JSON}: invalid (1 error, 0 warnings)\n")
 
 
 def test_warnings_do_not_fail(capsys, small, write_trace):

@@ -72,7 +72,7 @@ def test_dry_run_and_bad_flags_write_nothing(data_copy, capsys, tmp_path):
     text = (data_copy / "candidates.csv").read_bytes()
     ris = str(EXPORTS / "zotero.ris")
     assert main(["intake", "--data-dir", str(data_copy), "--from", ris, *FAMILY, "--dry-run"]) == 0
-    assert "dry run: 2 record(s) would be added" in capsys.readouterr().out
+    assert "dry run: 2 records would be added" in capsys.readouterr().out
     assert main(["intake", "--data-dir", str(data_copy), "--from", ris]) == 2
     assert main(["intake", "--data-dir", str(data_copy), "--from", ris,
                  "--query-family", "astrology"]) == 2

@@ -22,7 +22,7 @@ def test_an_intake_into_a_read_only_folder_exits_2_and_changes_nothing(planted_i
     assert len(lines) == 1, result.stderr
     assert lines[0].startswith(f"{data}: error: cannot write: ")
     assert "read-only file system" in lines[0].lower() or "permission denied" in lines[0]
-    assert dry.returncode == 0 and "3 candidate(s) would be moved" in dry.stdout
+    assert dry.returncode == 0 and "3 candidates would be moved" in dry.stdout
     assert check.returncode == 0, check.stderr
 
 

@@ -20,6 +20,7 @@ from masrl.commands.common import (
     print_problems,
 )
 from masrl.terminal import printable
+from masrl.wording import count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -52,7 +53,7 @@ def run_check_data(args) -> int:
         problems = sort_problems([*problems, *ledger_problems(data.claims)])
     code = print_problems(problems)
     if problems:
-        print(f"{len(problems)} problem(s) found", file=sys.stderr)
+        print(f"{count(len(problems), 'problem')} found", file=sys.stderr)
         return code
     print("data is clean")
     return OK

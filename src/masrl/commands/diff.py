@@ -21,6 +21,7 @@ from masrl.commands.common import INVALID, OK, USAGE, json_text
 from masrl.commands.imports import AUTO, FORMATS
 from masrl.commands.report import TRACE, read, readable, unwritable_folder
 from masrl.terminal import printable
+from masrl.wording import count
 
 
 def register(subparsers) -> None:
@@ -60,7 +61,7 @@ def run_diff(args: argparse.Namespace) -> int:
     for report, label, _ in runs:
         replay = replayed(report)
         if replay is None:
-            print(printable(f"{label}: invalid: {len(report.errors)} error(s) (masrl validate "
+            print(printable(f"{label}: invalid: {count(len(report.errors), 'error')} (masrl validate "
                             f"lists them); {output} not written"), file=sys.stderr)
             return INVALID
         replays.append(replay)

@@ -30,6 +30,7 @@ import sys
 from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, add_data_dir_option, open_dataset, print_problems
 from masrl.terminal import printable
+from masrl.wording import count
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -107,11 +108,13 @@ def _intake(args, data, tx, imported: list[str]) -> int:
         for line in plan.lines():
             print(printable(line))
         if plan.conflicts:
-            print(f"{len(plan.conflicts)} conflict(s): nothing written", file=sys.stderr)
+            print(f"{count(len(plan.conflicts), 'conflict')}: nothing written", file=sys.stderr)
         elif args.dry_run:
-            print(f"dry run: {len(plan.records)} candidate(s) would be moved; nothing written")
+            print(f"dry run: {count(len(plan.records), 'candidate')} would be moved; nothing "
+                  "written")
         elif written:
-            print(f"{len(plan.records)} candidate(s) moved; written: {', '.join(written)}")
+            print(f"{count(len(plan.records), 'candidate')} moved; written: "
+                  f"{', '.join(written)}")
         else:
             print("nothing to move")
     return INVALID if plan.conflicts else OK
@@ -155,6 +158,7 @@ def _import(args, data, imported: list[str]) -> int | None:
     imported.extend(row["candidate_id"] for row in plan.rows)
     if args.dry_run and plan.rows:
         if not args.json:
-            print(f"dry run: {len(plan.rows)} record(s) would be added as pending candidates")
+            print(f"dry run: {count(len(plan.rows), 'record')} would be added as pending "
+                  "candidates")
         return OK
     return None

@@ -110,7 +110,7 @@ def _verdict(report) -> str:
     errors = sum(p.severity == "error" for p in report.problems)
     warnings = len(report.problems) - errors
     state = "valid" if report.valid else "invalid"
-    return f"{state} ({errors} error(s), {warnings} warning(s))"
+    return f"{state} ({count(errors, 'error')}, {count(warnings, 'warning')})"
 
 
 def run_replay(args: argparse.Namespace) -> int:
