@@ -153,3 +153,43 @@ def test_bad_sessions_name_the_place(tmp_path, text, where, message):
     place = str(path) if where is None else f"{path}:{where}" if isinstance(where, int) else \
         f"{tmp_path}/{where}"
     assert str(caught.value) == f"{place}: {message}"
+
+
+def _delegating(call: dict) -> dict:
+    """A legacy session whose first tool call is ``call`` (an id and a name added)."""
+    document = json.loads(LEGACY.read_text(encoding="utf-8"))
+    message = next(m for m in document["messages"] if m.get("toolCalls"))
+    message["toolCalls"][0].update(call)
+    return document
+
+
+@pytest.mark.parametrize(("marks", "agent", "role"), [
+    ({"description": "Delegating to agent 'generalist'", "name": "generalist"},
+     "agent-generalist:", "generalist"),
+    ({"resultDisplay": {"isSubagentProgress": True, "agentName": "codebase_investigator",
+                        "recentActivity": [], "state": "error"}},
+     "agent-codebase_investigator:", "codebase_investigator"),
+    ({"agentId": "f00d#0", "name": "cli_help"}, "agent-f00d#0", "cli_help"),
+])
+def test_a_sub_agent_without_a_session_of_its_own_is_spawned_by_its_call(tmp_path, marks,
+                                                                        agent, role):
+    """Gemini CLI runs a sub-agent as a tool call and may keep no session of it (earlier
+    versions kept none): the call that the log marks as one (its agent id, a display of
+    sub-agent progress, or "Delegating to agent '...'") is the sub-agent's spawn and its result
+    the sub-agent's return, as a Claude Code Task call known only by its result. It was a plain
+    tool call: no spawn, the sub-agent not counted among the agents."""
+    path = tmp_path / LEGACY.name
+    path.write_text(json.dumps(_delegating(marks)), encoding="utf-8")
+    plain = figures(import_file("gemini-cli", LEGACY).trace)
+    result = import_file("gemini-cli", path)
+    trace = result.trace
+    spawn = next(e for e in trace["events"] if e["type"] == "spawn")
+    assert spawn["to"].startswith(agent) and spawn["role"] == role
+    back = [e for e in trace["events"] if e["type"] == "return"]
+    assert [e["agent"] for e in back] in ([spawn["to"]], [])  # a call not finished: no return
+    got = figures(trace)
+    assert (got["spawns"], got["agents"], got["tool_calls"]) == \
+        (1, plain["agents"] + 1, plain["tool_calls"] - 1)
+    assert validate_document(trace).errors == []
+    assert conservation_problems(trace) == []
+    assert "1 sub-agent with no session of its own" in result.recognised["evidence"]

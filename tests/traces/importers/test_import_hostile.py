@@ -233,3 +233,74 @@ def test_a_trace_that_starts_with_a_byte_order_mark_is_valid(tmp_path):
     path = tmp_path / "trace.json"
     path.write_bytes(b"\xef\xbb\xbf" + (resources.EXAMPLES / "centralized.json").read_bytes())
     assert validate_file(path).valid
+
+
+@pytest.mark.parametrize("name", ["a2a/message_stream.sse", "adk/run_sse.txt"])
+def test_a_server_sent_event_stream_that_starts_with_a_byte_order_mark_reads_as_without(
+        tmp_path, name):
+    """The SSE specification drops one leading byte-order mark; the stream was read as JSON
+    Lines and refused ("not a JSON record (Expecting value at column 2)")."""
+    source = FIXTURES / name
+    path = tmp_path / source.name
+    path.write_bytes(b"\xef\xbb\xbf" + source.read_bytes())
+    fmt = detect.detect(source)[0]
+    assert detect.detect(path)[0] == fmt
+    found, want = import_file(fmt, path).summary(), import_file(fmt, source).summary()
+    assert (found["events"], found["edges"], found["agents"]) == \
+        (want["events"], want["edges"], want["agents"])
+
+
+# ------------------------------------------------ a document over several lines, cut or followed
+
+def _documents() -> list[tuple[str, str]]:
+    """``(format, fixture)`` of every fixture that is one JSON document written over several
+    lines (its first line opens it alone), as a format's tools write them indented."""
+    found = []
+    for fmt in FORMATS:
+        for path in sorted((FIXTURES / fmt.replace("-", "_")).rglob("*.json")):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            if len(lines) > 3 and lines[0].strip() in ("{", "["):
+                found.append((fmt, str(path.relative_to(FIXTURES))))
+    return found
+
+
+DOCUMENTS = _documents()
+
+
+def test_indented_documents_of_the_formats_that_fall_back_to_json_lines_are_checked():
+    read_as_lines = {"adk", "autogen", "chat", "gemini-cli", "a2a", "langchain", "langgraph"}
+    assert read_as_lines <= {fmt for fmt, _ in DOCUMENTS}
+
+
+@pytest.mark.parametrize(("fmt", "name"), DOCUMENTS)
+def test_an_indented_log_cut_short_names_where_it_ends_and_asks_if_truncated(tmp_path, fmt,
+                                                                              name):
+    """A log copied while its tool rewrites it (a Gemini CLI session, an ADK session, an OTLP
+    export) ends mid-document. Read as JSON Lines after the document failed, it was said to
+    break on line 1 at column 2 ("neither JSON nor JSON Lines", "not a JSON record ... is the
+    line truncated?"): the wrong line, in every importer that falls back to JSON Lines."""
+    text = (FIXTURES / name).read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    keep = len(lines) * 2 // 3
+    cut = "".join(lines[:keep]) + lines[keep][:len(lines[keep]) // 2]
+    path = tmp_path / (FIXTURES / name).name
+    path.write_text(cut, encoding="utf-8")
+    for reader in (fmt, "auto"):
+        with pytest.raises(SourceError) as caught:
+            import_file(reader, path)
+        line = int(str(caught.value.where).split(":")[0])
+        assert keep - 1 <= line <= keep + 2, (reader, str(caught.value))
+        assert "is the file truncated?" in caught.value.message, (reader, str(caught.value))
+
+
+@pytest.mark.parametrize(("fmt", "name"), DOCUMENTS)
+def test_an_indented_log_followed_by_garbage_names_the_garbage(tmp_path, fmt, name):
+    text = (FIXTURES / name).read_text(encoding="utf-8").rstrip("\n")
+    path = tmp_path / (FIXTURES / name).name
+    path.write_text(text + "\n}} half a line\n", encoding="utf-8")
+    garbage = text.count("\n") + 2
+    for reader in (fmt, "auto"):
+        with pytest.raises(SourceError) as caught:
+            import_file(reader, path)
+        assert str(caught.value.where).startswith(f"{garbage}:"), (reader, str(caught.value))
+        assert "truncated" not in caught.value.message

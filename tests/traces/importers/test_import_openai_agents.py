@@ -11,6 +11,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
+from masrl.traces.importers._kit.common import TRUNCATED
 from masrl.traces.importers.spans.openai_agents import NO_END
 
 FOLDER = FIXTURES / "openai_agents"
@@ -73,7 +74,7 @@ def changed(change) -> str:
     (changed(lambda d: d["data"][3].update(trace_id="trace_other")), None,
      ("spans of 2 traces (trace_5a1b2c3d4e5f60718293a4b5c6d7e8f9, trace_other); a file of "
      "several runs imports as one trace per run (masrl import openai-agents FILE -o DIR)")),
-    ('{"object": "trace.span"}\n{"object": ', "2:12", "not JSON: Expecting value"),
+    ('{"object": "trace.span"}\n{"object": ', "2:12", "not JSON: Expecting value" + TRUNCATED),
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
     assert_source_error("openai-agents", tmp_path / "trace.json", text, where, message)

@@ -12,6 +12,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text, source
 
 from masrl.traces import replay, validate_document
 from masrl.traces.importers import dumps, import_file
+from masrl.traces.importers._kit.common import TRUNCATED
 
 FOLDER = FIXTURES / "otel"
 ANY_AGENT = FOLDER / "any_agent.json"
@@ -184,7 +185,7 @@ def only_root(document):
 
 
 @pytest.mark.parametrize("text, where, message", [
-    ('{"spans": [', "1:12", "not JSON: Expecting value"),
+    ('{"spans": [', "1:12", "not JSON: Expecting value" + TRUNCATED),
     ('{"traces": []}', None, ("expected OpenTelemetry spans: OTLP JSON ({'resourceSpans': "
      "[...]}), {'spans': [...]}, a list of spans or span objects; found an object with keys "
      "traces")),

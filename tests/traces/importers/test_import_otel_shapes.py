@@ -13,6 +13,7 @@ from importer_helpers import FIXTURES, assert_source_error, changed_text
 
 from masrl.traces import validate_document
 from masrl.traces.importers import SourceError, dumps, import_file
+from masrl.traces.importers._kit.common import TRUNCATED
 from masrl.traces.importers.spans.tree import CYCLE, DUPLICATE, ORPHAN, SELF_PARENT, WRAPPER
 
 FOLDER = FIXTURES / "otel"
@@ -221,7 +222,7 @@ def any_agent(change) -> str:
      ' "end_time": "2025-03-01T00:00:00Z"}'), None,
      ('start_time must be an ISO 8601 time or an epoch number of 0 or more (or its digits), '
      'found the string "2025-02-30T00:00:00Z"')),
-    ('{"spans": []}\n{"spans": [', "2:12", "not JSON: Expecting value"),
+    ('{"spans": []}\n{"spans": [', "2:12", "not JSON: Expecting value" + TRUNCATED),
     ("[1]", "[0]", "must be a span (a JSON object), found a number"),
 ])
 def test_wrong_types_are_errors_naming_the_place(tmp_path, text, where, message):

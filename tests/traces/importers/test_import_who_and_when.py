@@ -10,6 +10,7 @@ from importer_helpers import FIXTURES, assert_source_error, source_file
 
 from masrl.traces import validate_document
 from masrl.traces.importers import dumps, import_file
+from masrl.traces.importers._kit.common import TRUNCATED
 
 FOLDER = FIXTURES / "who_and_when"
 
@@ -136,7 +137,7 @@ THOUGHT = {"role": "Orchestrator (thought)", "content": "x"}
 
 
 @pytest.mark.parametrize("text, where, message", [
-    ('{"history": [', "1:14", "not JSON: Expecting value"),
+    ('{"history": [', "1:14", "not JSON: Expecting value" + TRUNCATED),
     ("[]", None, "expected a JSON object with a 'history' list, found an array"),
     (json.dumps({"history": []}), "history",
      "must be a non-empty list of chat records, found an empty list"),

@@ -305,16 +305,19 @@ def parse_json(text: str, path: Path, where: str | int | None = None) -> Any:
     (for a syntax error with no ``where``, at its ``LINE:COLUMN``)."""
     document, findings = strict_json.parse_fast(text)
     if findings:
-        raise source_error(path, where, findings[0])
+        raise source_error(path, where, findings[0], text)
     return document
 
 
-def source_error(path: Path, where: str | int | None, finding: strict_json.Finding
-                 ) -> SourceError:
-    """The :class:`SourceError` of a strict-JSON finding, naming the field it concerns."""
+def source_error(path: Path, where: str | int | None, finding: strict_json.Finding,
+                 text: str | None = None) -> SourceError:
+    """The :class:`SourceError` of a strict-JSON finding, naming the field it concerns; with
+    the ``text`` parsed, a syntax error where the text stops asks whether the file is cut."""
     if finding.syntax is not None and where is None:
         where = f"{finding.line}:{finding.column}"
     message = finding.message
+    if finding.syntax is not None and text is not None and _ends_too_soon(text, finding):
+        message += TRUNCATED
     if finding.code == strict_json.NON_FINITE:
         message = f"not JSON: {message}"
     if finding.parts is not None:
@@ -330,7 +333,7 @@ def json_values(path: Path, text: str) -> list[tuple[int, Any]]:
         values = strict_json.parse_sequence(text)
     except strict_json.StrictJSONError as exc:  # a syntax error names its line and column
         where = exc.finding.line if exc.finding.syntax is None else None
-        raise source_error(path, where, exc.finding) from None
+        raise source_error(path, where, exc.finding, text) from None
     for line, _, findings in values:
         if findings:
             raise source_error(path, line, findings[0])
@@ -383,7 +386,13 @@ def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] 
     shaping = _Shaping(shape)
     data = read_releasable(path, released_from=RELEASED_FROM)
     if not _maybe_sse(data):
-        records = _fast_jsonl(path, data, skipped, shaping)
+        try:
+            records = _fast_jsonl(path, data, skipped, shaping)
+        except SourceError:  # the first line of a document spread over lines is no record
+            fault = document_fault(path, data[:]) if _opens_document(data) else None
+            if fault is not None:
+                raise fault from None
+            raise
         shaping.done()
         return records
     text = utf8_text(path, data if isinstance(data, bytes) else data[:])
@@ -404,6 +413,55 @@ def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] 
     records = [(number, shaping(number, record)) for number, record in records]
     shaping.done()
     return records
+
+
+DOCUMENT_OPENINGS = ("{", "[")
+TRUNCATED = "; the document ends too soon: is the file truncated?"
+
+
+def _opens_document(data: bytes) -> bool:
+    """Whether the first non-blank line among the first bytes of ``data`` only opens a JSON
+    object or array (see :func:`document_fault`); looked at before the whole file is."""
+    head = bytes(data[:SSE_PREFIX]).decode("utf-8", errors="ignore").removeprefix("\ufeff")
+    lines = [line.strip() for line in head.splitlines(keepends=True)
+             if line.strip() and line.endswith("\n")]
+    return bool(lines) and lines[0] in DOCUMENT_OPENINGS
+
+
+def document_fault(path: Path, data: bytes | str) -> SourceError | None:
+    """The fault of a JSON document written over several lines (its first non-blank line only
+    opens an object or an array, as ``json.dump(indent=...)`` and ``JSON.stringify(v, null,
+    2)`` write one) that does not parse: at the line and column where it breaks, asking
+    whether the file is cut when nothing but blanks follows (a log still being written, a
+    copy made mid-write). Read as JSON Lines, such a file fails on its first line, which is
+    no record, so that error would name the wrong line. ``None`` when the text is not such a
+    document, or parses, or is not UTF-8 (the reader's own error says so)."""
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+    except UnicodeDecodeError:
+        return None
+    text = text[1:] if text.startswith("\ufeff") else text
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if first not in DOCUMENT_OPENINGS:
+        return None
+    _, findings = strict_json.parse_fast(text)
+    if not findings or findings[0].syntax is None or findings[0].line is None:
+        return None
+    return source_error(path, None, findings[0], text)
+
+
+def _ends_too_soon(text: str, finding: strict_json.Finding) -> bool:
+    """Whether the syntax error ``finding`` of ``text`` is where the text stops (nothing but
+    blanks after it, or a string never closed): a file cut short, not a wrong character."""
+    if finding.syntax.startswith("Unterminated string"):
+        return True
+    return not text[text_offset(text, finding.line, finding.column):].strip()
+
+
+def text_offset(text: str, line: int, column: int) -> int:
+    """The index in ``text`` of 1-based ``line`` and ``column`` (as the JSON parser counts)."""
+    lines = text.splitlines(keepends=True)
+    return sum(len(each) for each in lines[:line - 1]) + column - 1
 
 
 class _Shaping:
@@ -450,7 +508,7 @@ def _maybe_sse(data: bytes) -> bool:
     """Whether :func:`sse_payloads` could find a server-sent event stream in ``data``: ``False``
     when a whole line among its first bytes is neither blank nor an SSE line (the function
     stops at the first such line), so that the text need not be split to know."""
-    head = data[:SSE_PREFIX].decode("utf-8", errors="ignore")
+    head = data[:SSE_PREFIX].decode("utf-8", errors="ignore").removeprefix("\ufeff")
     lines = head.splitlines()
     if len(data) > SSE_PREFIX and lines:
         lines.pop()  # maybe cut

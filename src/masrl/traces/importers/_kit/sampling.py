@@ -11,9 +11,11 @@ from typing import Any
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.common import (
     SourceError,
+    document_fault,
     read_text,
     source_error,
     sse_payloads,
+    text_offset,
 )
 
 SAMPLE_RECORDS = 50  # JSON Lines records a sniffer sees
@@ -83,14 +85,15 @@ def sample(path: str | Path) -> Sample:
             if records:  # a truncated later line: the sample so far is enough to recognise
                 break
             concatenated = _concatenated(text)
-            if concatenated:
+            if concatenated and not _text_after_one(text, concatenated, findings[0]):
                 return Sample(path, records=concatenated)
             if PYTHON_REPR.match(text):
                 raise SourceError(path, None, "not JSON: a Python repr (single-quoted strings, "
                                   "None/True/False), as print() or str() writes a list or dict; "
                                   "no importer reads it: write the log with json.dump")
-            return Sample(path, text=text[:TEXT_CHARS], refused=SourceError(
-                path, number, f"neither JSON nor JSON Lines ({found[0].syntax})"))
+            return Sample(path, text=text[:TEXT_CHARS], refused=document_fault(path, text)
+                          or SourceError(path, number,
+                                         f"neither JSON nor JSON Lines ({found[0].syntax})"))
         if isinstance(record, dict):
             records.append(record)
         if len(records) >= SAMPLE_RECORDS:
@@ -98,6 +101,14 @@ def sample(path: str | Path) -> Sample:
     if not records:
         raise SourceError(path, None, "neither a JSON document nor JSON Lines records")
     return Sample(path, records=records)
+
+
+def _text_after_one(text: str, values: list[dict], finding: strict_json.Finding) -> bool:
+    """Whether ``text`` is one JSON document followed by what starts no other value (a line
+    of garbage after it): no concatenation of objects, but a document at fault there."""
+    if len(values) != 1 or finding.syntax != "Extra data" or finding.line is None:
+        return False
+    return text[text_offset(text, finding.line, finding.column):][:1] not in ("{", "[")
 
 
 def _concatenated(text: str) -> list[dict]:

@@ -5,6 +5,7 @@ sub-agents) as an orchestration trace. A JSON Lines recording is read as it stan
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +98,30 @@ def _stated(tokens: dict | None) -> tuple[float, float]:
     return tokens["input"] + tokens["tool"], tokens["output"] + tokens["thoughts"]
 
 
+DELEGATION = re.compile(r"Delegating to agent '(?P<name>[^']+)'\Z")
+"""The description Gemini CLI gives a call that runs a sub-agent."""
+
+
+def _sub_agent(call: dict, base: str) -> tuple[str, str] | None:
+    """``(agent, role)`` of a call that runs a sub-agent, told by the call itself (its
+    ``agentId``, a ``resultDisplay`` of sub-agent progress, or the description Gemini CLI gives
+    such a call), else ``None``: the agent is named by its id, else by the call."""
+    shown = call.get("resultDisplay")
+    progress = isinstance(shown, dict) and shown.get("isSubagentProgress") is True
+    described = DELEGATION.match(call.get("description") or "") \
+        if isinstance(call.get("description"), str) else None
+    ident = call.get("agentId")
+    if not (progress or described or isinstance(ident, str)):
+        return None
+    role = (shown.get("agentName") if progress and isinstance(shown.get("agentName"), str)
+            else described["name"] if described else call.get("name"))
+    role = role if isinstance(role, str) and role else "sub-agent"
+    if isinstance(ident, str) and ident:
+        return f"agent-{ident}", role
+    made = call.get("id") if isinstance(call.get("id"), str) and call.get("id") else base
+    return f"agent-{role}:{made}", role
+
+
 def _text(content) -> str:
     if isinstance(content, str):
         return content
@@ -117,6 +142,7 @@ class _Session:
         self.answers: set[tuple[str, str]] = set()
         self.spawned: dict[str, Conversation] = {}  # tool call id -> sub-agent session
         self.spawn_events: dict[str, str] = {}  # tool call id -> its spawn event
+        self.unrecorded = 0  # sub-agents run by a call, with no session of their own
 
     # ------------------------------------------------------------------ reading
 
@@ -281,6 +307,10 @@ class _Session:
             evidence.append(words.count(main.rewinds, "rewind"))
         if subs:
             evidence.append(f"{words.count(len(subs), 'sub-agent session')} under {session}/")
+        if self.unrecorded:
+            their = "its" if self.unrecorded == 1 else "their"
+            evidence.append(f"{words.count(self.unrecorded, 'sub-agent')} with no session of "
+                            f"{their} own, only {their} call and result")
         self.result.recognised = {"system": "Gemini CLI", "shape": main.shape,
                                   "evidence": "; ".join(evidence)}
         build = self.build
@@ -381,6 +411,7 @@ class _Session:
         made = []
         for call in calls:
             sub = self.spawned.get(call.get("id")) if conversation.agent == MAIN else None
+            unrecorded = None if sub is not None else _sub_agent(call, base)
             if sub is not None:
                 event = self.build.event(id=next(ids), t=t, type="spawn",
                                          agent=conversation.agent, to=sub.agent,
@@ -388,6 +419,15 @@ class _Session:
                                          x_source=message.where)
                 sub.spawn = event["id"]
                 self.spawn_events[call["id"]] = event["id"]
+            elif unrecorded is not None:  # a sub-agent whose own session is not in the log
+                agent, role = unrecorded
+                sub = Conversation(conversation.file, {}, [], conversation.shape, agent=agent,
+                                   tag=agent, spawner=MAIN)  # its result is its return
+                event = self.build.event(id=next(ids), t=t, type="spawn",
+                                         agent=conversation.agent, to=agent, role=role,
+                                         content_ref=content_ref(call.get("args", {})),
+                                         x_source=message.where)
+                self.unrecorded += 1
             else:
                 event = self.build.event(id=next(ids), t=t, type="tool_call",
                                          agent=conversation.agent, tool=call.get("name"),
