@@ -140,9 +140,9 @@ FINAL_ONLY = FOLDER / "final_metrics_only.json"
 def test_run_totals_stated_only_in_final_metrics_are_kept_and_accounted():
     """Some installed agents write no per-step metrics, only the run's totals in
     ``final_metrics`` (2400 prompt and 130 completion tokens, $0.0061 here). No model call
-    carries them, so the figures have no tokens, but the run's costs do, and the account states
-    them and names them as skipped: before, the costs took the dollars and left the tokens at 0,
-    and the provenance said the source stated nothing."""
+    carries them, so the figures state no tokens (None, not 0), but the run's costs do, and the
+    account states them and names them as skipped: before, the costs took the dollars and left
+    the tokens at 0, and the provenance said the source stated nothing."""
     result = import_file("atif", FINAL_ONLY)
     trace = result.trace
     assert trace["costs"]["tokens"] == 2400 + 130
@@ -155,7 +155,7 @@ def test_run_totals_stated_only_in_final_metrics_are_kept_and_accounted():
                           "call carries them)"] == 1
     assert conservation_problems(trace) == []
     counted = figures(trace)
-    assert (counted["model_calls"], counted["tokens_in"], counted["tokens_out"]) == (2, 0, 0)
+    assert (counted["model_calls"], counted["tokens_in"], counted["tokens_out"]) == (2, None, None)
     assert validate_document(trace).problems == []
 
 

@@ -128,7 +128,8 @@ def figures(trace: dict, time_origin: str | None = None) -> dict:
     * ``tool_calls``: ``tool_call`` events;
     * ``model_calls``: events marked ``x_model_call``;
     * ``tokens_in``, ``tokens_out``: the events' ``x_usage.input`` and ``x_usage.output``
-      (the source's skipped records are not counted: they are in the provenance);
+      (the source's skipped records are not counted: they are in the provenance); ``None``
+      when no event states that part (a log that records no tokens: unknown, not 0);
     * ``first``, ``last``: the earliest start and the latest end (``t_end``, else ``t``) as ISO
       8601 UTC times with milliseconds, from ``time_origin`` (by default the trace's
       ``provenance.time_origin``; ``None`` without one).
@@ -146,11 +147,17 @@ def figures(trace: dict, time_origin: str | None = None) -> dict:
         "spawns": sum(e["type"] == "spawn" for e in events),
         "tool_calls": sum(e["type"] == "tool_call" for e in events),
         "model_calls": sum("x_model_call" in e for e in events),
-        "tokens_in": usage["tokens_in"],
-        "tokens_out": usage["tokens_out"],
+        "tokens_in": usage["tokens_in"] if _states(events, "input") else None,
+        "tokens_out": usage["tokens_out"] if _states(events, "output") else None,
         "first": first,
         "last": last,
     }
+
+
+def _states(events: list[dict], part: str) -> bool:
+    """Whether any event states the ``part`` of its usage (``x_usage.input``, ``.output``):
+    else the log records none, and the figure is unknown, not 0."""
+    return any(part in (event.get("x_usage") or ()) for event in events)
 
 
 def iso(moment: datetime) -> str:
