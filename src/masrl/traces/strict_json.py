@@ -275,10 +275,15 @@ def _walk(document: object, surrogates: bool):
 
 
 def _non_finite_message(literal: str) -> str:
-    if literal.lstrip("-").isdigit():
+    """Why a number is refused: a literal JSON allows but a double cannot hold (``1e400``,
+    ``-1e999``, a run of 400 digits), or one JSON does not allow (``NaN``, ``Infinity``)."""
+    if _JSON_NUMBER.fullmatch(literal):
         return (f"{shown_number(literal)} is too large a number: a double holds at most about "
                 "1.8e308")
     return f"{shown_number(literal)} is not a JSON number"
+
+
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 
 
 def _lone_surrogate(text: str) -> bool:
