@@ -112,3 +112,19 @@ def test_importing_the_registry_imports_no_importer():
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                             check=True)
     assert loaded.stdout.strip() == "['masrl.traces.importers', 'masrl.traces.importers.registry']"
+
+
+def test_every_refusal_says_what_it_looks_for_in_the_same_words(tmp_path):
+    """``import auto`` lists every format's refusal in one line ("Tried otel: looks for ...;
+    claude-code: looks for ..."): each starts the same way, in the middle of a sentence."""
+    from masrl.traces.importers._kit.detect import sample
+
+    path = tmp_path / "x.json"
+    path.write_text('{"hello": "world"}', encoding="utf-8")
+    seen = sample(path)
+    names = ("OTLP", "JSON", "A2A", "AutoGen", "LangChain", "LangGraph", "ChatDev", "Google")
+    for name in FORMATS:
+        said = load(name).refusal(seen)
+        first = said.removeprefix("looks for ").split()[0]
+        assert said.startswith("looks for ") and (first.islower() or first in names), (name,
+                                                                                      said)

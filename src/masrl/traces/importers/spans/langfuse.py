@@ -381,5 +381,5 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What :func:`sniff` looks for, which the file does not have."""
-    return ("looks for: A trace with observations (alone, as the UI's download, in a list, "
+    return ("looks for a trace with observations (alone, as the UI's download, in a list, "
             'under data, or one per line)')

@@ -196,5 +196,5 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What :func:`sniff` looks for, which the file does not have."""
-    return ('looks for: Records with object trace.span (alone, in a list, under data, or one '
+    return ('looks for records with object trace.span (alone, in a list, under data, or one '
             'per line)')

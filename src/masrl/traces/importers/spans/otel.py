@@ -549,6 +549,6 @@ def _sniffed_items(sample) -> list:
 
 def refusal(sample: Sample) -> str:
     """What :func:`sniff` looks for, which the file does not have."""
-    return ('looks for: OTLP JSON (resourceSpans), or spans with OpenTelemetry ids: Python '
+    return ('looks for OTLP JSON (resourceSpans), or spans with OpenTelemetry ids: Python '
             '(context), flat span dicts (trace_id and span_id) or JavaScript (traceId / '
             'spanContext)')

@@ -457,4 +457,4 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What :func:`sniff` looks for, which the file does not have."""
-    return 'looks for: A JSON object with a history list of chat records'
+    return 'looks for a JSON object with a history list of chat records'

@@ -74,5 +74,5 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What :func:`sniff` looks for, which the file does not have."""
-    return ('looks for: A JSON object whose schema_version starts with ATIF and that has '
+    return ('looks for a JSON object whose schema_version starts with ATIF and that has '
             'steps')

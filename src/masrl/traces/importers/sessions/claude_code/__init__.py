@@ -79,7 +79,7 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What :func:`sniff` looks for, which the file does not have."""
-    return "looks for: JSON Lines records with sessionId and uuid"
+    return "looks for JSON Lines records with sessionId and uuid"
 
 
 __all__ = ["import_file", "import_traces", "refusal", "sniff", "workflow_metadata"]
