@@ -290,3 +290,14 @@ def test_file_sha256_refuses_a_file_that_grew_past_the_limit_while_read(tmp_path
     monkeypatch.setattr(common, "check_input", lambda path, limit: None)
     with pytest.raises(common.InputError, match=f"more than the limit of {common.HASH_CHUNK + 7}"):
         common.file_sha256(path)
+
+
+@given(st.text(alphabet=st.sampled_from('{}[]",:1a \n\r\t\u2028\x1c\x85'), max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_text_offset_is_where_the_json_parser_points(text):
+    """The JSON parser counts lines by line feeds alone; ``str.splitlines`` also breaks at
+    U+2028, U+0085 or U+001C, which would move the place a fault is looked at."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        assert common.text_offset(text, exc.lineno, exc.colno) == exc.pos

@@ -459,9 +459,12 @@ def _ends_too_soon(text: str, finding: strict_json.Finding) -> bool:
 
 
 def text_offset(text: str, line: int, column: int) -> int:
-    """The index in ``text`` of 1-based ``line`` and ``column`` (as the JSON parser counts)."""
-    lines = text.splitlines(keepends=True)
-    return sum(len(each) for each in lines[:line - 1]) + column - 1
+    """The index in ``text`` of 1-based ``line`` and ``column`` as the JSON parser counts them
+    (lines end at a line feed alone: not at the other breaks ``str.splitlines`` knows)."""
+    start = 0
+    for _ in range(line - 1):
+        start = text.index("\n", start) + 1
+    return start + column - 1
 
 
 class _Shaping:
