@@ -292,12 +292,17 @@ def test_file_sha256_refuses_a_file_that_grew_past_the_limit_while_read(tmp_path
         common.file_sha256(path)
 
 
-@given(st.text(alphabet=st.sampled_from('{}[]",:1a \n\r\t\u2028\x1c\x85'), max_size=40))
+BREAKS = st.text(alphabet=st.sampled_from("ab \u2028\x1c\x85\r\x0b"), max_size=6)
+
+
+@given(st.lists(BREAKS, min_size=1, max_size=4), st.sampled_from(["x]", "1 2", ""]))
 @settings(max_examples=300, deadline=None)
-def test_text_offset_is_where_the_json_parser_points(text):
+def test_text_offset_is_where_the_json_parser_points(strings, tail):
     """The JSON parser counts lines by line feeds alone; ``str.splitlines`` also breaks at
-    U+2028, U+0085 or U+001C, which would move the place a fault is looked at."""
-    try:
+    U+2028, U+0085, U+001C or a carriage return, which JSON strings may hold, and would move
+    the place a fault is looked at (here after strings holding them, a line feed each)."""
+    text = ",\n".join(["[" + json.dumps(strings[0], ensure_ascii=False)]
+                      + [json.dumps(s, ensure_ascii=False) for s in strings[1:]]) + ",\n" + tail
+    with pytest.raises(json.JSONDecodeError) as caught:
         json.loads(text)
-    except json.JSONDecodeError as exc:
-        assert common.text_offset(text, exc.lineno, exc.colno) == exc.pos
+    assert common.text_offset(text, caught.value.lineno, caught.value.colno) == caught.value.pos
