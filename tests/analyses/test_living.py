@@ -168,6 +168,18 @@ def test_the_diagram_shows_the_flow_s_numbers(latest):
     assert diagram.svg.startswith("<svg") and "<script" not in diagram.svg
 
 
+def test_the_diagram_names_the_exclusion_rules_as_the_vocabulary_labels_them(latest):
+    # the statistics chapter's tables show a rule by its label; the diagram must say the same
+    flow = prisma.flows(latest)[0]
+    labels = latest.vocabulary["exclusion_rule"].labels
+    diagram = Diagram(flow, rule_labels=labels)
+    assert flow.excluded_with_reasons
+    for rule, n in flow.excluded_with_reasons.items():
+        assert f"{labels[rule]}: {n}" in diagram.svg
+        assert f"{labels[rule]} {n}" in diagram.description
+    assert "prompted only" in Diagram(flow).svg  # without labels: the id as words
+
+
 def test_the_diagram_escapes_a_hostile_label(latest):
     flow = prisma.flows(latest)[0]
     hostile = prisma.RoundFlow(**{**flow.__dict__, "label": "<script>alert(1)</script>",

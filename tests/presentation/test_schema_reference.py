@@ -28,3 +28,16 @@ def test_type_descriptions():
     assert describe({"type": "array", "items": {"$ref": "#/$defs/event"}}) == "array of event"
     assert describe({"type": "object", "additionalProperties": {"type": "number"}}) == \
         "object of name -> number"
+
+
+def test_descriptions_are_escaped_html_that_keeps_flags_as_written():
+    schema = json.loads(traces.SCHEMA_PATH.read_text(encoding="utf-8"))
+    sections = schema_reference.reference(schema)
+    content = schema_reference.description(sections["content"])._repr_html_()
+    assert "--keep-content" in content and "\u2013" not in content
+    assert content.endswith("No other properties are allowed.</p>")
+    hostile = {"description": "<b>x</b> & {role}`y`", "extra": True}
+    markup = schema_reference.description(hostile)._repr_html_()
+    assert "<b>" not in markup and "&lt;b&gt;x&lt;/b&gt; &amp;" in markup
+    assert markup.endswith("Other properties are allowed.</p>")
+    assert repr(schema_reference.heading("a`b")) == "### ``a`b``"

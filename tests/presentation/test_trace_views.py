@@ -119,7 +119,7 @@ def test_comparison_frame(examples):
     assert frame.loc["swarm", "parallelism"] == pytest.approx(39 / 9)
     assert list(frame.columns) == [
         "events", "critical steps", "parallelism", "spawn depth", "max concurrency",
-        "wall clock", "speedup", "tokens", "team reward"]
+        "wall clock (s)", "speedup", "tokens", "team reward"]
     assert frame.loc["harness", "critical steps"] == frame.loc["harness", "events"] == 19
     assert frame.loc["hierarchical", "spawn depth"] == 2
     assert frame.loc["debate", "tokens"] == 16000
@@ -173,6 +173,18 @@ def test_headline_figures_are_plain_numbers_of_the_replay(examples):
     assert figures["spawned"] == sum(a.parent is not None
                                      for a in examples["swarm"].run.agents.values())
     assert figures["path_spawned"].split(", ")[0] in examples["swarm"].run.agents
+
+
+def test_headline_figures_give_what_the_recorded_agent_rewards_leave_unexplained(examples):
+    # the harness's one per-event reward sits on a tool's result: it counts for the agent that
+    # called the tool, so the agent unit leaves only the rest of the team reward unexplained
+    figures = views.headline_figures(examples["harness"])
+    assert figures["recorded_agents"] == pytest.approx(figures["recorded_team"])
+    assert figures["recorded_agents"] > 0
+    assert figures["recorded_agents_residual"] == pytest.approx(
+        figures["team_reward"] - figures["recorded_agents"])
+    assert figures["recorded_agents_residual"] < figures["team_reward"]
+    assert figures["recorded_agents_by"] == "main"
 
 
 def test_extreme_figures_name_every_row_that_holds_the_extreme():

@@ -58,6 +58,26 @@ def topologies(papers: pd.DataFrame, taxonomy: Taxonomy) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def orchestration_anchors(taxonomy: Taxonomy) -> pd.DataFrame:
+    """Every paper the survey names as an anchor of a sub-decision (O1-O5) or a topology, with
+    the rows it anchors, sub-decisions first, in the taxonomy's order: one row per paper, the
+    papers that anchor most rows first (then in order of first mention)."""
+    rows: dict[str, dict[str, list[str]]] = {}
+    for kind, entries in (("sub-decisions", taxonomy.subdecisions),
+                          ("topologies", taxonomy.topologies)):
+        for entry in entries:
+            for key in entry.anchors:
+                found = rows.setdefault(key, {"sub-decisions": [], "topologies": []})
+                found[kind].append(entry.id)
+    frame = pd.DataFrame([
+        {"key": key, "sub-decisions": ", ".join(found["sub-decisions"]),
+         "n sub-decisions": len(found["sub-decisions"]),
+         "topologies": ", ".join(found["topologies"]), "n topologies": len(found["topologies"]),
+         "rows": len(found["sub-decisions"]) + len(found["topologies"])}
+        for key, found in rows.items()])
+    return frame.sort_values("rows", ascending=False, kind="stable").reset_index(drop=True)
+
+
 def screening_flow(pool_size: int, excluded: pd.DataFrame, stages: list[str]) -> pd.DataFrame:
     """Audited records -> excluded at each stage -> retained, as ordered steps."""
     by_stage = excluded["stage"].value_counts().reindex(stages, fill_value=0)

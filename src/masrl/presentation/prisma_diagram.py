@@ -14,6 +14,7 @@ diagram and shares nothing with the chart builders, whose style may change apart
 from __future__ import annotations
 
 import html
+from collections.abc import Mapping
 
 from masrl.analyses.prisma import RoundFlow
 
@@ -31,9 +32,10 @@ COLOURS = {"main": "#e8f1fa", "out": "#fbeee6", "review": "#eaf5ee"}  # light fi
 
 
 
-def rule_name(rule: str) -> str:
-    """An exclusion rule of the vocabulary as words (``prompted_only`` -> ``prompted only``)."""
-    return rule.replace("_", " ")
+def rule_name(rule: str, labels: Mapping[str, str] | None = None) -> str:
+    """An exclusion rule as readers see it: its label in ``labels`` (the vocabulary's, as the
+    book's tables show it), else its id as words (``prompted_only`` -> ``prompted only``)."""
+    return (labels or {}).get(rule) or rule.replace("_", " ")
 
 
 def _box(x: int, y: int, lines: list[str], kind: str, width: int = BOX) -> tuple[str, int]:
@@ -55,14 +57,16 @@ def _arrow(x1: int, y1: int, x2: int, y2: int) -> str:
             f'marker-end="url(#{ARROW})"/>')
 
 
-def rows(flow: RoundFlow) -> list[tuple[list[str], list[str] | None]]:
-    """The diagram's rows: (main box lines, exclusion box lines or ``None``), top to bottom."""
+def rows(flow: RoundFlow, rule_labels: Mapping[str, str] | None = None
+         ) -> list[tuple[list[str], list[str] | None]]:
+    """The diagram's rows: (main box lines, exclusion box lines or ``None``), top to bottom;
+    exclusion rules named by :func:`rule_name`."""
     identified = [f"Records identified (n = {flow.total_identified})"]
     if flow.searches:
         identified.append(f"  from {flow.searches} queries ({flow.hits} results)")
     identified += [f"  {source}: {n}" for source, n in flow.identified.items() if n]
     excluded = [f"Reports excluded (n = {flow.total_excluded_with_reasons})"]
-    excluded += [f"  {rule_name(rule)}: {n}"
+    excluded += [f"  {rule_name(rule, rule_labels)}: {n}"
                  for rule, n in flow.excluded_with_reasons.items()]
     earlier = "round 0" if flow.round == 1 else f"rounds 0 to {flow.round - 1}"
     previous = ([f"Studies in the previous version (n = {flow.previous})", f"  {earlier}"]
@@ -84,7 +88,7 @@ def rows(flow: RoundFlow) -> list[tuple[list[str], list[str] | None]]:
     return out
 
 
-def description(flow: RoundFlow) -> str:
+def description(flow: RoundFlow, rule_labels: Mapping[str, str] | None = None) -> str:
     """The text alternative: every number of the diagram, in reading order."""
     parts = []
     if flow.round > 0:
@@ -95,7 +99,8 @@ def description(flow: RoundFlow) -> str:
     if flow.not_assessable:
         parts.append(f"{flow.not_assessable} records not assessable (identity not established)")
     parts.append(f"{flow.screened} screened, {flow.excluded_on_abstract} excluded on title and abstract")
-    reasons = ", ".join(f"{rule_name(r)} {n}" for r, n in flow.excluded_with_reasons.items())
+    reasons = ", ".join(f"{rule_name(r, rule_labels)} {n}"
+                        for r, n in flow.excluded_with_reasons.items())
     parts.append(f"{flow.assessed} assessed for eligibility, {flow.total_excluded_with_reasons} "
                  f"excluded with reasons" + (f" ({reasons})" if reasons else ""))
     parts.append(f"{flow.included} new studies included")
@@ -105,18 +110,20 @@ def description(flow: RoundFlow) -> str:
 
 
 class Diagram:
-    """One round's PRISMA flow as inline SVG (HTML in the book, its text alternative as text)."""
+    """One round's PRISMA flow as inline SVG (HTML in the book, its text alternative as text);
+    ``rule_labels`` names the exclusion rules as the vocabulary labels them."""
 
-    def __init__(self, flow: RoundFlow):
+    def __init__(self, flow: RoundFlow, rule_labels: Mapping[str, str] | None = None):
         self.flow = flow
+        self.rule_labels = rule_labels
         self.title = f"PRISMA 2020 flow, screening round {flow.round} ({flow.label}, {flow.date})"
-        self.description = description(flow)
+        self.description = description(flow, rule_labels)
         self.svg = self._svg(*self._draw(), WIDTH, "wide")
         self.narrow_svg = self._svg(*self._draw_narrow(), NARROW_WIDTH, "narrow")
 
     def _draw(self) -> tuple[list[str], int]:
         parts, y, previous_bottom, review_bottom = [], 10, None, None
-        for main, side in rows(self.flow):
+        for main, side in rows(self.flow, self.rule_labels):
             kind = "review" if main[0].startswith("Studies in") else "main"
             box, height = _box(LEFT, y, main, kind)
             side_height = 0
@@ -144,7 +151,7 @@ class Diagram:
         parts, y, previous_bottom, review_bottom = [], 10, None, None
         spine = LEFT + INDENT // 2
         side_x, side_width = LEFT + INDENT, NARROW_BOX - INDENT
-        for main, side in rows(self.flow):
+        for main, side in rows(self.flow, self.rule_labels):
             kind = "review" if main[0].startswith("Studies in") else "main"
             if previous_bottom is not None:
                 parts.append(_arrow(spine, previous_bottom, spine, y - 2))

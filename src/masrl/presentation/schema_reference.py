@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from masrl.presentation.escaping import MarkdownText, html_text, markdown_code
+
 
 def describe_type(spec: dict) -> str:
     """A short human reading of a property's type: enums listed, references named, bounds."""
@@ -53,3 +55,30 @@ def _see_definition(spec: dict) -> str:
     """Properties that only point to a definition are described by it (a section below)."""
     target = spec.get("$ref") or spec.get("items", {}).get("$ref", "")
     return f"See {target.rsplit('/', 1)[-1]} below." if target else ""
+
+
+class Paragraph:
+    """A paragraph of plain text as HTML, escaped. Shown as HTML rather than Markdown so that the
+    book's typography leaves it as written: a flag such as ``--keep-content`` stays two hyphens
+    (Sphinx's smart quotes turn ``--`` in Markdown prose into a dash)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def _repr_html_(self) -> str:
+        return f'<p class="masrl-schema-description">{html_text(self.text)}</p>'
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def heading(name: str) -> MarkdownText:
+    """The heading of one object's section: its name as code."""
+    return MarkdownText(f"### {markdown_code(name)}")
+
+
+def description(section: dict) -> Paragraph:
+    """One object's description from the schema, then whether it allows other properties."""
+    extra = ("Other properties are allowed." if section["extra"]
+             else "No other properties are allowed.")
+    return Paragraph(f"{section['description']} {extra}".strip())

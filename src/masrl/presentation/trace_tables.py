@@ -34,7 +34,7 @@ def comparison_table(replays: Mapping[str, Replay],
     return tables.table(frame, caption,
                         {"trace": "code", "events": "count", "critical steps": "count",
                          "parallelism": "number:2", "spawn depth": "count",
-                         "max concurrency": "count", "wall clock": "seconds",
+                         "max concurrency": "count", "wall clock (s)": "seconds",
                          "speedup": "number:2", "tokens": "tokens", "team reward": CREDIT},
                         index=True)
 

@@ -166,6 +166,8 @@ def coalitions_frame(replay: Replay, limit: int = 2 ** credit.MAX_EXACT_SHAPLEY_
 
 COMPARED = ["events", "critical_steps", "parallelism", "spawn_depth", "max_concurrency",
             "wall_clock", "speedup"]
+# the unit a compared metric's header names, so that a bare number does not pass for a count
+COMPARED_UNITS = {"wall_clock": "s"}
 
 
 def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
@@ -174,12 +176,18 @@ def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
     rows = []
     for name, replay in replays.items():
         found = replay.metrics
-        row = {"trace": name,
-               **{key.replace("_", " "): _or_not_recorded(found[key]) for key in COMPARED}}
+        row = {"trace": name, **{_compared_header(key): _or_not_recorded(found[key])
+                                 for key in COMPARED}}
         row["tokens"] = _or_not_recorded(found["tokens"]["total"])
         row["team reward"] = _or_not_recorded(replay.credit["team_reward"])
         rows.append(row)
     return pd.DataFrame(rows).set_index("trace")
+
+
+def _compared_header(key: str) -> str:
+    """A metric's column header: its name with spaces, and its unit when it has one."""
+    unit = COMPARED_UNITS.get(key)
+    return key.replace("_", " ") + (f" ({unit})" if unit else "")
 
 
 # ---------------------------------------------------------------------------------- figures
@@ -189,11 +197,14 @@ def comparison_frame(replays: Mapping[str, Replay]) -> pd.DataFrame:
 def headline_figures(replay: Replay) -> dict[str, int | float | str | None]:
     """The headline metrics of one replay (as :mod:`masrl.traces.metrics` defines them), total
     tokens, the team reward, the number of spawned agents and of tools (:func:`agent_kinds`),
-    the spawned agents on the critical path (comma-separated, in path order), and the recorded
-    rewards credited to the team unit and, summed, to the agent unit."""
+    the spawned agents on the critical path (comma-separated, in path order), the recorded
+    rewards credited to the team unit and, summed, to the agent unit, what the agent unit's
+    recorded rewards leave unexplained (its residual) and the agents they go to
+    (comma-separated, largest share first)."""
     found, run = replay.metrics, replay.run
     kinds = agent_kinds(run)
     on_path = dict.fromkeys(critical_path_frame(replay)["agent"])
+    agents = replay.credit["recorded"]["agent"]
     values = {
         **{key: found[key] for key in ("events", "critical_steps", "parallelism", "spawn_depth",
                                        "max_concurrency", "wall_clock", "speedup")},
@@ -203,7 +214,11 @@ def headline_figures(replay: Replay) -> dict[str, int | float | str | None]:
         "tools": sum(kind == "tool" for kind in kinds.values()),
         "path_spawned": ", ".join(a for a in on_path if kinds[a] == "spawned"),
         "recorded_team": replay.credit["recorded"]["team"]["total"],
-        "recorded_agents": replay.credit["recorded"]["agent"]["total"],
+        "recorded_agents": agents["total"],
+        "recorded_agents_residual": agents["residual"],
+        "recorded_agents_by": ", ".join(
+            name for name, share in sorted((agents.get("shares") or {}).items(),
+                                           key=lambda item: -item[1]) if share),
     }
     return {key: plain(value) for key, value in values.items()}
 
