@@ -153,6 +153,24 @@ def test_the_flow_of_each_round_equals_the_log(latest):
     assert (search.searches, search.hits) == (64, 584)
 
 
+def test_the_table_says_not_recorded_for_searches_a_round_did_not_record(latest):
+    """Rounds 0 and 1 recorded no queries (the survey's screening, a reading of later papers):
+    their queries and results are unknown, not 0; round 2's are counted. Rules are named by
+    the vocabulary's labels, as the statistics tables name them."""
+    flows = prisma.flows(latest)
+    labels = latest.vocabulary["exclusion_rule"].labels
+    counts = prisma.table(flows, labels)
+    for flow, column in zip(flows, counts.columns):
+        shown = counts.loc[["queries run (recorded)", "results the queries returned"], column]
+        expected = ([flow.searches, flow.hits] if flow.searches
+                    else [prisma.NOT_RECORDED, prisma.NOT_RECORDED])
+        assert shown.tolist() == expected, column
+    assert [f.searches for f in flows][:2] == [0, 0]
+    rules = [box.removeprefix("excluded with reasons: ") for box in counts.index
+             if box.startswith("excluded with reasons: ")]
+    assert rules and set(rules) <= set(labels.values())
+
+
 def test_the_diagram_shows_the_flow_s_numbers(latest):
     flow = prisma.flows(latest)[1]
     diagram = Diagram(flow)

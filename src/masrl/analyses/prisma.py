@@ -26,6 +26,7 @@ assessed - excluded with reasons = included, i.e. the flow and the log agree.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -127,9 +128,20 @@ def check(flow: RoundFlow) -> list[str]:
     return problems
 
 
-def table(all_flows: list[RoundFlow]) -> pd.DataFrame:
-    """The flows as one table: a row per box, a column per round."""
+NOT_RECORDED = "not recorded"
+QUERIES, RESULTS = "queries run (recorded)", "results the queries returned"
+
+
+def table(all_flows: list[RoundFlow], rule_labels: Mapping[str, str] | None = None
+          ) -> pd.DataFrame:
+    """The flows as one table: a row per box, a column per round; an exclusion rule is named by
+    its label in ``rule_labels`` (the vocabulary's, as the other tables name it), else by its
+    id. A box a round has no record
+    for is 0 (no record from that source, no exclusion for that rule), except the queries and
+    their results of a round whose searches were not recorded (the survey's own screening, say):
+    :data:`NOT_RECORDED` there, not 0."""
     rows: dict[str, dict[str, int]] = {}
+    unknown: list[tuple[str, str]] = []
 
     def put(box: str, column: str, n: int) -> None:
         rows.setdefault(box, {})[column] = n
@@ -140,15 +152,20 @@ def table(all_flows: list[RoundFlow]) -> pd.DataFrame:
         for source, n in f.identified.items():
             put(f"identified: {source}", column, n)
         put("identified (all sources)", column, f.total_identified)
-        put("queries run (recorded)", column, f.searches)
-        put("results the queries returned", column, f.hits)
+        put(QUERIES, column, f.searches)
+        put(RESULTS, column, f.hits)
+        if not f.searches:  # a round with a search records its queries: none is unknown
+            unknown += [(QUERIES, column), (RESULTS, column)]
         put("duplicates removed", column, f.duplicates)
         put("not assessable (identity not established)", column, f.not_assessable)
         put("screened on title and abstract", column, f.screened)
         put("excluded on title and abstract", column, f.excluded_on_abstract)
         put("assessed for eligibility", column, f.assessed)
         for rule, n in f.excluded_with_reasons.items():
-            put(f"excluded with reasons: {rule}", column, n)
+            put(f"excluded with reasons: {(rule_labels or {}).get(rule, rule)}", column, n)
         put("new studies included", column, f.included)
         put("studies in the review", column, f.total_included)
-    return pd.DataFrame(rows).T.fillna(0).astype(int).rename_axis("box")
+    frame = pd.DataFrame(rows).T.fillna(0).astype(int).astype(object).rename_axis("box")
+    for box, column in unknown:
+        frame.loc[box, column] = NOT_RECORDED
+    return frame
