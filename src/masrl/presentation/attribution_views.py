@@ -34,7 +34,8 @@ def exchanged(unequal: pd.DataFrame) -> bool:
 def random_figures(runs: list[Run], figures: Published) -> dict[str, int | str]:
     """The Random row recomputed (:func:`masrl.analyses.attribution_published.random_comparison`):
     how many published cells equal ours and which (``n_random_equal``,
-    ``random_equal_cells``); whether the others are ``exchanged`` (``random_swapped``); each
+    ``random_equal_cells``), of how many (``n_random_cells``), how many do not
+    (``n_random_other``) and whether those are ``exchanged`` (``random_swapped``); each
     other cell, published and ours (``pub_LEVEL_SUBSET``, ``ours_LEVEL_SUBSET``); the sums
     behind two of them (``hc_speaker_sum``: 1/|C| over the hand-crafted runs' speakers;
     ``ag_step_sum``: 1/n over the algorithm-generated runs' steps); and the hand-crafted
@@ -46,6 +47,8 @@ def random_figures(runs: list[Run], figures: Published) -> dict[str, int | str]:
     definitions = published.random_definitions(runs)
     result: dict[str, int | str] = {
         "n_random_equal": len(equal),
+        "n_random_cells": len(compared),
+        "n_random_other": len(unequal),
         "random_equal_cells": " and ".join(f"{r['level']}-level {r['subset']} "
                                            f"({r['published']:.2f})"
                                            for _, r in equal.iterrows()),
@@ -75,14 +78,16 @@ def applicability(runs: list[Run]) -> pd.DataFrame:
 
 def rule_figures(best: pd.DataFrame) -> dict[str, int | str]:
     """From :func:`masrl.analyses.attribution_benchmark.beaten`: per level and subset the best
-    published method and the best rule (``best_pub_LEVEL_SUBSET``, ``best_rule_...``), the
-    cells where the rule is ahead or level (``n_rule_ahead``) and those where the published
+    published method and the best rule (``best_pub_LEVEL_SUBSET``, ``best_rule_...``), how
+    many such cells (``n_cells``), those where the rule is ahead or level (``n_rule_ahead``)
+    and those where the published
     figure lies outside the rule's interval (``n_outside_interval``)."""
     result: dict[str, int | str] = {}
     for _, r in best.iterrows():
         key = cell_key(r["level"], r["subset"])
         result[f"best_pub_{key}"] = r["best published"]
         result[f"best_rule_{key}"] = r["best rule"]
+    result["n_cells"] = len(best)
     result["n_rule_ahead"] = int((best["difference"] >= 0).sum())
     result["n_outside_interval"] = int((~best["published inside the rule's interval"]).sum())
     return result
