@@ -36,7 +36,7 @@ def committed_outputs() -> list[str]:
 
 def test_the_committed_outputs_are_what_the_builders_give():
     """The chapter cannot drift from the report: each output is the section built now."""
-    label = "hierarchical.json, a worked example"
+    label = "hierarchical.json (a worked example)"
     checked = validate_file(paths.REPO_ROOT / "src/masrl/traces/resources/examples/"
                             "hierarchical.json", source=label)
     sections = report.build(checked, report.replayed(checked),
