@@ -265,3 +265,17 @@ def test_the_example_construction_is_what_the_rollouts_record():
         present = set(EXAMPLE_PLAYERS) - {c["player"] for c in outcome["changed"]}
         assert outcome["reward"] == example_success(present)
     assert copy.deepcopy(document) == counterfactual_example()  # deterministic
+
+
+def test_the_example_s_terms_give_its_success_rate_for_every_coalition():
+    """Chapter 14 writes the example's formula from ``example_terms``: the formula must be the
+    construction itself, for every way of changing the players."""
+    from masrl.traces.synthetic import EXAMPLE_PLAYERS, example_success, example_terms
+
+    t = example_terms()
+    for size in range(len(EXAMPLE_PLAYERS) + 1):
+        for present in itertools.combinations(EXAMPLE_PLAYERS, size):
+            p, d, f, s = (name in present for name in ("m_plan", "d_delegate", "m_fix", "d_stop"))
+            formula = (t["base"] + t["plan"] * p + t["delegate"] * d + t["fix"] * f
+                       + t["fix_later"] * f * (1 - s))
+            assert example_success(set(present)) == pytest.approx(formula), present

@@ -125,6 +125,14 @@ def credit_chart(frame: pd.DataFrame, *, title: str) -> alt.Chart:
 
 # ---------------------------------------------------------------------------------- figures
 
+def example_formula(terms: dict[str, float]) -> str:
+    """The worked example's success rate as LaTeX, from
+    :func:`masrl.traces.synthetic.example_terms`: ``v = base + plan P + delegate D + fix F +
+    fix_later F (1 - T)``."""
+    return (f"v = {terms['base']:.2f} + {terms['plan']:.2f}\\,P + {terms['delegate']:.2f}\\,D"
+            f" + {terms['fix']:.2f}\\,F + {terms['fix_later']:.2f}\\,F\\,(1 - T)")
+
+
 def example_figures(replay: Replay) -> dict[str, float | str | int]:
     """What the chapter quotes of the worked example: each player's two credits
     (``loo_PLAYER``, ``shapley_PLAYER``), their Shapley sum, v(N) and v(empty), and the

@@ -241,6 +241,21 @@ def example_success(present: set[str] | frozenset[str]) -> float:
     return hundredths / 100
 
 
+def example_terms() -> dict[str, float]:
+    """The terms of :func:`example_success`, read back from it: its value with no player as
+    recorded but the stop (``base``), what the plan, the planner's delegation and the fix each
+    add (``plan``, ``delegate``, ``fix``), and what the fix adds more when the lead stops later
+    (``fix_later``). The chapter writes its formula from these, so text and code agree."""
+    stop = frozenset({"d_stop"})
+    base = example_success(stop)
+    terms = {"base": base,
+             "plan": example_success(stop | {"m_plan"}) - base,
+             "delegate": example_success(stop | {"d_delegate"}) - base,
+             "fix": example_success(stop | {"m_fix"}) - base,
+             "fix_later": example_success({"m_fix"}) - example_success(stop | {"m_fix"})}
+    return {name: round(value, 12) for name, value in terms.items()}  # hundredths, no noise
+
+
 def counterfactual_example(runs: int = 50) -> dict:
     """A valid trace (schema 1.1) of a planner-executor-critic run with a recorded rollout for
     every way of changing its five players (:data:`EXAMPLE_PLAYERS`, each changed as
