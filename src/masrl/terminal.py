@@ -20,8 +20,16 @@ from __future__ import annotations
 
 import re
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
-                      r"\ud800-\udfff]")
+# what is escaped besides the C0 and C1 controls and DEL: the line and paragraph separators, the
+# bidirectional controls and marks, lone surrogates (a regular-expression class body; the book's
+# pages escape the same, tab and line feed apart: masrl.presentation.escaping.shown)
+UNSEEN = r"\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_CONTROL = re.compile(rf"[\x00-\x1f\x7f-\x9f{UNSEEN}]")
+
+
+def escaped(match: re.Match) -> str:
+    """The text of ``match`` as Python writes it in a string literal (``\\x1b``, ``\\u202e``)."""
+    return repr(match.group())[1:-1]
 
 
 LIMIT = 1000  # characters; the longest line masrl prints from good data is under 300
@@ -31,7 +39,7 @@ PART_LIMIT = 400  # characters of one part of a problem line (its place, its mes
 def printable(text: object, limit: int = LIMIT) -> str:
     """``str(text)`` cut to ``limit`` characters, control characters escaped (see the module
     docstring)."""
-    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], abbreviated(str(text), limit))
+    return _CONTROL.sub(escaped, abbreviated(str(text), limit))
 
 
 def abbreviated(text: str, limit: int = LIMIT) -> str:

@@ -24,13 +24,13 @@ import html
 import re
 import string
 
+from masrl.terminal import UNSEEN, escaped
+
 # what a page cannot show as it is: control characters other than tab and line feed (C0, DEL,
-# C1; a lone carriage return), the Unicode line and paragraph separators, the bidirectional
-# controls (U+202A-U+202E, U+2066-U+2069, the marks U+200E, U+200F, U+061C: they reorder what
-# follows them, so that a name from a trace could show as another, or turn round the figure
-# after it) and lone surrogates; the set masrl.terminal escapes, tab and line feed apart
-_HIDDEN = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e"
-                     r"\u2066-\u2069\ud800-\udfff]")
+# C1; a lone carriage return) and what masrl.terminal.UNSEEN names (line and paragraph
+# separators, bidirectional controls: they reorder what follows them, so that a name from a
+# trace could show as another, or turn round the figure after it; lone surrogates)
+_HIDDEN = re.compile(rf"[\x00-\x08\x0b-\x1f\x7f-\x9f{UNSEEN}]")
 _PUNCTUATION = re.compile("([" + re.escape(string.punctuation) + "])")
 _LINE_BREAKS = re.compile(r"\r\n|[\r\n\v\f\x85\u2028\u2029]")
 _BACKTICKS = re.compile("`+")
@@ -41,7 +41,7 @@ def shown(value: object) -> str:
     tabs kept, every character of :data:`_HIDDEN` written as Python writes it in a literal
     (``\\x07``, ``\\u202e``), so that nothing is hidden or reordered and the page can be
     written as UTF-8. Text without such characters is returned as it is."""
-    return _HIDDEN.sub(lambda m: repr(m.group())[1:-1], str(value).replace("\r\n", "\n"))
+    return _HIDDEN.sub(escaped, str(value).replace("\r\n", "\n"))
 
 
 def html_text(value: object) -> str:
