@@ -615,9 +615,9 @@ def _record(path: Path, number: int, line: str) -> dict:
     record, findings = strict_json.parse_fast(line)
     if findings and findings[0].syntax is not None:
         fault = findings[0]
-        cut = fault.column > len(line.rstrip()) or fault.syntax.startswith("Unterminated")
         raise SourceError(path, number, f"not a JSON record ({fault.syntax} at column "
-                          f"{fault.column})" + ("; is the line truncated?" if cut else ""))
+                          f"{fault.column})" + ("; is the line truncated?"
+                                                if _ends_too_soon(line, fault) else ""))
     if findings:
         raise source_error(path, number, findings[0])
     if not isinstance(record, dict):
