@@ -142,8 +142,7 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result)
     else:
-        events = report.trace.events
-        print(summary(result, int((events.end == events.start).sum())))
+        print(summary(result, report.trace.events.instants))
     return finish(OK)
 
 
@@ -159,8 +158,8 @@ NOT_RECORDED = "not recorded"
 def summary(result: dict, instants: int = 0) -> str:
     """A few human-readable lines about a replay result; a figure the trace cannot support
     reads "not recorded", and the last lines say why, figure by figure. ``instants``: how many
-    events last no time (their time, if they took any, is inside no event: the speedup may
-    then be low, and the line says so)."""
+    events record no end time or duration (their time, if they took any, is inside no event:
+    the speedup may then be low, and the line says so)."""
     tokens, cost, credit = result["tokens"], result["cost_usd"], result["credit"]
     agents = credit["equal"]["agent"]
     lines = [

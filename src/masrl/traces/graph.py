@@ -213,6 +213,12 @@ class EventColumns:
     def count(self) -> int:
         return len(self.ids)
 
+    @property
+    def instants(self) -> int:
+        """Events giving neither ``t_end`` nor ``duration``: instants, whatever time they took
+        (what busy time and the speedup then leave out)."""
+        return self.count - self.timed
+
     def agent(self, i: int) -> str:
         """The agent of event ``i``."""
         return self.agent_names[self.agent_codes[i]]

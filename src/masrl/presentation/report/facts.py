@@ -76,10 +76,8 @@ class Facts:
 
     def instants(self) -> int:
         """How many events record neither an end time (``t_end``) nor a duration: each is an
-        instant in the log, whatever time it took."""
-        trace = self.run.trace
-        return int(np.count_nonzero(np.isnan(trace.recorded("t_end"))
-                                    & np.isnan(trace.recorded("duration"))))
+        instant in the log, whatever time it took (:attr:`EventColumns.instants`)."""
+        return self.run.trace.events.instants
 
     def recorded_by(self, key: str) -> dict[str, bool]:
         """Agent -> whether any of its events records the numeric field ``key``."""
