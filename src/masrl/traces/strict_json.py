@@ -328,11 +328,11 @@ def fast_values(data, spans: list[tuple[int, int]]) -> list:
             values.append(UNSURE)
     keys = _key_quotes(data)
     decoded = [k for k, value in enumerate(values) if value is not UNSURE]
-    if len(decoded) == len(spans) and _entries_if_plain(values) == len(keys):
+    if len(decoded) == len(spans) and entries_if_plain(values) == len(keys):
         return values  # each span's count is at least its entries: all equal (the usual case)
     counts = _counts_by_span(keys, spans)
     for k in decoded:  # which ones are in doubt
-        if _entries_if_plain([values[k]]) != counts[k]:
+        if entries_if_plain([values[k]]) != counts[k]:
             values[k] = UNSURE
     return values
 
@@ -363,10 +363,17 @@ def _fast_text_value(text: str) -> object:
         value = msgspec.json.decode(text)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, UnicodeError):
         return UNSURE
-    return value if _entries_if_plain([value]) == key_count(text) else UNSURE
+    return value if entries_if_plain([value]) == key_count(text) else UNSURE
 
 
 _DECODERS: dict = {}
+
+
+def fast_decoder():
+    """The decode of the fast path (msgspec's, untyped): the one every fast reader uses."""
+    import msgspec
+
+    return _msgspec_decode(msgspec)
 
 
 def _msgspec_decode(msgspec) -> object:
@@ -375,12 +382,14 @@ def _msgspec_decode(msgspec) -> object:
     return _DECODERS["decode"]
 
 
-def _entries_if_plain(values: list) -> int | None:
+def entries_if_plain(values: list, levels_above: int = 0) -> int | None:
     """How many entries the objects of ``values`` hold, or ``None`` when an integer may be
     out of a double's range or the nesting is within reach of the recursion limit (there the
     two decoders may stop at different depths). One level at a time, without recursion (the
-    caller's list counts as a level: it is one more than any document's own nesting)."""
-    entries, depth, level = 0, 0, [values]
+    caller's list counts as a level: it is one more than any document's own nesting);
+    ``levels_above``: how deep in their document the values lie (a piece of one, see
+    :mod:`masrl.traces.piecewise_json`)."""
+    entries, depth, level = 0, levels_above, [values]
     deepest = sys.getrecursionlimit() - _DEPTH_MARGIN
     while level:
         depth += 1

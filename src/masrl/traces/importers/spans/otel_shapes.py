@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from masrl.traces import strict_json
+from masrl.traces import piecewise_json, strict_json
 from masrl.traces.importers._kit.common import (
     SourceError,
     json_type,
@@ -43,7 +43,7 @@ OTLP, PYTHON, ANY_AGENT, PHOENIX, FLAT, PANDAS, JS, JS_NO_IDS = (
     "JavaScript spans without ids")
 
 
-@dataclass
+@dataclass(slots=True)
 class RawSpan:
     """One OpenTelemetry span, whatever its shape: hex ids, integer nanosecond times."""
 
@@ -82,10 +82,31 @@ def read(path: Path) -> list[RawSpan]:
     return read_all(path).spans
 
 
+PIECEWISE_FROM = 1 << 20  # bytes from which a document of spans is decoded a span at a time
+
+
 def read_all(path: Path) -> Reading:
-    """Every span in the file at ``path``, in file order, and its other records."""
+    """Every span in the file at ``path``, in file order, and its other records. A large
+    document of spans (``{"spans": [...]}`` or an array) is decoded a span at a time
+    (:mod:`masrl.traces.piecewise_json`), so that its text and its decoded spans are not alive
+    at once; whenever that decode cannot vouch for the document, or a span is refused on the
+    way, the file is read the whole way, which finds the document's first fault."""
+    document = piecewise_json.read(path, "spans", PIECEWISE_FROM)
+    if document is not None:
+        try:
+            reading = _reading(path, [("", document.value)])
+            if document.finished:
+                return reading
+        except (SourceError, piecewise_json.Unsure):
+            pass
+        finally:
+            document.close()
+    return _reading(path, values(path))
+
+
+def _reading(path: Path, found: list[tuple[str, Any]]) -> Reading:
+    """The spans and other records of the file's JSON ``found`` (see :func:`values`)."""
     reading = Reading([], [], {})
-    found = values(path)
     for where, value in found:
         if is_annotation(value):
             reading.annotations.append((where, value))
@@ -203,7 +224,7 @@ def _value_spans(path: Path, where: str, value: Any, reading: Reading) -> Iterat
                 reading.annotations.append((f"{at}data[{k}]", raw))
                 continue
             yield _span(path, f"{at}data[{k}]", raw)
-    elif isinstance(value, list):
+    elif isinstance(value, (list, piecewise_json.Items)):
         for k, raw in enumerate(value):
             if is_annotation(raw):
                 reading.annotations.append((f"{at}[{k}]", raw))
@@ -564,7 +585,7 @@ def _object(path: Path, where: str | None, value: Any, what: str = "an object") 
 
 
 def _list(path: Path, where: str, value: Any, what: str) -> list:
-    if not isinstance(value, list):
+    if not isinstance(value, (list, piecewise_json.Items)):
         raise SourceError(path, where, f"{what} must be a list, found {json_type(value)}")
     return value
 

@@ -40,7 +40,7 @@ SELF_PARENT = "span that names itself as its parent (made a root)"
 CYCLE = "span in a cycle of parents (made a root)"
 
 
-@dataclass
+@dataclass(slots=True)
 class Span:
     """One span, whatever log it comes from; times in integer nanoseconds since the epoch."""
 
