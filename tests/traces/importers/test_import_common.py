@@ -7,6 +7,7 @@ import hashlib
 import json
 import os
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -306,3 +307,16 @@ def test_text_offset_is_where_the_json_parser_points(strings, tail):
     with pytest.raises(json.JSONDecodeError) as caught:
         json.loads(text)
     assert common.text_offset(text, caught.value.lineno, caught.value.colno) == caught.value.pos
+
+
+def test_a_source_of_many_runs_names_a_few_of_them():
+    """A collector's file holds thousands of runs: the error names five and counts the rest
+    (it listed every id, 144,000 characters for a file of 4,273 traces)."""
+    from masrl.traces.importers._kit.common import several_runs
+
+    ids = [f"t{k}" for k in range(1, 1235)]
+    message = several_runs(Path("f.jsonl"), "otel", ids, "traces").message
+    assert message.startswith("1234 traces (t1, t2, t3, t4, t5 and 1,229 more); ")
+    assert "t6" not in message
+    assert several_runs(Path("f.jsonl"), "otel", ids[:5], "traces").message.startswith(
+        "5 traces (t1, t2, t3, t4, t5); ")

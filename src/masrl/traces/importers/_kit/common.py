@@ -206,10 +206,16 @@ def _all_finite(value: Any) -> bool:
 def several_runs(path: Path, fmt: str, ids: list[str], what: str, *, lead: str = "",
                  where: str | None = None) -> SourceError:
     """The error of ``import_file`` on a source of another number of runs than one: how many
-    (``lead`` + count + ``what``), their ids, and the command that imports one trace per run."""
-    return SourceError(path, where, f"{lead}{len(ids)} {what} ({', '.join(ids)}); a file of "
+    (``lead`` + count + ``what``), their ids (the first :data:`IDS_NAMED`: a collector's file
+    holds thousands), and the command that imports one trace per run."""
+    named = ", ".join(ids[:IDS_NAMED]) + (f" and {len(ids) - IDS_NAMED:,} more"
+                                         if len(ids) > IDS_NAMED else "")
+    return SourceError(path, where, f"{lead}{len(ids)} {what} ({named}); a file of "
                        "several runs imports as one trace per run "
                        f"(masrl import {fmt} FILE -o DIR)")
+
+
+IDS_NAMED = 5  # run ids an error names, of a source of several runs
 
 
 def one_run(path: Path, fmt: str, results: list[ImportResult], what: str, *, lead: str = "",
