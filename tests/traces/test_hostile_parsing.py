@@ -5,7 +5,11 @@ fields validation otherwise ignores), lone surrogates and deep nesting, on both 
 
 from __future__ import annotations
 
+import json
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from trace_helpers import FIXTURES
 
 from masrl.traces import strict_json
@@ -135,3 +139,21 @@ def test_a_schema_message_never_quotes_a_large_value_whole(tmp_path):
     assert "characters ..." in problem.message
     assert problem.message.endswith('is not of type "object"')
     assert problem.message.startswith('[{"name":"span"}')
+
+
+@given(st.lists(st.tuples(st.integers(min_value=0, max_value=3), st.booleans(),
+                          st.dictionaries(st.text(max_size=3), st.integers(), max_size=3)),
+                min_size=1, max_size=12))
+@settings(max_examples=200, deadline=None)
+def test_a_sequence_of_values_gives_the_line_each_starts_on(values):
+    """Values written one after another, after some blank lines, some indented over several
+    lines: each is given with the line it starts on (counted on from the value before, not
+    from the start of the text each time)."""
+    text, expected = "", []
+    for blank, indented, value in values:
+        text += "\n" * blank + " "
+        expected.append(text.count("\n") + 1)
+        text += json.dumps(value, indent=1 if indented else None) + "\n"
+    found = strict_json.parse_sequence(text)
+    assert [line for line, _, _ in found] == expected
+    assert [value for _, value, _ in found] == [value for _, _, value in values]

@@ -160,12 +160,13 @@ def parse_sequence(data: bytes | str, prefix: bool = False
     if fault is not None:
         raise StrictJSONError(fault)
     found, at = [], 0
+    counted, line = 0, 1  # the line of byte ``counted`` (counted on from the last value)
     while True:
         while at < len(text) and text[at] in " \t\r\n":
             at += 1
         if at >= len(text):
             return found
-        line, seen = text.count("\n", 0, at) + 1, _Seen()
+        line, counted, seen = line + text.count("\n", counted, at), at, _Seen()
         try:
             value, end = _decoder(seen).raw_decode(text, at)
         except (json.JSONDecodeError, RecursionError) as exc:

@@ -288,9 +288,48 @@ def test_file_sha256_refuses_a_file_that_grew_past_the_limit_while_read(tmp_path
     path = tmp_path / "log.jsonl"
     path.write_bytes(b"x" * (2 * common.HASH_CHUNK))
     monkeypatch.setenv("MASRL_MAX_INPUT_BYTES", str(common.HASH_CHUNK + 7))
-    monkeypatch.setattr(common, "check_input", lambda path, limit: None)
+    monkeypatch.setattr(common, "check_input", lambda path, limit: os.stat(path))
     with pytest.raises(common.InputError, match=f"more than the limit of {common.HASH_CHUNK + 7}"):
         common.file_sha256(path)
+
+
+def _hashes(monkeypatch) -> list[str]:
+    """The files :func:`common.file_sha256` reads from now on (each read, by name)."""
+    read: list[str] = []
+
+    def spied(path, *args, **kwargs):
+        read.append(Path(path).name)
+        return open(path, *args, **kwargs)
+
+    monkeypatch.setattr(common, "open", spied, raising=False)
+    return read
+
+
+def test_a_source_of_several_runs_is_hashed_once(tmp_path, monkeypatch):
+    """Each run of a file of many has the file's hash in its provenance: hashed once for the
+    import, not once per run (a collector's file of 4,273 traces took a minute)."""
+    from masrl.traces.importers import import_traces
+
+    text = (FIXTURES / "otel" / "otlp_collector.jsonl").read_text("utf-8")
+    path = tmp_path / "collector.jsonl"
+    path.write_text("".join(text.replace("0e0e4736", f"0000000{k}") for k in range(3)), "utf-8")
+    read = _hashes(monkeypatch)
+    results = import_traces("otel", path)
+    assert len(results) > 1 and read == ["collector.jsonl"]
+    assert len({json.dumps(r.trace["provenance"]["sources"]) for r in results}) == 1
+
+
+def test_a_file_changed_since_it_was_hashed_is_hashed_again(tmp_path, monkeypatch):
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"one")
+    read = _hashes(monkeypatch)
+    with common.hashing_once():
+        first = common.file_sha256(path)
+        assert common.file_sha256(path) == first
+        path.write_bytes(b"other")
+        assert common.file_sha256(path) == hashlib.sha256(b"other").hexdigest()
+    assert common.file_sha256(path) == common.file_sha256(path)  # outside: every call hashes
+    assert read == ["log.jsonl"] * 4
 
 
 BREAKS = st.text(alphabet=st.sampled_from("ab \u2028\x1c\x85\r\x0b"), max_size=6)

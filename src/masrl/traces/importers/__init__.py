@@ -12,7 +12,7 @@ importer module is imported when its format is used.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -38,13 +38,16 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _text(keep: bool):
-    """The importers keep events' text while this is in force (:mod:`._kit.content`)."""
-    if not keep:
-        return nullcontext()
+@contextmanager
+def _reading(keep: bool):
+    """While one log is read: the events keep their text when ``keep`` (:mod:`._kit.content`),
+    the collector is paused, and each file is hashed once (:func:`._kit.common.hashing_once`)."""
+    from masrl.traces import collector  # here: the registry's readers import this package
+    from masrl.traces.importers._kit.common import hashing_once
     from masrl.traces.importers._kit.content import keeping
 
-    return keeping()
+    with keeping() if keep else nullcontext(), collector.paused(), hashing_once():
+        yield
 
 
 def _chosen(format: str, path: str | Path) -> tuple[str, str | None]:
@@ -63,9 +66,7 @@ def import_traces(format: str, path: str | Path, *, keep_content: bool = False
     if format != AUTO:
         load(format)  # an unknown name is said before the file is read
     format, detected = _chosen(format, path)
-    from masrl.traces import collector  # here: the registry's readers import this package
-
-    with _text(keep_content), collector.paused():
+    with _reading(keep_content):
         results = load(format).import_traces(Path(path))
     for result in results:
         result.detected = detected
@@ -80,9 +81,7 @@ def import_file(format: str, path: str | Path, *, keep_content: bool = False) ->
     if format != AUTO:
         load(format)
     format, detected = _chosen(format, path)
-    from masrl.traces import collector  # here: the registry's readers import this package
-
-    with _text(keep_content), collector.paused():
+    with _reading(keep_content):
         result = load(format).import_file(Path(path))
     if detected is not None:
         result.detected = detected
