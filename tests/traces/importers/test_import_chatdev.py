@@ -73,3 +73,20 @@ def test_both_calls_of_a_round_come_before_its_turns_and_price_them_in_order():
     assert result.skipped["HTTP request line: the call's usage entry carries it"] == 4
     assert conservation_problems(trace) == []
     assert validate_document(trace).problems == []
+
+
+def test_each_entry_names_the_line_it_starts_on():
+    """Lines counted on from the entry before (they were counted from the top for each entry:
+    quadratic in a long log) are the lines the entries start on."""
+    from masrl.traces.importers.turns import chatdev
+
+    for log in sorted((FIXTURES / "chatdev").glob("*.log")):
+        text = log.read_text("utf-8")
+        lines = text.split("\n")
+        entries = chatdev._entries(log, text)
+        assert len(entries) > 5
+        for line, _, head, _ in entries:
+            assert lines[line - 1].startswith("["), (log.name, line, head)
+        assert [e[0] for e in entries] == sorted({e[0] for e in entries})
+        starts = [m.start() for m in chatdev.ENTRY.finditer(text)]
+        assert [e[0] for e in entries] == [text[:s].count("\n") + 1 for s in starts]

@@ -49,9 +49,10 @@ def _entries(path: Path, text: str) -> list[tuple[int, datetime, str, str]]:
         raise SourceError(path, 1, "not a ChatDev log: expected entries that start with "
                           "'[YYYY-DD-MM HH:MM:SS INFO]'")
     entries = []
+    line, counted = 1, 0  # the line of character ``counted``, counted on entry by entry
     for k, match in enumerate(matches):
         end = matches[k + 1].start() if k + 1 < len(matches) else len(text)
-        line = text.count("\n", 0, match.start()) + 1
+        line, counted = line + text.count("\n", counted, match.start()), match.start()
         entries.append((line, _when(path, line, match["when"]), match["head"],
                         text[match.end():end]))
     return entries
