@@ -146,3 +146,68 @@ def test_items_are_read_once(tmp_path):
                                   '[{"a" : 1}, {"b":"x\\"y"}]'])
 def test_it_vouches_for_a_plain_document(tmp_path, text):
     assert repr(piecewise(written(tmp_path, text))) == repr(json.loads(text))
+
+
+def piecewise_lines(path: Path):
+    """The file's lines as read piecewise, ``[(line, value)]``, or NOT_VOUCHED."""
+    document = piecewise_json.read(path, SPANS, released_from=1)
+    if document is None or not isinstance(document.value, piecewise_json.Lines):
+        if document is not None:
+            document.close()
+        return NOT_VOUCHED
+    try:
+        found = list(document.value)
+        assert document.finished
+        return found
+    except piecewise_json.Unsure:
+        return NOT_VOUCHED
+    finally:
+        document.close()
+
+
+def check_lines(path: Path) -> None:
+    """JSON Lines read piecewise are the values the whole way reads, on the same lines, or
+    not vouched for: never values the whole way refuses."""
+    try:
+        whole = strict_json.parse_sequence(path.read_bytes())
+    except strict_json.StrictJSONError:
+        whole = None
+    found = piecewise_lines(path)
+    if whole is None or any(findings for _, _, findings in whole):
+        assert found is NOT_VOUCHED
+    elif found is not NOT_VOUCHED:
+        assert repr(found) == repr([(line, value) for line, value, _ in whole])
+
+
+@pytest.mark.parametrize("item", ITEMS, ids=range(len(ITEMS)))
+@pytest.mark.parametrize("layout", ["lines", "lines, CRLF", "no last line feed", "a blank line",
+                                    "two values on a line", "a value over two lines"])
+def test_json_lines_vouched_only_for_the_whole_values(tmp_path, item, layout):
+    lines = ['{"k":1}', item, "[2]", item, '{"k":{"j":[3]}}']
+    text = {"lines": "\n".join(lines) + "\n",
+            "lines, CRLF": "\r\n".join(lines) + "\r\n",
+            "no last line feed": "\n".join(lines),
+            "a blank line": "\n".join(lines[:2] + [""] + lines[2:]) + "\n",
+            "two values on a line": "\n".join(lines[:2] + ["[1] [2]"] + lines[2:]) + "\n",
+            "a value over two lines": "\n".join(lines + ['{"a":', "1}"]) + "\n"}[layout]
+    check_lines(written(tmp_path, text))
+
+
+def test_json_lines_of_plain_objects_are_vouched_for(tmp_path):
+    text = '{"a":1}\n[{"b":-0.0}]\r\n{"c":"\\u00e9"}'
+    assert repr(piecewise_lines(written(tmp_path, text))) == repr(
+        [(1, {"a": 1}), (2, [{"b": -0.0}]), (3, {"c": "\u00e9"})])
+
+
+def test_the_pages_behind_the_lines_are_given_back(tmp_path, monkeypatch):
+    monkeypatch.setattr(piecewise_json, "GIVE_BACK_EVERY", 1 << 16)
+    records = [{"k": k, "text": "x" * 1000} for k in range(3000)]
+    path = written(tmp_path, "".join(json.dumps(r) + "\n" for r in records))
+    document = piecewise_json.read(path, SPANS, released_from=1)
+    try:
+        read = iter(document.value)
+        first = [next(read) for _ in range(2000)]
+        assert document.memory[:1 << 16] == bytes(1 << 16)
+        assert [v for _, v in first + list(read)] == records and document.finished
+    finally:
+        document.close()

@@ -1,4 +1,5 @@
-"""One large JSON document whose big array is decoded an item at a time.
+"""A large JSON file decoded a piece at a time: one document's big array an item at a time, or
+JSON Lines a line at a time.
 
 A span export is mostly one array (``{"spans": [...]}``, or the array itself). Decoded whole,
 the file's text (1x) and every decoded span (2x and more, as Python objects) are alive at once:
@@ -6,7 +7,8 @@ three times the file at the peak. Here the file is read into anonymous memory
 (:func:`masrl.files.read_releasable`), its top level decoded with each value left as
 ``msgspec.Raw`` (a view of the text, not a copy), and the array's items are decoded one at a
 time as the reader asks for them; the pages of the text behind them are given back as it goes.
-The reader keeps what it needs of each item, and the text does not stay beside it.
+The reader keeps what it needs of each item, and the text does not stay beside it. JSON Lines
+(a collector's file of spans) are read the same way, a line at a time.
 
 Nothing is trusted that the whole decode would not trust (:mod:`masrl.traces.strict_json`): the
 same decoder, the same plain checks on each piece (no integer out of a double's range, nesting
@@ -106,10 +108,13 @@ class Document:
 
 
 def read(path, key: str, released_from: int) -> Document | None:
-    """The document at ``path`` read piecewise, when it is an object whose ``key`` holds an
-    array, or an array, and at least ``released_from`` bytes long; ``None`` otherwise (too
-    small, not such a document, or one msgspec refuses at its top: the caller reads it whole).
-    Raises what :func:`masrl.files.read_releasable` raises for a file that cannot be read."""
+    """The JSON at ``path`` read piecewise, when it is at least ``released_from`` bytes long
+    and either one document, an object whose ``key`` holds an array or an array
+    (:attr:`Document.value` is then that object or array, the array as :class:`Items`), or
+    JSON Lines whose every line starts an object or an array (:attr:`Document.value` is then
+    :class:`Lines`). ``None`` otherwise (too small, neither, or refused by msgspec at its top:
+    the caller reads it the whole way). Raises what :func:`masrl.files.read_releasable` raises
+    for a file that cannot be read."""
     try:
         small = os.stat(path).st_size < max(released_from, 1)
     except OSError:  # the whole way says why
@@ -119,10 +124,16 @@ def read(path, key: str, released_from: int) -> Document | None:
     memory = files.read_releasable(path, released_from=max(released_from, 1))
     if not hasattr(memory, "madvise"):  # bytes: the file changed size as it was read
         return None
-    first = memory[:1]
-    if first not in (b"{", b"["):  # a byte-order mark or leading space: the whole way
+    if memory[:1] not in (b"{", b"["):  # a byte-order mark or leading space: the whole way
         memory.close()
         return None
+    document = _one_document(memory, key) or _lines(memory)
+    if document is None:
+        memory.close()
+    return document
+
+
+def _one_document(memory, key: str) -> Document | None:
     raw_value = msgspec.Raw
     try:
         top = msgspec.json.decode(memory, type=dict[str, raw_value] | list[raw_value])
@@ -133,8 +144,6 @@ def read(path, key: str, released_from: int) -> Document | None:
             items = msgspec.json.decode(top[key], type=list[raw_value])
         keys = strict_json.key_count(memory)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, Unsure):
-        top = items = None
-        memory.close()
         return None
     document = Document(memory, None, keys)
     try:
@@ -151,9 +160,55 @@ def read(path, key: str, released_from: int) -> Document | None:
         else:
             value = Items(document, top, levels_above=1)
     except (*FAULTS, Unsure):
-        top = items = None
-        document.close()
+        top = items = document.memory = None
         return None
     del top, items
     document.value = value
+    return document
+
+
+class Lines:
+    """The values of a JSON Lines file, ``(line number, value)``, decoded in order as they are
+    iterated (once), the pages behind them given back as it goes."""
+
+    def __init__(self, document: Document, begins, ends):
+        self._document, self._spans = document, (begins, ends)
+        self._length = len(begins)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self):
+        document, spans = self._document, self._spans
+        if spans is None:
+            raise Unsure("the lines were read once already")
+        self._spans = None
+        decode, view = strict_json.fast_decoder(), memoryview(document.memory)
+        for number, (begin, end) in enumerate(zip(*(s.tolist() for s in spans)), start=1):
+            try:
+                value = decode(view[begin:end])
+            except FAULTS:
+                raise Unsure("a line msgspec refuses") from None
+            document.count([value], 0)
+            document.done_up_to(end)
+            yield number, value
+        view.release()
+        document.finish()
+
+
+def _lines(memory) -> Document | None:
+    """:func:`read` of JSON Lines: every line (up to a last line feed) starts with ``{`` or
+    ``[`` (no blank line, no space before a value: else the whole way reads it)."""
+    text = np.frombuffer(memory, dtype=np.uint8)
+    breaks = np.flatnonzero(text == 0x0A)
+    begins = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(text)]))
+    if begins[-1] == len(text):  # nothing after the last line feed: no line
+        begins, ends = begins[:-1], ends[:-1]
+    starts = text[np.minimum(begins, len(text) - 1)]
+    if len(begins) < 2 or not ((starts == 0x7B) | (starts == 0x5B)).all():
+        return None
+    del text, starts
+    document = Document(memory, None, strict_json.key_count(memory))
+    document.value = Lines(document, begins, ends)
     return document

@@ -1,7 +1,7 @@
-"""A large document of spans is decoded a span at a time (``otel_shapes.PIECEWISE_FROM``,
-:mod:`masrl.traces.piecewise_json`): every file imports to the same traces, summaries and
-labels as when it is decoded whole, and a faulty file gives the same error, the document's
-first fault (which may lie past a span the importer would refuse)."""
+"""A large document of spans is decoded a span at a time, and JSON Lines a line at a time
+(``otel_shapes.PIECEWISE_FROM``, :mod:`masrl.traces.piecewise_json`): every file imports to the
+same traces, summaries and labels as when it is decoded whole, and a faulty file gives the same
+error, the file's first fault (which may lie past a span the importer would refuse)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from masrl.traces.importers.spans import otel_shapes
 
 FOLDER = FIXTURES / "otel"
 RAW = json.loads((FOLDER / "any_agent.json").read_text(encoding="utf-8"))
+COLLECTOR = (FOLDER / "otlp_collector.jsonl").read_text(encoding="utf-8")
 WHOLE = 1 << 62  # a threshold no file reaches: every document decoded whole
 
 
@@ -92,6 +93,15 @@ ODD = {
     "resourceSpans beside spans with a repeated key": _repeat_last(json.dumps(
         {**json.loads((FOLDER / "otlp.json").read_text("utf-8")), "spans": RAW["spans"]}),
         "name"),
+    "JSON Lines of several traces": "".join(
+        COLLECTOR.replace("0e0e4736", f"0000000{k}") for k in range(3)),
+    "JSON Lines, a span refused, then a repeated key further on": _repeat_last(
+        COLLECTOR.replace('"spanId": "', '"spanId": "zz', 1), "name"),
+    "JSON Lines, a number out of range on the last line": COLLECTOR.rstrip("\n")[:-1]
+    + ', "x": 1e400}\n',
+    "JSON Lines with a blank line": COLLECTOR.replace("\n", "\n\n", 1),
+    "JSON Lines, CRLF": COLLECTOR.replace("\n", "\r\n"),
+    "JSON Lines, a line that is no span": COLLECTOR + '{"resourceMetrics": []}\n',
 }
 
 
@@ -102,10 +112,11 @@ def test_an_odd_file_gives_the_same_trace_or_error(case, tmp_path, monkeypatch):
     same_either_way(path, monkeypatch)
 
 
-def test_the_piecewise_way_is_taken(tmp_path, monkeypatch, vouched):
-    """A plain document of spans is vouched for piecewise (so the tests above compare two
-    ways, not one way twice)."""
+@pytest.mark.parametrize("case", ["a document of spans", "JSON Lines"])
+def test_the_piecewise_way_is_taken(case, tmp_path, monkeypatch, vouched):
+    """A plain document of spans, and plain JSON Lines, are vouched for piecewise (so the
+    tests above compare two ways, not one way twice)."""
     path = tmp_path / "spans.json"
-    path.write_text(json.dumps(RAW), "utf-8")
+    path.write_text(json.dumps(RAW) if case == "a document of spans" else COLLECTOR, "utf-8")
     assert outcome(path, 1, monkeypatch) == outcome(path, WHOLE, monkeypatch)
     assert [d.finished for d in vouched] == [True]

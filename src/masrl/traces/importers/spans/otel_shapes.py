@@ -87,14 +87,17 @@ PIECEWISE_FROM = 1 << 20  # bytes from which a document of spans is decoded a sp
 
 def read_all(path: Path) -> Reading:
     """Every span in the file at ``path``, in file order, and its other records. A large
-    document of spans (``{"spans": [...]}`` or an array) is decoded a span at a time
-    (:mod:`masrl.traces.piecewise_json`), so that its text and its decoded spans are not alive
-    at once; whenever that decode cannot vouch for the document, or a span is refused on the
-    way, the file is read the whole way, which finds the document's first fault."""
+    document of spans (``{"spans": [...]}`` or an array) is decoded a span at a time, and JSON
+    Lines a line at a time (:mod:`masrl.traces.piecewise_json`), so that the file's text and
+    what is decoded from it are not alive at once; whenever that decode cannot vouch for the
+    file, or a span is refused on the way, the file is read the whole way, which finds its
+    first fault."""
     document = piecewise_json.read(path, "spans", PIECEWISE_FROM)
     if document is not None:
         try:
-            reading = _reading(path, [("", document.value)])
+            found = document.value
+            reading = _reading(path, _numbered(found) if isinstance(found, piecewise_json.Lines)
+                               else [("", found)])
             if document.finished:
                 return reading
         except (SourceError, piecewise_json.Unsure):
@@ -104,7 +107,20 @@ def read_all(path: Path) -> Reading:
     return _reading(path, values(path))
 
 
-def _reading(path: Path, found: list[tuple[str, Any]]) -> Reading:
+class _numbered:
+    """The values of :class:`piecewise_json.Lines` placed as :func:`values` places them."""
+
+    def __init__(self, lines: piecewise_json.Lines):
+        self.lines = lines
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+    def __iter__(self):
+        return ((str(line), value) for line, value in self.lines)
+
+
+def _reading(path: Path, found) -> Reading:
     """The spans and other records of the file's JSON ``found`` (see :func:`values`)."""
     reading = Reading([], [], {})
     for where, value in found:
