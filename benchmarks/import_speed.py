@@ -1,7 +1,8 @@
 """Time and memory of ``masrl import`` against parsing the same bytes, on real logs and on
 sessions scaled from them.
 
-For each format (claude-code, codex, OTLP) it takes the largest log of that format in
+For each format (claude-code, codex, OTLP; OTLP twice: a document of spans, and a collector's
+JSON Lines of ``resourceSpans`` batches) it takes the largest log of that format in
 ``../shared/traces`` (or a fixture of ours when no public log of the format is there) and
 measures, in fresh child processes taken in turn (best of ``--repeat`` rounds, CPU seconds):
 the importer (``masrl.traces.importers.import_file``) and the parse of every file the import
@@ -26,6 +27,7 @@ previous run's ratios, are written to ``benchmarks/results/import_speed.json``.
 
 from __future__ import annotations
 
+import base64
 import functools
 import hashlib
 import json
@@ -46,13 +48,15 @@ TARGET, MEMORY_TARGET = 3.0, 2.0
 SCALES = (1, 4, 16)
 UNIT = 1 << 20  # bytes: the 1x scaled log is the real log repeated up to at least this size
 # format -> where its logs are, in order of preference (public logs first)
-SOURCES = {
+SOURCES = {  # case -> where its logs are, in order of preference (public logs first)
     "claude-code": ["claude-code/*.jsonl", "real-logs/claude-code/**/*.jsonl"],
     "codex": ["real-logs/codex/**/*.jsonl"],
     "otel": ["real-logs/otel/**/*.json", "otel-any-agent/*.json"],
+    "otel-collector": ["real-logs/otel/**/*.jsonl"],  # OTLP batches, one per line
 }
+FORMAT_OF = {case: case.split("-collector")[0] for case in SOURCES}  # the importer of a case
 FIXTURE_SOURCES = {"claude-code": "claude_code/*.jsonl", "codex": "codex/*.jsonl",
-                   "otel": "otel/*.json"}
+                   "otel": "otel/*.json", "otel-collector": "otel/otlp_collector.jsonl"}
 UUID = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 ISO_TIME = re.compile(r'"timestamp":"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?)Z"')
 
@@ -101,7 +105,7 @@ print(cpu, peak_kib() - before)
 # ---------------------------------------------------------------------------------- logs
 
 def largest(fmt: str) -> Path | None:
-    """The largest log of ``fmt`` among the public logs, else among our fixtures."""
+    """The largest log of case ``fmt`` among the public logs, else among our fixtures."""
     from masrl import paths
 
     public = paths.public_logs_dir()
@@ -219,7 +223,42 @@ def _moved_spans(text: str, copy: int, shift: int) -> str:
                   lambda m: f'"{m.group(1)}": {int(m.group(2)) + copy * shift}', text)
 
 
-SCALED = {"claude-code": scaled_claude_code, "codex": scaled_codex, "otel": scaled_otel}
+OTLP_ID = re.compile(r'"(spanId|parentSpanId)": "([^"]+)"')
+OTLP_TIME = re.compile(r'"(startTimeUnixNano|endTimeUnixNano)": "(\d+)"')
+
+
+def scaled_otel_collector(log: Path, copies: int, folder: Path) -> Path:
+    """The OTLP batches of ``log`` (a collector's file exporter: JSON Lines of
+    ``resourceSpans``) ``copies`` times, each copy with fresh span ids, hex or base64 as
+    written (same trace), after the previous one."""
+    text = log.read_text("utf-8")
+    times = [int(m.group(2)) for m in OTLP_TIME.finditer(text)]
+    shift = max(times) - min(times) + 10**9
+    path = folder / log.name
+    with path.open("w", encoding="utf-8") as out:
+        for copy in range(copies):
+            out.write(_moved_batches(text, copy, shift))
+    return path
+
+
+def _moved_batches(text: str, copy: int, shift: int) -> str:
+    """OTLP batches ``text`` with span ids fresh for ``copy`` and times ``copy * shift`` later."""
+    text = OTLP_ID.sub(lambda m: f'"{m.group(1)}": "{_fresh_span(m.group(2), copy)}"', text)
+    return OTLP_TIME.sub(lambda m: f'"{m.group(1)}": "{int(m.group(2)) + copy * shift}"', text)
+
+
+def _fresh_span(ident: str, copy: int) -> str:
+    """A span id (16 hex digits, or base64 of 8 bytes) fresh for ``copy``, written the same
+    way: the same id in either writing gets the same fresh id."""
+    if re.fullmatch(r"[0-9a-f]{16}", ident):
+        return f"{(int(ident, 16) + copy * 0x9E3779B97F4A7C15) % 2**64:016x}"
+    value = int.from_bytes(base64.b64decode(ident), "big")
+    return base64.b64encode(((value + copy * 0x9E3779B97F4A7C15) % 2**64).to_bytes(8, "big")
+                            ).decode()
+
+
+SCALED = {"claude-code": scaled_claude_code, "codex": scaled_codex, "otel": scaled_otel,
+          "otel-collector": scaled_otel_collector}
 
 
 # ---------------------------------------------------------------------------------- timing
@@ -287,30 +326,30 @@ def main() -> None:
     print(f"{'case':22} {'MiB':>8} {'import s':>8} {'parse s':>8} {'ratio':>6} {'was':>6} "
           f"{'':>8}  {'peak MiB':>7} {'x log':>5}")
     public = paths.public_logs_dir()
-    for fmt in SOURCES:
-        path = largest(fmt)
+    for case, fmt in FORMAT_OF.items():
+        path = largest(case)
         if path is None:
-            print(f"{fmt:22} no log at hand")
+            print(f"{case:22} no log at hand")
             continue
         found = measure(fmt, path, args.repeat)
         found["log"] = str(path.relative_to(public) if path.is_relative_to(public)
                            else path.relative_to(FIXTURES.parents[2]))
-        before = old.get(fmt, {})
-        show(f"{fmt} ({'real log' if path.is_relative_to(public) else 'our fixture'})", found,
+        before = old.get(case, {})
+        show(f"{case} ({'real log' if path.is_relative_to(public) else 'our fixture'})", found,
              before.get("ratio"))
         found["previous_ratio"] = before.get("ratio")
         found["scaled"] = {}
         unit = math.ceil(UNIT / path.stat().st_size)
         for scale in SCALES:
             with tempfile.TemporaryDirectory(prefix="masrl-import-speed-") as folder:
-                log = SCALED[fmt](path, unit * scale, Path(folder))
+                log = SCALED[case](path, unit * scale, Path(folder))
                 scaled = measure(fmt, log, args.repeat)
             scaled["copies"] = unit * scale
             was = before.get("scaled", {}).get(f"{scale}x", {}).get("ratio")
-            show(f"{fmt} {scale}x ({unit * scale} copies)", scaled, was)
+            show(f"{case} {scale}x ({unit * scale} copies)", scaled, was)
             scaled["previous_ratio"] = was
             found["scaled"][f"{scale}x"] = scaled
-        figures[fmt] = found
+        figures[case] = found
     write_results(figures, args.output)
     print(f"figures written to {args.output}")
 
