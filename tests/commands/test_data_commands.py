@@ -165,3 +165,18 @@ def test_stats_text_escapes_vocabulary_values(data_copy):
     assert result.returncode == 0, result.stderr
     assert "\u2028" not in result.stdout
     assert "survey\\u2028retained 1000 5" in result.stdout
+
+
+def test_without_the_default_data_folder_the_message_says_how_to_name_one(monkeypatch, capsys):
+    # an installed (not editable) masrl looks for data/ beside site-packages; a survey author
+    # running it in their clone got "data directory not found: .../lib/python3.11/data" alone
+    from masrl import paths
+    from masrl.commands import main
+
+    monkeypatch.delenv("MASRL_DATA_DIR", raising=False)
+    monkeypatch.setattr(paths, "DEFAULT_DATA_DIR", paths.Path("/nowhere/lib/python3.11/data"))
+    assert main(["check-data"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == ("masrl: data directory not found: /nowhere/lib/python3.11/data (give "
+                    "--data-dir DIR or set MASRL_DATA_DIR: an installed masrl has no data/ of "
+                    "its own)")

@@ -54,7 +54,13 @@ def open_dataset(args: argparse.Namespace):
     data = Dataset(args.data_dir)
     if not data.directory.is_dir():
         reason = "not a directory" if data.directory.exists() else "not found"
-        print(f"masrl: data directory {reason}: {printable(data.directory)}", file=sys.stderr)
+        hint = ""
+        if args.data_dir is None and not os.environ.get("MASRL_DATA_DIR"):
+            # the default is the data/ beside the package's source: an installed (not
+            # editable) masrl has none, so a survey author in their clone must say where
+            hint = " (give --data-dir DIR or set MASRL_DATA_DIR: an installed masrl has no data/ of its own)"
+        print(f"masrl: data directory {reason}: {printable(data.directory)}{hint}",
+              file=sys.stderr)
         return None
     return data
 
