@@ -46,7 +46,8 @@ def test_stats_json_shape():
     result = masrl("stats", "--json")
     assert result.returncode == 0, result.stderr
     payload = json.loads(result.stdout)
-    assert set(payload) == {"totals", "counts", "crosstabs", "excluded"}
+    assert set(payload) == {"totals", "counts", "crosstabs", "excluded", "view", "as_of"}
+    assert (payload["view"], payload["as_of"]) == ("as screened on 2026-05-04 (round 0)", "2026-05-04")
     assert payload["totals"] == {"retained": 84, "excluded": 32, "audited": 116}
     assert payload["counts"]["reward_type"]["tool"] == 0
     assert payload["counts"]["scenario"]["debate"] == 0
@@ -59,11 +60,33 @@ def test_stats_json_shape():
 def test_stats_text_and_invalid_data(data_copy):
     text = masrl("stats")
     assert text.returncode == 0
-    assert text.stdout.splitlines()[0] == "retained 84, excluded 32, audited 116"
+    assert text.stdout.splitlines()[0] == ("retained 84, excluded 32, audited 116; as screened on "
+                                           "2026-05-04 (round 0)")
     replace_in(data_copy / "papers.csv", ",2508.04652,", ",2508.4652x,")
     bad = masrl("stats", "--data-dir", str(data_copy))
     assert bad.returncode == 1
     assert bad.stderr.startswith("papers.csv:2:arxiv_id:")
+
+
+def test_stats_counts_the_pool_of_the_view_it_names():
+    # after a screening round, `masrl stats` alone still counted the cut-off's 84 papers
+    # without saying so; it takes the views of `masrl claims` and names the one it counted
+    from masrl.data.dataset import Dataset
+
+    latest = Dataset(as_of="latest")
+    text = masrl("stats", "--as-of", "latest")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.splitlines()[0] == (
+        f"retained {len(latest.papers)}, excluded {len(latest.excluded)}, audited "
+        f"{len(latest.papers) + len(latest.excluded)}; {latest.describe_view()}")
+    assert len(latest.papers) > 84
+    published = json.loads(masrl("stats", "--published-by", "2026-05-20", "--json").stdout)
+    assert published["totals"]["retained"] == len(Dataset(published_by="2026-05-20").papers)
+    assert published["view"].startswith("published by 2026-05-20")
+    refused = masrl("stats", "--as-of", "05/12/2026")
+    assert refused.returncode == 2 and refused.stdout == ""
+    assert refused.stderr.splitlines() == [
+        "masrl stats: --as-of date '05/12/2026' is not a calendar date YYYY-MM-DD (or 'latest')"]
 
 
 def test_version_and_help_list_every_command():
@@ -142,3 +165,18 @@ def test_stats_text_escapes_vocabulary_values(data_copy):
     assert result.returncode == 0, result.stderr
     assert "\u2028" not in result.stdout
     assert "survey\\u2028retained 1000 5" in result.stdout
+
+
+def test_without_the_default_data_folder_the_message_says_how_to_name_one(monkeypatch, capsys):
+    # an installed (not editable) masrl looks for data/ beside site-packages; a survey author
+    # running it in their clone got "data directory not found: .../lib/python3.11/data" alone
+    from masrl import paths
+    from masrl.commands import main
+
+    monkeypatch.delenv("MASRL_DATA_DIR", raising=False)
+    monkeypatch.setattr(paths, "DEFAULT_DATA_DIR", paths.Path("/nowhere/lib/python3.11/data"))
+    assert main(["check-data"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line == ("masrl: data directory not found: /nowhere/lib/python3.11/data (give "
+                    "--data-dir DIR or set MASRL_DATA_DIR: an installed masrl has no data/ of "
+                    "its own)")

@@ -86,3 +86,34 @@ def test_dry_run_and_bad_flags_write_nothing(data_copy, capsys, tmp_path):
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "entry 1: no title" in err
     assert (data_copy / "candidates.csv").read_bytes() == text
+
+
+def test_a_dry_run_says_what_the_import_would_say(data_copy, capsys, tmp_path):
+    # an export whose year read '20x6': the dry run said '1 record would be added' (exit 0),
+    # the import then refused 'candidates.csv:N:year: after the import: ...' (exit 1), a row
+    # of a file the author never saw; both now refuse the export's entry, naming it
+    text = (data_copy / "candidates.csv").read_bytes()
+    export = tmp_path / "export.csv"
+    export.write_bytes("\ufefftitle,url,year\r\n\"A paper, with a \"\"quote\",https://example.org/p,"
+                       "20x6\r\n".encode())
+    for dry in (["--dry-run"], []):
+        code = main(["intake", "--data-dir", str(data_copy), "--from", str(export), *FAMILY,
+                     "--source", "arXiv", *dry])
+        out, err = capsys.readouterr()
+        assert code == 1 and "would be added" not in out
+        assert err.strip() == (f"masrl intake: {export}: entry 1 (A paper, with a \"quote): year "
+                               "'20x6' is not a year (four digits); correct it in the export or "
+                               "leave it empty")
+    assert (data_copy / "candidates.csv").read_bytes() == text
+
+
+def test_a_dry_run_checks_the_result_as_the_import_does(data_copy, capsys, tmp_path):
+    # what only the whole data directory can refuse (here a title a spreadsheet would run as a
+    # formula) is refused by the dry run too, not only by the import
+    export = tmp_path / "export.csv"
+    export.write_text("title,url\n\"=HYPERLINK(1)\",https://example.org/p\n", encoding="utf-8")
+    code = main(["intake", "--data-dir", str(data_copy), "--from", str(export), *FAMILY,
+                 "--source", "arXiv", "--dry-run"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "would be added" not in out
+    assert "candidates.csv:" in err and "title: after the import:" in err

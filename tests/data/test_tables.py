@@ -80,3 +80,14 @@ def test_a_long_invalid_value_is_quoted_short(data_copy):
     assert line.endswith("... (8000 characters) is not valid: expected lower-case letters, digits "
                          "and hyphens")
     assert len(line) < 250
+
+
+def test_an_optional_tag_lists_its_values_without_a_blank_one(data_copy):
+    # the empty value an optional column allows is said by "(or empty)", not listed as ", "
+    replace_in(data_copy / "candidates.csv", ",lemon2026,rl_method,yes,orchestration,orchestrator,"
+               "centralized,general,", ",lemon2026,rl_method,yes,orchestration,orchestrator,"
+               "centralized,reasoning,")
+    (line,) = problem_lines("candidates", data_copy)
+    assert line.startswith("candidates.csv:2:scenario: 'reasoning' is not valid: expected a "
+                           "scenario from the controlled vocabulary (or empty): one of general,")
+    assert line.endswith(", debate, NA")

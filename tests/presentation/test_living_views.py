@@ -75,3 +75,14 @@ def test_the_round_s_queries_are_listed_and_counted():
     per_family = living_views.search_summary(protocol, 2)
     assert per_family["queries"].sum() == 64 and per_family["results"].sum() == 584
     assert living_views.searches_table(protocol, 1).empty
+
+
+def test_a_round_without_recorded_queries_is_not_said_to_have_run_none():
+    # round 1 handed its candidates over and recorded no query: 'ran 0 queries, which
+    # returned 0 results' would say it searched nothing; the sentence says it is not recorded
+    protocol = Dataset().search_protocol
+    unrecorded = living_views.searches_sentence(protocol, 1)
+    assert "not recorded" in unrecorded and " 0 " not in unrecorded
+    recorded = living_views.searches_sentence(protocol, 2)
+    assert recorded.startswith("Round 2 ran 64 queries of the protocol's families")
+    assert "which returned 584 results" in recorded

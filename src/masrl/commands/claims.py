@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 
 from masrl.commands import COMMANDS
 from masrl.commands.common import (
@@ -33,8 +32,10 @@ from masrl.commands.common import (
     OK,
     USAGE,
     add_data_dir_option,
+    add_view_options,
     open_dataset,
     print_problems,
+    view_usage,
 )
 from masrl.terminal import printable
 
@@ -45,13 +46,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     add_data_dir_option(parser)
     parser.add_argument("--json", action="store_true",
                         help="print a JSON list, one object per claim")
-    when = parser.add_mutually_exclusive_group()
-    when.add_argument("--as-of", metavar="DATE", default=None,
-                      help="the pool as this survey had screened it on DATE (YYYY-MM-DD, or "
-                           "'latest'); default: the survey's cut-off")
-    when.add_argument("--published-by", metavar="DATE", default=None,
-                      help="what had been published by DATE (YYYY-MM-DD, or 'latest'), from "
-                           "every screening round")
+    add_view_options(parser, "claims")
     parser.add_argument("--fail-on-change", action="store_true",
                         help="exit 1 when a claim is CHANGED, not only when one fails")
     parser.set_defaults(func=run_claims)
@@ -69,14 +64,14 @@ def run_claims(args) -> int:
     try:
         data = data.at(args.as_of, args.published_by)
     except ValueError as exc:
-        return _usage(exc)
+        return view_usage(args, exc)
     try:
         when = data.describe_view()
         results = living.ledger(data)
     except DataError as exc:
         return print_problems(exc.problems)
     except ValueError as exc:  # a date the view cannot answer for (views.ViewError)
-        return _usage(exc)
+        return view_usage(args, exc)
     if args.json:
         print(json.dumps([{**r.as_dict(), "view": when, "as_of": data.as_of.isoformat()}
                           for r in results], indent=2, ensure_ascii=False))
@@ -89,10 +84,3 @@ def run_claims(args) -> int:
     if any(r.failed for r in results):
         return INVALID
     return INVALID if args.fail_on_change and any(r.changed for r in results) else OK
-
-
-def _usage(exc: ValueError) -> int:
-    text = str(exc)
-    prefix = "" if text.startswith("--") else "--as-of/--published-by: "
-    print(f"masrl claims: {prefix}{printable(text)}", file=sys.stderr)
-    return USAGE

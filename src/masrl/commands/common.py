@@ -25,6 +25,27 @@ def add_data_dir_option(parser: argparse.ArgumentParser) -> None:
                         help="directory holding the data files (default: the repository's data/)")
 
 
+def add_view_options(parser: argparse.ArgumentParser, command: str) -> None:
+    """``--as-of DATE`` or ``--published-by DATE``: the two views of a date
+    (:mod:`masrl.data.views`), declared once for every command that reads the pool."""
+    when = parser.add_mutually_exclusive_group()
+    when.add_argument("--as-of", metavar="DATE", default=None,
+                      help="the pool as this survey had screened it on DATE (YYYY-MM-DD, or "
+                           "'latest'); default: the survey's cut-off")
+    when.add_argument("--published-by", metavar="DATE", default=None,
+                      help="what had been published by DATE (YYYY-MM-DD, or 'latest'), from "
+                           "every screening round")
+    parser.set_defaults(view_command=command)
+
+
+def view_usage(args: argparse.Namespace, exc: ValueError) -> int:
+    """A date the view cannot answer for, in one line on stderr; :data:`USAGE`."""
+    text = str(exc)
+    prefix = "" if text.startswith("--") else "--as-of/--published-by: "
+    print(f"masrl {args.view_command}: {prefix}{printable(text)}", file=sys.stderr)
+    return USAGE
+
+
 def open_dataset(args: argparse.Namespace):
     """The :class:`masrl.data.dataset.Dataset` of ``--data-dir``; ``None`` (after a message on
     stderr) when the directory does not exist. pandas is imported here, not at start-up."""
@@ -33,7 +54,13 @@ def open_dataset(args: argparse.Namespace):
     data = Dataset(args.data_dir)
     if not data.directory.is_dir():
         reason = "not a directory" if data.directory.exists() else "not found"
-        print(f"masrl: data directory {reason}: {printable(data.directory)}", file=sys.stderr)
+        hint = ""
+        if args.data_dir is None and not os.environ.get("MASRL_DATA_DIR"):
+            # the default is the data/ beside the package's source: an installed (not
+            # editable) masrl has none, so a survey author in their clone must say where
+            hint = " (give --data-dir DIR or set MASRL_DATA_DIR: an installed masrl has no data/ of its own)"
+        print(f"masrl: data directory {reason}: {printable(data.directory)}{hint}",
+              file=sys.stderr)
         return None
     return data
 

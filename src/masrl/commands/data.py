@@ -1,5 +1,9 @@
 """``masrl check-data`` and ``masrl stats``: the survey's data, validated and counted.
 
+``masrl stats`` counts the pool of one view of a date, as ``masrl claims`` does: the survey's
+cut-off by default, ``--as-of DATE`` (or ``latest``) as screened on that day, ``--published-by
+DATE`` what had been published by then; its first line (and ``view`` in ``--json``) names it.
+
 pandas and pandera are imported inside the commands, not here: every ``masrl`` invocation
 registers these sub-commands, and the trace commands should not pay for them at start-up.
 """
@@ -16,8 +20,10 @@ from masrl.commands.common import (
     OK,
     USAGE,
     add_data_dir_option,
+    add_view_options,
     open_dataset,
     print_problems,
+    view_usage,
 )
 from masrl.terminal import printable
 from masrl.wording import count
@@ -32,6 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show = subparsers.add_parser("stats", help=COMMANDS["stats"].help)
     add_data_dir_option(show)
     show.add_argument("--json", action="store_true", help="print one JSON object")
+    add_view_options(show, "stats")
     show.set_defaults(func=run_stats)
 
 
@@ -67,19 +74,26 @@ def run_stats(args) -> int:
     if data is None:
         return USAGE
     try:
+        data = data.at(args.as_of, args.published_by)
+    except ValueError as exc:
+        return view_usage(args, exc)
+    try:
+        view = data.describe_view()
         result = stats.summary(data.papers, data.excluded, data.vocabulary)
-    except DataError as exc:
+    except DataError as exc:  # (a ValueError too: caught first)
         return print_problems(exc.problems)
-    if args.json:
-        print(json.dumps(result, indent=2))
+    except ValueError as exc:  # a date the view cannot answer for (views.ViewError)
+        return view_usage(args, exc)
+    if args.json:  # which pool was counted: the view in words and its day, as `claims` says
+        print(json.dumps({**result, "view": view, "as_of": data.as_of.isoformat()}, indent=2))
         return OK
-    _print_text(result)
+    _print_text(result, view)
     return OK
 
 
-def _print_text(result: dict) -> None:
+def _print_text(result: dict, view: str) -> None:
     t = result["totals"]
-    print(f"retained {t['retained']}, excluded {t['excluded']}, audited {t['audited']}")
+    print(f"retained {t['retained']}, excluded {t['excluded']}, audited {t['audited']}; {view}")
     for group in ("counts", "excluded"):
         for field, values in result[group].items():
             cells = ", ".join(f"{v} {n}" for v, n in values.items())

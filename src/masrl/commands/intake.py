@@ -150,11 +150,13 @@ def _import(args, data, imported: list[str]) -> int | None:
     if not args.json:
         for line in plan.lines():
             print(printable(line))
-    if not args.dry_run:
-        try:
+    try:  # a dry run checks the result as the import does, and says the same
+        if args.dry_run:
+            candidate_import.checked_text(plan, data)
+        else:
             candidate_import.apply_import(plan, data)
-        except DataError as exc:
-            return print_problems(exc.problems)
+    except DataError as exc:
+        return print_problems(exc.problems)
     imported.extend(row["candidate_id"] for row in plan.rows)
     if args.dry_run and plan.rows:
         if not args.json:

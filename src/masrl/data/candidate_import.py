@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -99,6 +100,9 @@ def plan_import(data: Dataset, references: list[Reference], query_family: str,
         if not ref.url:
             raise ReferenceError(f"entry {ref.entry} ({ref.title}): no address (URL, DOI or arXiv "
                                  "id); a candidate needs one")
+        if ref.year and not re.fullmatch(r"[0-9]{4}", ref.year, re.ASCII):
+            raise ReferenceError(f"entry {ref.entry} ({ref.title}): year {ref.year!r} is not a "
+                                 "year (four digits); correct it in the export or leave it empty")
         cid = f"C{next_id:03d}"
         next_id += 1
         taken[entry] = cid
@@ -139,8 +143,19 @@ def apply_import(plan: ImportPlan, data: Dataset) -> list[str]:
     """Append the plan's rows to ``candidates.csv``, checked first on a copy of the data
     directory; the names of the files written (none for an empty plan). :class:`DataError` when
     the result would not validate (nothing is written then)."""
-    if not plan.rows:
+    text = checked_text(plan, data)
+    if text is None:
         return []
+    files.write_text_atomically(data.directory / paths.CANDIDATES, text)
+    return [paths.CANDIDATES]
+
+
+def checked_text(plan: ImportPlan, data: Dataset) -> str | None:
+    """``candidates.csv`` with the plan's rows appended, validated on a copy of the data
+    directory (what ``--dry-run`` checks too, so that it says what the import would say);
+    ``None`` for an empty plan; :class:`DataError` when the result would not validate."""
+    if not plan.rows:
+        return None
     path = data.directory / paths.CANDIDATES
     old = path.read_text(encoding="utf-8-sig")
     columns = next(csv.reader(io.StringIO(old)))
@@ -156,5 +171,4 @@ def apply_import(plan: ImportPlan, data: Dataset) -> list[str]:
         if problems:
             raise DataError([DataProblem(p.file, p.row, p.field, f"after the import: {p.message}")
                              for p in problems])
-    files.write_text_atomically(path, text)
-    return [paths.CANDIDATES]
+    return text

@@ -107,7 +107,10 @@ def _parse(text: str) -> list[tuple[int, list[str]]]:
 
 
 def isin(values: list[str], what: str) -> pa.Check:
-    return pa.Check.isin(values, error=f"expected {what}: one of {', '.join(values)}")
+    """Cells among ``values``; the message lists them (the empty value of an optional column is
+    said by ``what``, "or empty", not listed as a blank item)."""
+    listed = ", ".join(v for v in values if v)
+    return pa.Check.isin(values, error=f"expected {what}: one of {listed}")
 
 
 def pattern(text: str) -> re.Pattern:

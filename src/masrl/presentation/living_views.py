@@ -14,6 +14,7 @@ from masrl.data.intake import Plan
 from masrl.data.protocol import Protocol
 from masrl.data.vocabulary import Vocabulary
 from masrl.presentation.claims_views import computed_words
+from masrl.wording import count
 
 
 def candidates_table(data: Dataset) -> pd.DataFrame:
@@ -174,6 +175,20 @@ def searches_table(protocol: Protocol, round_id: int) -> pd.DataFrame:
                           "query": s.query, "run on": s.date, "results": s.hits,
                           "found": s.note} for s in r.searches],
                         columns=["family", "source", "query", "run on", "results", "found"])
+
+
+def searches_sentence(protocol: Protocol, round_id: int) -> str:
+    """What a round searched, in words: the queries it ran and the results they returned, or,
+    when the round recorded none (its candidates were handed over), that this is not recorded:
+    never "0 queries", which would say it searched nothing."""
+    r = protocol.round(round_id)
+    if not r.searches:
+        return (f"Round {r.id} recorded no queries, so how many it ran and how many results they "
+                "returned is not recorded; its candidates below say where each was found.")
+    return (f"Round {r.id} ran {count(len(r.searches), 'query', 'queries')} of the protocol's "
+            f"families (search_protocol.yaml), which returned {count(r.hits, 'result')}; most "
+            "were not records (blogs, tutorials, repeated copies of one abstract), and each "
+            "record found is a candidate below. Per family, then every query with what it found:")
 
 
 def search_summary(protocol: Protocol, round_id: int) -> pd.DataFrame:
