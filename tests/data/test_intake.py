@@ -3,6 +3,8 @@ then moved into the pool or the log as a screening round, atomically and only wh
 
 from __future__ import annotations
 
+import csv
+
 from intake_helpers import SCREENED, add_candidates
 from support import replace_in
 
@@ -164,3 +166,40 @@ def test_candidates_are_validated_row_by_row(data_copy):
             "or broad)") in lines
     assert ("candidates.csv:93:date_screened: 2026-04-01 is not within round 1 (from 2026-05-04, at "
             "the latest 2026-12-04)") in lines
+
+
+def _decide(data_dir, title: str, **fields) -> None:
+    """Set ``fields`` of the candidate named ``title`` in the copy's candidates.csv."""
+    path = data_dir / "candidates.csv"
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    columns = list(rows[0])
+    [row] = [r for r in rows if r["title"] == title]
+    row.update(fields)
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def test_two_candidates_of_one_work_are_told_a_way_that_works(data_copy):
+    """Two candidates that are one paper: a duplicate must name a pool key or an exclusion id,
+    which neither has yet, so the conflict says to keep one and mark the other pending; done as
+    said, the intake goes through, and then the other is a duplicate of the kept one's record.
+    (The message said to mark it 'duplicate' with the other candidate, which is refused.)"""
+    add_candidates(data_copy,
+                   excluded_candidate("C105", "Twin one", "arXiv:2611.12345",
+                                      "https://arxiv.org/abs/2611.12345"),
+                   excluded_candidate("C106", "Twin two", "doi:10.48550/arXiv.2611.12345",
+                                      "https://doi.org/10.48550/arXiv.2611.12345"))
+    conflicts = intake.plan(Dataset(data_copy)).conflicts
+    assert len(conflicts) == 2 and all("keep one of the two: mark the other 'pending'" in c
+                                       for c in conflicts)
+    _decide(data_copy, "Twin two", decision="pending", exclusion_rule="", reason="")
+    assert main(["intake", "--data-dir", str(data_copy)]) == 0
+    excluded = Dataset(data_copy, as_of=LATEST).excluded
+    exclusion = excluded.loc[excluded["title"] == "Twin one", "record_id"].item()
+    _decide(data_copy, "Twin two", decision="duplicate", record=exclusion,
+            reason="the same preprint, found by its DOI")
+    plan = intake.plan(Dataset(data_copy, as_of=LATEST))
+    assert not plan.conflicts and ("C106", exclusion) in plan.duplicates

@@ -95,6 +95,24 @@ def _csv_rows(rows: list[dict], columns: list[str]) -> str:
     return buffer.getvalue()
 
 
+def _way_out(other: identity.Record) -> str:
+    """What to do with a candidate that is the same work as ``other``: a record of the pool or
+    the exclusion log is named as the duplicate's ``record``; another candidate has no record yet
+    (a duplicate names a pool key or an exclusion id), so one of the two waits."""
+    if other.where == "candidates":
+        return ("keep one of the two: mark the other 'pending', then, once the one kept is in "
+                "the pool or the exclusion log, 'duplicate' with its record")
+    return "mark it 'duplicate' with that record, or keep one of the two"
+
+
+def _waits(match: identity.Match, waiting: set[str]) -> bool:
+    """Whether ``match`` pairs two candidates one of which is pending: it is matched once it
+    is decided (against the other's record by then), so its twin can be taken in first."""
+    first, second = match.first, match.second
+    return (first.where == second.where == "candidates"
+            and (first.id in waiting or second.id in waiting))
+
+
 def _candidate_record(row: dict) -> identity.Record:
     return identity.Record("candidates", row["candidate_id"], row["title"],
                            (row["identifier"], row["url"]))
@@ -120,9 +138,10 @@ def plan(data: Dataset) -> Plan:
     records = [identity_record("pool", r) for r in tables.records(papers)]
     records += [identity_record("excluded", r) for r in tables.records(excluded)]
     records += [_candidate_record(r) for r in rows]
+    waiting = {r["candidate_id"] for r in rows if r["decision"] == "pending"}
     found = [m for m in identity.duplicates(records)
              if "candidates" in (m.first.where, m.second.where)
-             and not _is_own_record(m, done)]
+             and not _is_own_record(m, done) and not _waits(m, waiting)]
     result.matches = found
     by_candidate: dict[str, list[tuple[identity.Match, identity.Record]]] = {}
     for m in found:
@@ -156,8 +175,8 @@ def plan(data: Dataset) -> Plan:
         if sure:
             for m, other in sure:
                 result.conflicts.append(f"{cid} is marked {decision!r} but is the same work as "
-                                        f"{other.label} (same {m.how}: {m.detail}); mark it "
-                                        "'duplicate' with that record, or keep one of the two")
+                                        f"{other.label} (same {m.how}: {m.detail}); "
+                                        + _way_out(other))
             continue
         result.rounds = sorted({*result.rounds, int(row["screening_round"])})
         if decision == "include":
