@@ -203,3 +203,17 @@ def test_two_candidates_of_one_work_are_told_a_way_that_works(data_copy):
             reason="the same preprint, found by its DOI")
     plan = intake.plan(Dataset(data_copy, as_of=LATEST))
     assert not plan.conflicts and ("C106", exclusion) in plan.duplicates
+
+
+def test_a_fault_in_a_row_the_intake_adds_names_its_candidate(data_copy, capsys):
+    """The last check reads the files as the intake would leave them: a fault there lies in a
+    row that is not in the files yet, so the line names the candidate it comes from (it named
+    only papers.csv's line, past the end of the file the author has)."""
+    paper = {**stopping_paper(), "year": "1900"}
+    add_candidates(data_copy, paper)
+    before = {p.name: p.read_bytes() for p in data_copy.iterdir() if p.is_file()}
+    lines = (data_copy / "papers.csv").read_text(encoding="utf-8").count("\n")
+    assert main(["intake", "--data-dir", str(data_copy)]) == 1
+    assert (f"papers.csv:{lines + 1}:year: after the intake (the row of candidate C092): "
+            "'1900' is not valid") in capsys.readouterr().err
+    assert before == {p.name: p.read_bytes() for p in data_copy.iterdir() if p.is_file()}

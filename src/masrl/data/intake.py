@@ -327,7 +327,8 @@ def apply(result: Plan, data: Dataset, transaction: Transaction | None = None) -
     changes = _changes(result, data)
     if not changes:
         return []
-    _check_result(data.directory, {name: text for name, (text, _) in changes.items()})
+    _check_result(data.directory, {name: text for name, (text, _) in changes.items()},
+                  _added_by(result, changes))
     transaction.reserve(*(data.directory / name for name in sorted(changes)))
     for name in sorted(changes):
         text, raw = changes[name]
@@ -336,9 +337,29 @@ def apply(result: Plan, data: Dataset, transaction: Transaction | None = None) -
     return sorted(changes)
 
 
-def _check_result(directory: Path, texts: dict[str, str]) -> None:
+def _added_by(result: Plan, changes: dict[str, tuple[str, bytes]]) -> dict[tuple[str, str], str]:
+    """``(file, line)`` of each row the intake appends, and the candidate it comes from: the
+    rows are not in the files yet, so a problem found in one names its candidate too."""
+    owner = {record: cid for cid, record in result.records.items()}
+    found = {}
+    for name, rows in result.new_rows.items():
+        reader = csv.reader(io.StringIO(changes[name][0]))
+        starts, line = [], 1
+        for _ in reader:  # the line each record starts on (a field may hold line breaks)
+            starts.append(line)
+            line = reader.line_num + 1
+        for row, start in zip(rows, starts[len(starts) - len(rows):]):
+            cid = owner.get(row.get("key") or row.get("record_id"))
+            if cid is not None:
+                found[(name, str(start))] = cid
+    return found
+
+
+def _check_result(directory: Path, texts: dict[str, str],
+                  added: dict[tuple[str, str], str]) -> None:
     """Validate the data directory as the plan would leave it, in a scratch folder (the changed
-    files written there, links to the others); :class:`DataError` if it has problems."""
+    files written there, links to the others); :class:`DataError` if it has problems, each in
+    a row the intake adds naming the candidate it comes from (``added``)."""
     try:
         with tempfile.TemporaryDirectory(prefix="masrl-intake-") as scratch:
             trial = Path(scratch) / "data"
@@ -354,8 +375,10 @@ def _check_result(directory: Path, texts: dict[str, str]) -> None:
                                 f"scratch folder ({files.reason_of(exc)}); nothing was written"
                                 ) from None
     if problems:
-        raise DataError([DataProblem(p.file, p.row, p.field, f"after the intake: {p.message}")
-                         for p in problems])
+        raise DataError([DataProblem(p.file, p.row, p.field, "after the intake"
+                                     + (f" (the row of candidate {added[p.file, p.row]})"
+                                        if (p.file, p.row) in added else "")
+                                     + f": {p.message}") for p in problems])
 
 
 def summary_frame(result: Plan, candidates: pd.DataFrame) -> pd.DataFrame:
