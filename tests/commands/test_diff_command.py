@@ -88,7 +88,9 @@ def test_an_invalid_run_is_said_and_nothing_written(two_runs, tmp_path, capsys):
     out = tmp_path / "diff.html"
     assert main(["diff", str(two_runs[0]), str(FIXTURES / "not_json.json"),
                  "-o", str(out)]) == 1
-    assert "invalid: 1 error (masrl validate lists them)" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "not_json.json: line 2 column 14: error: not JSON" in err  # the error itself
+    assert "not_json.json: invalid: 1 error; " in err and "diff.html not written" in err
     assert not out.exists()
 
 

@@ -63,7 +63,10 @@ def test_replay_of_a_hostile_trace(tmp_path, capsys, document, code, message):
      "agents deep"),
     (spawn_chain(1500), "otlp", 0, ""),
     (LATE, "atif", 1, "is past the year 9999, which an ATIF timestamp cannot write"),
-    (LATE, "otlp", 0, ""),
+    (LATE, "otlp", 1, "is past the year 2554, which an OTLP time (unsigned 64-bit nanoseconds "
+     "since 1970) cannot write"),  # a bigger number is no OTLP: its times are fixed64
+    ({**SMALL, "events": [{**e, "tokens": 1.5e308} for e in SMALL["events"]]}, "otlp", 1,
+     "add up to more than a double holds"),  # a tool span carries its call's and result's
 ])
 def test_export_of_a_trace_the_format_cannot_hold(tmp_path, capsys, document, fmt, code,
                                                    message):
@@ -71,3 +74,64 @@ def test_export_of_a_trace_the_format_cannot_hold(tmp_path, capsys, document, fm
     found, _, err = run(["export", fmt, write(tmp_path, document), "-o", out], capsys)
     assert found == code and message in err
     assert out.exists() == (code == 0)
+
+
+def deeply_nested(tmp_path, depth=5000):
+    """SMALL with an x_ field nested ``depth`` deep: no JSON reader of ours accepts it."""
+    text = json.dumps(SMALL).replace('"events": [{', '"events": [{"x_deep": ' + "[" * depth
+                                     + "]" * depth + ", ", 1)
+    path = tmp_path / "deep.json"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("command", ["report", "diff", "corpus"])
+def test_a_trace_nested_too_deeply_is_invalid_for_every_command(tmp_path, capsys, command):
+    path = deeply_nested(tmp_path)
+    argv = {"report": ["report", path, "-o", tmp_path / "r.html"],
+            "diff": ["diff", FIXTURES / "small.json", path],
+            "corpus": ["corpus", path, "-o", tmp_path / "tables", "--workers", "1"]}[command]
+    code, _, err = run(argv, capsys)
+    assert code == 1
+    if command != "report":  # the page lists it; the others print it
+        assert "nested too deeply" in err
+
+
+def test_the_report_on_an_event_lasting_near_the_largest_double(tmp_path, capsys):
+    from masrl.traces.resources import EXAMPLES
+
+    document = json.loads((EXAMPLES / "centralized.json").read_text(encoding="utf-8"))
+    document["events"][0]["duration"] = 1e308  # valid: its end is finite; the other 20 events
+    # then crowd at the start, so the timeline is binned over a span of 1e308 s
+    out = tmp_path / "r.html"
+    code, _, err = run(["report", write(tmp_path, document), "-o", out], capsys)
+    assert code == 0 and "the trace is valid" in err and out.exists()
+
+
+OVERFLOWING = {**SMALL, "events": [{**e, "tokens": 1.5e308} for e in SMALL["events"]]}
+
+
+def test_diff_of_an_overflowing_trace_says_why(tmp_path, capsys):
+    code, _, err = run(["diff", FIXTURES / "small.json", write(tmp_path, OVERFLOWING)], capsys)
+    assert code == 1
+    assert "tokens.total is inf: the trace's numbers add up to more than a double holds" in err
+    assert "masrl validate lists them" not in err  # validate finds no error: a replay does
+
+
+def test_corpus_of_an_overflowing_trace_records_it_invalid_as_replay_does(tmp_path, capfd):
+    import pyarrow.parquet as pq
+
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    write(folder, SMALL, "a.json")
+    write(folder, OVERFLOWING, "b.json")
+    code = main(["corpus", str(folder), "-o", str(tmp_path / "t"), "--workers", "1"])
+    err = capfd.readouterr().err
+    assert code == 1
+    assert "RuntimeWarning" not in err  # numpy's overflow warnings stay out of the output
+    rows = pq.read_table(tmp_path / "t" / "traces").to_pylist()
+    found = {r["file"].rsplit("/", 1)[-1]: (r["valid"], r["tokens"]) for r in rows}
+    assert found == {"a.json": (True, found["a.json"][1]), "b.json": (False, None)}
+    problems = pq.read_table(tmp_path / "t" / "problems").to_pylist()
+    assert [(p["code"], p["where"]) for p in problems] == [("non-finite", "tokens")]
+    assert "no finite figure can be given" in problems[0]["message"]

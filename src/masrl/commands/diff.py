@@ -60,9 +60,11 @@ def run_diff(args: argparse.Namespace) -> int:
     replays = []
     for report, label, _ in runs:
         replay = replayed(report)
-        if replay is None:
-            print(printable(f"{label}: invalid: {count(len(report.errors), 'error')} (masrl validate "
-                            f"lists them); {output} not written"), file=sys.stderr)
+        if replay is None:  # its errors, an overflow replay found included (validate's are not all)
+            for problem in report.errors:
+                print(problem.line(report.source), file=sys.stderr)
+            print(printable(f"{label}: invalid: {count(len(report.errors), 'error')}; {output} "
+                            "not written"), file=sys.stderr)
             return INVALID
         replays.append(replay)
     from masrl.traces.diff import compare

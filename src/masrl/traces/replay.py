@@ -69,14 +69,14 @@ def replay(trace: Trace, outcome: credit.Outcome | None = None,
         figures = metrics.compute(run)
         figures["cost_usd_estimated"] = cost_estimate.estimate(run)
         result = Replay(run, figures, credit.compute(run, outcome, model))
-    _check_finite({**result.metrics, "credit": result.credit})
+    check_finite({**result.metrics, "credit": result.credit})
     return result
 
 
 UNCHECKED = ("critical_path", "spawn_tree")  # names and ids only, by construction
 
 
-def _check_finite(values: dict) -> None:
+def check_finite(values: dict) -> None:
     """Raise :class:`NonFiniteResult` at the first float that is not finite (depth first, keys
     in order, without recursion)."""
     stack = [(key, value) for key, value in reversed(values.items()) if key not in UNCHECKED]

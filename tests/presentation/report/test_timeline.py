@@ -180,7 +180,8 @@ def test_buckets_have_a_round_length_and_are_wide_enough():
     assert trace_charts.bucket_seconds(0.0, width=720) == 0.001
     assert trace_charts.bucket_seconds(30 * 86400.0, width=720) == 21600  # 6 h: 0.25 day at least
     assert trace_charts.bucket_seconds(1000 * 86400.0, width=720) == 86400.0 * 9  # 8.3 days: whole days
-    for span in (0.01, 1.0, 8.0, 135.0, 4180.0, 86400.0, 1e7):
+    assert trace_charts.bucket_seconds(1.7e308) < 1.7e308  # no overflow near the largest double
+    for span in (0.01, 1.0, 8.0, 135.0, 4180.0, 86400.0, 1e7, 1e308):
         seconds = trace_charts.bucket_seconds(span)
         assert seconds / span * trace_charts.BINNED_WIDTH >= trace_charts.MIN_CELL_PX
 

@@ -380,8 +380,9 @@ def is_binned(found: Replay | Facts) -> bool:
 
 def bucket_seconds(span: float, width: int = BINNED_WIDTH) -> float:
     """The shortest round length (:data:`NICE_SECONDS`, then whole days) that cuts ``span``
-    seconds into buckets at least :data:`MIN_CELL_PX` pixels wide at ``width`` pixels."""
-    smallest = span * MIN_CELL_PX / width
+    seconds into buckets at least :data:`MIN_CELL_PX` pixels wide at ``width`` pixels (divided
+    first: a span near the largest double would overflow if multiplied first)."""
+    smallest = span / width * MIN_CELL_PX
     for seconds in NICE_SECONDS:
         if seconds >= smallest:
             return float(seconds)

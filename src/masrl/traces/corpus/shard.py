@@ -35,7 +35,7 @@ from masrl.traces import collector, consumption, cost_estimate, credit, metrics,
 from masrl.traces.corpus import tables
 from masrl.traces.corpus.sources import Shard, TraceSource, read_shard, trace_digest
 from masrl.traces.graph import EVENT_TYPES, FirstSeen
-from masrl.traces.replay import READ_FIELDS, Replay
+from masrl.traces.replay import READ_FIELDS, NonFiniteResult, Replay, check_finite
 from masrl.traces.rewards import TERMS
 from masrl.traces.run import reconstruct
 from masrl.traces.schema import BASE_VERSION
@@ -179,10 +179,36 @@ class ShardBuilder:
             return
         mark = self._mark()
         try:
-            self._valid(source, len(data), report)
+            with np.errstate(over="ignore", invalid="ignore"):  # overflow: checked next
+                self._valid(source, len(data), report)
+            self._check_finite(mark)
+        except NonFiniteResult as exc:  # as masrl replay and masrl report: an error of the trace
+            self._rollback(mark)
+            self._problem(source.source, ERROR, "non-finite", exc.key, "", str(exc))
+            self._trace_row(source, len(data), report, head=report.trace.head, errors=1)
+            self.invalid += 1
         except Exception as exc:  # noqa: BLE001
             self._rollback(mark)  # nothing of the trace stays but its row saying it failed
             self._crashed(source, len(data), exc)
+
+    def _check_finite(self, mark: tuple) -> None:
+        """Raise :class:`~masrl.traces.replay.NonFiniteResult` at the first figure the trace
+        just added (since ``mark``) that overflowed a double, as a replay does: its row's
+        figures, then its credit shares (where NaN stands for null, so an infinity is what
+        tells an overflow)."""
+        check_finite({name: self.trace_columns[name][-1] for name in TRACE_FIGURES})
+        added = mark[3]
+        for column in ("equal", "recorded"):
+            chunks = self.credit.chunks.get(column, [])[added.get(column, 0):]
+            for unit, values in zip(credit.UNITS, chunks):
+                infinite = values[np.isinf(values)]
+                if infinite.size:
+                    raise NonFiniteResult(f"credit.{column}.{unit}", float(infinite[0]))
+        for key, games in self.game_values.items():
+            for values in games[mark[12]:]:
+                infinite = values[np.isinf(values)]
+                if infinite.size:
+                    raise NonFiniteResult(f"credit.counterfactual.{key}", float(infinite[0]))
 
     def _mark(self) -> tuple:
         """How much every column holds: what :meth:`_rollback` returns to. The columns of the
@@ -574,7 +600,7 @@ def _loose_head(data: bytes) -> dict:
     """The top-level object of an invalid trace, if it parses to one; else nothing."""
     try:
         document = msgspec.json.decode(data)
-    except (msgspec.DecodeError, UnicodeDecodeError):
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return {}
     if not isinstance(document, dict):
         return {}

@@ -43,6 +43,7 @@ from datetime import UTC, datetime, timedelta
 from atif import Trajectory
 
 from masrl.traces.exporters import left_out
+from masrl.traces.exporters.cannot_export import CannotExport
 from masrl.traces.validate import InvalidTraceError, validate_document
 
 SCHEMA_VERSION = "ATIF-v1.8"
@@ -57,10 +58,6 @@ NOTES = ("Exported by masrl from an orchestration trace: one step per event; tim
 
 MAX_EMBEDDED_DEPTH = 100
 LATEST = datetime(9999, 12, 31, 23, 59, 59, tzinfo=UTC)
-
-
-class CannotExport(ValueError):
-    """A valid trace that ATIF cannot hold (the message says why)."""
 
 
 

@@ -33,7 +33,10 @@ attributes for what they cannot say):
 Determinism: the trace id is the first 16 bytes of SHA-256 of ``trace_id``, a span id the first
 8 bytes of SHA-256 of ``trace_id``, a NUL and the event id (``agent <name>`` for an agent span);
 times are nanoseconds from a fixed epoch (:data:`EPOCH_NS`, 2023-11-14T22:13:20Z) plus the
-event's ``t``; no clock is read.
+event's ``t``; no clock is read. OTLP writes a time as unsigned 64-bit nanoseconds since 1970,
+so a trace with a time past the year 2554 (``t`` above about 1.67e10 s) is refused with
+:class:`CannotExport`, as is a tool call whose tokens or cost and its result's add up past a
+double: no backend could read either.
 
 What does not survive ``export`` then ``import otel`` (the round trip keeps every acting agent,
 event types and counts, and token and cost totals): the names of tools, since the agent of a
@@ -50,12 +53,13 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import deque
-from fractions import Fraction
 from typing import Any
 
 from masrl.traces.exporters import left_out
+from masrl.traces.exporters.cannot_export import CannotExport
 
 EPOCH_NS = 1_700_000_000 * 1_000_000_000
+LATEST_NS = 2 ** 64 - 1  # OTLP's times are fixed64: unsigned nanoseconds since 1970 (to 2554)
 SCOPE = {"name": "masrl.traces.exporters.otlp", "version": "1.0"}
 INTERNAL, ERROR = 1, 2
 
@@ -77,7 +81,9 @@ LEFT_OUT = (  # what masrl export says this format does not carry (see the modul
 )
 
 def export(document: dict) -> dict:
-    """The OTLP JSON ``{"resourceSpans": [...]}`` of a validated trace document."""
+    """The OTLP JSON ``{"resourceSpans": [...]}`` of a validated trace document;
+    :class:`CannotExport` when OTLP cannot hold it: a time past the year 2554, or a tool call
+    whose tokens or cost and its result's add up past a double."""
     run = str(document["trace_id"])
     events = document["events"]
     trace_hex = _digest(run, 16)
@@ -170,8 +176,9 @@ def _agent_span(run, trace_hex, agent, agent_ids, own, spawned, returned) -> dic
 
 def _tool_span(run, trace_hex, parent, call, result) -> dict:
     end = max(_end(call), _end(result) if result else _end(call))
-    merged = {"tokens": _sum(call.get("tokens"), (result or {}).get("tokens")),
-              "cost_usd": _sum(call.get("cost_usd"), (result or {}).get("cost_usd"))}
+    merged = {key: _sum(call.get(key), (result or {}).get(key),
+                        f"{key} of tool call {call['id']} and of its result")
+              for key in ("tokens", "cost_usd")}
     attributes = [_kv("gen_ai.operation.name", "execute_tool")]
     if call.get("tool"):
         attributes.append(_kv("gen_ai.tool.name", call["tool"]))
@@ -248,19 +255,23 @@ def _end(event: dict) -> float:
     return event["t"] + event.get("duration", 0)
 
 
-def _sum(a, b):
+def _sum(a, b, what: str):
     if a is None and b is None:
         return None
-    return (a or 0) + (b or 0)
+    total = (a or 0) + (b or 0)
+    if not math.isfinite(total):
+        raise CannotExport(f"the {what} add up to more than a double holds (about 1.8e308)")
+    return total
 
 
 def _ns(seconds: float) -> int:
-    """Nanoseconds after the epoch; times so large that their nanoseconds overflow a double are
-    converted exactly instead (an integer, however large)."""
+    """Nanoseconds after 1970 of ``seconds`` after :data:`EPOCH_NS`; :class:`CannotExport`
+    past :data:`LATEST_NS` (the year 2554), which an OTLP time cannot write."""
     nanoseconds = seconds * 1_000_000_000
-    if math.isfinite(nanoseconds):
+    if math.isfinite(nanoseconds) and EPOCH_NS + round(nanoseconds) <= LATEST_NS:
         return EPOCH_NS + round(nanoseconds)
-    return EPOCH_NS + round(Fraction(seconds) * 1_000_000_000)
+    raise CannotExport(f"t = {seconds:g} s is past the year 2554, which an OTLP time (unsigned "
+                       "64-bit nanoseconds since 1970) cannot write")
 
 
 def _digest(text: str, size: int) -> str:
