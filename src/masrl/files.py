@@ -213,6 +213,21 @@ def give_back(memory, start: int, end: int) -> int:
     return last
 
 
+COMPRESSED = ((b"\x1f\x8b", "gzip"), (b"(\xb5/\xfd", "zstd"), (b"\xfd7zXZ\x00", "xz"),
+              (b"BZh", "bzip2"), (b"PK\x03\x04", "zip"))  # how each kind of file starts
+
+
+def compressed_hint(data) -> str:
+    """``"; a gzip file: decompress it first"`` when ``data`` (bytes or any buffer) starts as
+    a compressed file does, else ``""``: the words that follow "not UTF-8 text" for such a file
+    (a log copied from a server is often compressed, and its bytes say nothing else)."""
+    head = bytes(data[:6])
+    for magic, kind in COMPRESSED:
+        if head.startswith(magic):
+            return f"; a {kind} file: decompress it first"
+    return ""
+
+
 def reason_of(exc: OSError) -> str:
     """Why an operation on a file failed, in words (no errno, no Python type)."""
     return _reason(exc)

@@ -185,8 +185,11 @@ def _text(data: bytes | str) -> tuple[str, Finding | None]:
         try:
             data = bytes(data).decode("utf-8")
         except UnicodeDecodeError as exc:
+            from masrl.files import compressed_hint
+
             line = bytes(data)[:exc.start].count(b"\n") + 1
-            return "", Finding(NOT_JSON, None, "not UTF-8 text", f"byte {exc.start}", line=line)
+            return "", Finding(NOT_JSON, None, "not UTF-8 text" + compressed_hint(data),
+                               f"byte {exc.start}", line=line)
     return (" " + data[1:] if data.startswith("\ufeff") else data), None
 
 

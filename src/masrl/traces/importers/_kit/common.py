@@ -25,6 +25,7 @@ from masrl.files import (
     LIMIT_VARIABLE,
     InputError,
     check_input,
+    compressed_hint,
     give_back,
     limit_for,
     read_input,
@@ -320,7 +321,8 @@ def utf8_text(path: Path, data: bytes, begin: int = 0, number: int = 1) -> str:
         return text[1:] if begin == 0 and text.startswith("\ufeff") else text
     except UnicodeDecodeError as exc:
         line = number + rest[:exc.start].count(b"\n")
-        raise SourceError(path, line, f"not UTF-8 text (byte {begin + exc.start})") from None
+        raise SourceError(path, line, f"not UTF-8 text (byte {begin + exc.start})"
+                          + (compressed_hint(data) if begin == 0 else "")) from None
 
 
 def read_json(path: Path) -> Any:

@@ -1,0 +1,50 @@
+"""A log or trace that is compressed (copied from a server as ``.gz``, ``.zst``...) is not
+UTF-8 text: the one-line error says which kind of file it is and to decompress it, for the trace
+commands and the importers alike (it said only "not UTF-8 text (byte 1)")."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import io
+import lzma
+import zipfile
+
+import pytest
+from importer_helpers import FIXTURES
+
+from masrl import files
+from masrl.commands import main
+
+
+def _zipped(data: bytes) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("trace.json", data)
+    return buffer.getvalue()
+
+
+KINDS = {"gzip": gzip.compress, "xz": lzma.compress, "bzip2": bz2.compress, "zip": _zipped,
+         "zstd": lambda data: b"(\xb5/\xfd\x24\x00" + data[:40] + b"\xff\xfe"}  # its header
+LOG = (FIXTURES / "otel" / "any_agent.json").read_bytes()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("command", [["validate"], ["replay"], ["import", "auto"],
+                                     ["import", "otel"]])
+def test_a_compressed_file_is_named_as_such(tmp_path, capsys, kind, command):
+    path = tmp_path / "trace.json"
+    path.write_bytes(KINDS[kind](LOG))
+    out = ["-o", str(tmp_path / "out.json")] if command[0] == "import" else []
+    assert main([*command, str(path), *out]) == 1
+    said = capsys.readouterr()
+    lines = [line for line in (said.out + said.err).splitlines() if "not UTF-8" in line]
+    assert lines and all(line.startswith(str(path))
+                         and line.endswith(f"; a {kind} file: decompress it first")
+                         for line in lines)
+    assert not (tmp_path / "out.json").exists()
+
+
+@pytest.mark.parametrize("data", [b"", b"{}", b"\x1f", b"BZ", b"PK\x03", "é".encode()])
+def test_other_bytes_get_no_hint(data):
+    assert files.compressed_hint(data) == ""
