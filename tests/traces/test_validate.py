@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from trace_helpers import FIXTURES, event, found
 
 from masrl.traces.validate import validate_document, validate_file
@@ -299,3 +301,17 @@ def test_absent_numbers_read_as_zero_as_nan_to_num_reads_them():
         assert found.dtype == np.float64
         assert found.tolist() == np.nan_to_num(array, nan=0.0).tolist()
         assert np.isnan(array).sum() == sum(v != v for v in values)  # the input is unchanged
+
+
+def test_an_event_that_is_not_an_object_is_one_error(small):
+    """An event written as a string is said to be no object, and nothing else: the schema's
+    rule against both t_end and duration applies to objects (it also said "not allowed: t_end
+    and duration are alternatives" of a string)."""
+    trace = {**small, "events": [small["events"][0], "x", *small["events"][2:]]}
+    problems = [p for p in validate_document(trace).problems if p.severity == "error"]
+    assert [(p.pointer, p.message) for p in problems if p.pointer == "/events/1"] == [
+        ("/events/1", '"x" is not of type "object"')]
+    both = json.loads(json.dumps(small))
+    both["events"][1].update(t_end=both["events"][1]["t"] + 1, duration=1)
+    assert any("t_end and duration are alternatives" in p.message
+               for p in validate_document(both).problems)
