@@ -95,3 +95,18 @@ def test_ctrl_c_says_how_to_resume_and_keeps_what_was_written(corpus, tmp_path, 
     assert run(corpus, out) == 130
     assert "run the same command again to resume" in capsys.readouterr().err
     assert len(read_table(out, "traces")) == 3
+
+
+def test_an_output_that_is_a_file_or_the_input_is_refused_in_words(corpus, tmp_path, capsys):
+    """-o naming a file said only "File exists"; -o naming the input said it lies "inside the
+    output folder" (it is the same path)."""
+    taken = tmp_path / "taken.json"
+    taken.write_text("keep me", encoding="utf-8")
+    assert run(corpus, taken) == 2
+    assert f"{taken}: a file, not a folder; -o names the folder" in capsys.readouterr().err
+    assert taken.read_text(encoding="utf-8") == "keep me"
+    source = corpus / "small.json"
+    before = source.read_bytes()
+    assert main(["corpus", str(source), "-o", str(source)]) == 2
+    assert f"{source}: also the output folder (-o {source})" in capsys.readouterr().err
+    assert source.read_bytes() == before

@@ -107,6 +107,9 @@ def find(arguments: Iterable[str | os.PathLike],
         return Found([], notes)
     out = Path(output).resolve() if output is not None else None
     for argument, root in zip(arguments, roots):
+        if out is not None and root == out:
+            raise SourceConflict(f"{argument}: also the output folder (-o {output}); the "
+                                 "tables go in a folder of their own")
         if out is not None and root.is_relative_to(out):
             raise SourceConflict(f"{argument}: inside the output folder {output}; the tables "
                                  "are not traces")

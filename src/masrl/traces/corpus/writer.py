@@ -107,6 +107,9 @@ class CorpusWriter:
     def open(self) -> None:
         """Create the folder (or check that it holds a run over the same inputs), finish or
         undo what a stopped run left (module docstring), and write ``corpus.json``."""
+        if self.out.exists() and not self.out.is_dir():
+            raise OutputConflict(f"{self.out}: a file, not a folder; -o names the folder the "
+                                 "tables are written in (a new one, or one of an earlier run)")
         self.out.mkdir(parents=True, exist_ok=True)
         existing = self.out / MANIFEST
         if existing.exists():
