@@ -193,3 +193,67 @@ def test_a_sub_agent_without_a_session_of_its_own_is_spawned_by_its_call(tmp_pat
     assert validate_document(trace).errors == []
     assert conservation_problems(trace) == []
     assert "1 sub-agent with no session of its own" in result.recognised["evidence"]
+
+
+class _Visits(list):
+    """A list that counts the items its loops visit (``for``, ``dict(...)``, comprehensions):
+    each loop counts as long as the list is then."""
+
+    visits = 0
+
+    def __iter__(self):
+        type(self).visits += len(self)
+        return super().__iter__()
+
+
+def _repeated(folder, copies: int):
+    """The fixture session's conversation ``copies`` times, each copy with its own message
+    ids, its rewind and a sub-agent session of its own; the path of the main file."""
+    import re
+    import uuid
+
+    main_id = "a1b2c3d4-0000-4000-8000-00000000aaaa"
+    sub_id = SUB_ID.split("#")[0]
+    lines = SESSION.read_text().splitlines()
+    sub = (FOLDER / main_id / f"{sub_id}_0.jsonl").read_text()
+    (folder / main_id).mkdir()
+    out = [lines[0]]
+    for copy in range(copies):
+        fresh = str(uuid.UUID(int=copy + 1))
+        renamed = [re.sub(r'"(id|\$rewindTo)": "([^"]+)"', rf'"\1": "\2-{copy}"',
+                          line.replace(sub_id, fresh))
+                   for line in lines[1:] if "checkpoint" not in line]
+        out += renamed
+        (folder / main_id / f"{fresh}_0.jsonl").write_text(sub.replace(sub_id, fresh))
+    path = folder / SESSION.name
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("copies", [3, 30])
+def test_the_events_and_lines_are_visited_a_fixed_number_of_times(tmp_path, monkeypatch,
+                                                                   copies):
+    """However many sub-agents and rewinds a session holds, its events and lines are visited
+    a few times each: each sub-agent's returns were found by a loop over every event, and
+    each removed message's usage by a dict of every line (both quadratic in a long
+    session)."""
+    from masrl.traces.importers._kit import common
+    from masrl.traces.importers.sessions import gemini_cli
+
+    builder_init = common.TraceBuilder.__init__
+
+    def counted_events(self, *args, **kwargs):
+        builder_init(self, *args, **kwargs)
+        self.events = _Visits()
+
+    read = []
+    reader = gemini_cli.read_jsonl
+    monkeypatch.setattr(common.TraceBuilder, "__init__", counted_events)
+    monkeypatch.setattr(gemini_cli, "read_jsonl",
+                        lambda *a: read.append(_Visits(reader(*a))) or read[-1])
+    _Visits.visits = 0
+    trace = import_file("gemini-cli", _repeated(tmp_path, copies)).trace
+    assert sum(e["type"] == "return" for e in trace["events"]) == copies
+    assert sum(e["type"] == "spawn" for e in trace["events"]) == copies
+    size = len(trace["events"]) + sum(len(lines) for lines in read)
+    assert _Visits.visits <= 12 * size, (_Visits.visits, size)

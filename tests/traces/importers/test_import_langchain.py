@@ -5,6 +5,8 @@ LangSmith runs of two traces (two trace files, never merged) and astream_events 
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from importer_helpers import FIXTURES, assert_source_error
 
 from masrl.traces import validate_document
@@ -76,3 +78,56 @@ def test_a_bad_time_names_the_run(tmp_path):
     assert_source_error("langchain", tmp_path / "r.json",
                         '[{"id": "x", "run_type": "llm", "start_time": "soon"}]',
                         "[0]", 'start_time must be an ISO 8601 time, found the string "soon"')
+
+
+class _CountingRuns(dict):
+    """``by_id`` that counts the parent look-ups made through it."""
+
+    lookups = 0
+
+    def get(self, key, default=None):
+        self.lookups += 1
+        return super().get(key, default)
+
+
+def _naive_agent(run: dict, by_id: dict, root_name: str) -> str:
+    """The agent rule walked from each run to the top, with no memory: the reference."""
+    seen = set()
+    while isinstance(run, dict):
+        for holder in ((run.get("extra") or {}).get("metadata"), run.get("metadata")):
+            if isinstance(holder, dict) and isinstance(holder.get("langgraph_node"), str):
+                return holder["langgraph_node"]
+        parent = run.get("parent_run_id")
+        if not isinstance(parent, str) or parent in seen:
+            break
+        seen.add(parent)
+        run = by_id.get(parent)
+    return root_name
+
+
+def test_a_deep_run_tree_walks_each_parent_once():
+    """Each run's agent is looked up its parents; the answers of one trace are kept, so a
+    chain of 400 runs costs about 400 look-ups, not 80,000 (quadratic in the depth)."""
+    from masrl.traces.importers.turns.langchain import _agent
+
+    runs = [{"id": f"d{i}", "parent_run_id": f"d{i - 1}" if i else None} for i in range(400)]
+    by_id = _CountingRuns((run["id"], run) for run in runs)
+    known: dict = {}
+    assert [_agent(run, by_id, "root", known) for run in runs] == ["root"] * 400
+    assert by_id.lookups <= 2 * len(runs)
+
+
+@given(st.lists(st.tuples(st.integers(-1, 11), st.sampled_from([None, "n1", "n2"])),
+                min_size=1, max_size=12), st.permutations(range(12)))
+def test_the_kept_agents_equal_a_walk_from_each_run(links, order):
+    """Forests, chains, cycles and self-parents, with nodes named anywhere: the agents found
+    with the trace's memory, in any order, are those of a walk from each run."""
+    from masrl.traces.importers.turns.langchain import _agent
+
+    runs = [{"id": f"r{i}", "parent_run_id": f"r{parent}" if parent >= 0 else None,
+             **({"metadata": {"langgraph_node": node}} if node else {})}
+            for i, (parent, node) in enumerate(links)]
+    by_id = {run["id"]: run for run in runs}
+    known: dict = {}
+    for k in (k for k in order if k < len(runs)):
+        assert _agent(runs[k], by_id, "root", known) == _naive_agent(runs[k], by_id, "root")

@@ -182,6 +182,7 @@ class _Session:
             f"{file.parent.name}/{file.name}"
         meta: dict = {}
         order: list[str] = []  # message ids in conversation order
+        at: dict[str, int] = {}  # message id -> its place in ``order`` (no scan per rewind)
         latest: dict[str, tuple[int, dict]] = {}  # id -> (line, last copy)
         outcome: dict[int, str | None] = {}  # line -> skip reason (None: mapped)
         conversation = Conversation(file, meta, [], "JSON Lines session file (current "
@@ -192,12 +193,13 @@ class _Session:
                 target = record["$rewindTo"]
                 conversation.rewinds += 1
                 outcome[line] = "$rewindTo record (a rewind of the conversation)"
-                if target in order:
-                    removed = order[order.index(target):]
-                    del order[order.index(target):]
+                if isinstance(target, str) and target in at:  # the ids in order are texts
+                    removed = order[at[target]:]
+                    del order[at[target]:]
                 else:
                     removed, order = order, []
                 for gone in removed:
+                    del at[gone]
                     gone_line = latest.pop(gone)[0]
                     outcome[gone_line] = "message removed by a later $rewindTo"
             elif isinstance(record.get("$set"), dict):
@@ -208,10 +210,11 @@ class _Session:
                     for gone in order:
                         outcome[latest.pop(gone)[0]] = ("message replaced by a later $set of "
                                                         "the conversation")
-                    order = []
+                    order, at = [], {}
                     for m in updates["messages"]:
                         if isinstance(m, dict) and isinstance(m.get("id"), str):
-                            if m["id"] not in order:
+                            if m["id"] not in at:
+                                at[m["id"]] = len(order)
                                 order.append(m["id"])
                             latest[m["id"]] = (line, m)
                     replaced_at = line
@@ -223,6 +226,7 @@ class _Session:
                                                  "last copy is read)")
                     conversation.copies += 1
                 else:
+                    at[ident] = len(order)
                     order.append(ident)
                 latest[ident] = (line, record)
                 outcome[line] = None
@@ -233,6 +237,7 @@ class _Session:
                 outcome[line] = f"unknown record type: {sorted(record)[:3]}"
         if not isinstance(meta.get("sessionId"), str):
             raise SourceError(file, 1, "no session metadata line (sessionId, projectHash)")
+        records = dict(lines)  # line -> record, for the usage of removed messages
         for line, reason in sorted(outcome.items()):
             if line == replaced_at:
                 self.account.map()  # its messages are the conversation
@@ -240,7 +245,7 @@ class _Session:
                 continue  # a message read: accounted when its events are made (emit)
             usage = None
             if reason.startswith("message removed") or reason.startswith("message replaced"):
-                data = dict(lines)[line]
+                data = records[line]
                 tokens_in, tokens_out = _stated(_tokens(data.get("tokens"), file, line,
                                                         self.result.repairs))
                 if tokens_in or tokens_out:
@@ -271,6 +276,8 @@ class _Session:
         subs = self.sub_sessions(main)
         self.link_subs(main, subs)
         self.emit(main)
+        returns: dict[str, list[str]] = {}  # agent -> its return events, in emission order
+        indexed = 0  # events already in ``returns``: each event is looked at once
         for sub in subs:
             if sub.spawner is None:
                 self.result.repairs["sub-agent session matched to no tool call (spawned by main "
@@ -282,11 +289,13 @@ class _Session:
                     type="spawn", agent=MAIN, to=sub.agent, x_source=f"{sub.file.name}:1")
                 sub.spawn = event["id"]
             self.emit(sub)
-            returns = [e for e in self.build.events if e["type"] == "return"
-                       and e["agent"] == sub.agent]
-            for ret in returns:
+            for event in self.build.events[indexed:]:
+                if event["type"] == "return":
+                    returns.setdefault(event["agent"], []).append(event["id"])
+            indexed = len(self.build.events)
+            for ret in returns.get(sub.agent, []):
                 if sub.events:
-                    self.link(sub.events[-1], ret["id"])
+                    self.link(sub.events[-1], ret)
         if not self.build.events:
             raise SourceError(self.path, None, "no message to import")
         raised = self.build.raise_times()
@@ -330,9 +339,13 @@ class _Session:
             for call in tool_calls if isinstance(tool_calls, list) else []:
                 if isinstance(call, dict) and isinstance(call.get("id"), str):
                     calls.append((message, call))
+        by_agent: dict[str, list[dict]] = {}  # agentId -> its calls, in order
+        for _, call in calls:
+            if isinstance(call.get("agentId"), str):
+                by_agent.setdefault(call["agentId"], []).append(call)
         for sub in subs:
-            match = next((c for _, c in calls if c.get("agentId") == sub.meta["sessionId"]
-                          and c["id"] not in self.spawned), None)
+            match = next((c for c in by_agent.get(sub.meta["sessionId"], [])
+                          if c["id"] not in self.spawned), None)
             if match is None:
                 start = sub.meta.get("startTime")
                 begun = None if start is None else _micro(start, sub.file, None, "startTime")

@@ -360,7 +360,7 @@ def map_spans(path: Path, spans: list[Span], default_agent: str, account: Accoun
     for outer, inner in nested:  # a child that starts before its parent (clocks of two
         if inner.start >= outer.start:  # processes) is ordered by time alone, never both ways
             build.edge(outer.entry, inner.entry, "causal")
-    links = _Links(build, units)
+    links = _Links(build, units, spans)
     for child, (spawn, ret, _parent) in bounds.items():
         members = units.get(child, [])
         firsts, lasts = links.ends(members)
@@ -697,8 +697,9 @@ class _Links:
     among the same agent's units: built from the edges once, kept up to date as edges are
     added, so that each :meth:`ends` costs the agent's units, not every edge of the trace."""
 
-    def __init__(self, build: TraceBuilder, units: dict[str, list[Unit]]):
+    def __init__(self, build: TraceBuilder, units: dict[str, list[Unit]], spans: list[Span]):
         self.build = build
+        self.reach = _preorder(spans)
         self.entry_of = {u.entry: agent for agent, members in units.items() for u in members}
         self.exit_of = {u.exit: agent for agent, members in units.items() for u in members}
         self.has_pred: set[str] = set()
@@ -719,21 +720,47 @@ class _Links:
     def ends(self, members: list[Unit]) -> tuple[list[Unit], list[Unit]]:
         """Units with no predecessor and units with no successor among ``members`` (one
         agent's units; a unit nested in another of them has a predecessor)."""
-        spans = {id(u.span) for u in members}
-        nested_in = {u.entry for u in members if _has_ancestor_in(u.span, spans)}
+        nested = _nested(self.reach, [u.span for u in members])
+        nested_in = {u.entry for u in members if id(u.span) in nested}
         firsts = [u for u in members
                   if u.entry not in self.has_pred and u.entry not in nested_in]
         lasts = [u for u in members if u.exit not in self.has_succ]
         return firsts, lasts
 
 
-def _has_ancestor_in(span: Span, spans: set[int]) -> bool:
-    node = span.parent
-    while node is not None:
-        if id(node) in spans:
-            return True
-        node = node.parent
-    return False
+def _preorder(spans: list[Span]) -> dict[int, tuple[int, int]]:
+    """``id`` of each span -> ``(first, past)``: its place in a preorder walk of the tree and
+    the place past its last descendant, so that A encloses B exactly when A's range holds
+    B's place. One walk, no recursion; asking whether a span has an ancestor among others is
+    then a sort of the others, not a walk to the top of the tree (quadratic in its depth)."""
+    reach: dict[int, tuple[int, int]] = {}
+    stack = [(root, False) for root in reversed(roots(spans))]
+    count = 0
+    while stack:
+        span, done = stack.pop()
+        if done:
+            reach[id(span)] = (reach[id(span)][0], count)
+            continue
+        reach[id(span)] = (count, count)
+        count += 1
+        stack.append((span, True))
+        stack.extend((kid, False) for kid in reversed(span.children))
+    return reach
+
+
+def _nested(reach: dict[int, tuple[int, int]], spans: list[Span]) -> set[int]:
+    """``id`` of each of ``spans`` that another of them encloses (a strict ancestor in the
+    tree): in preorder, a span is enclosed when some earlier one's range is still open."""
+    open_until: list[int] = []  # past-ends of the enclosing ranges, innermost last
+    found: set[int] = set()
+    for key in sorted({id(span) for span in spans}, key=lambda key: reach[key][0]):
+        first, past = reach[key]
+        while open_until and open_until[-1] <= first:
+            open_until.pop()
+        if open_until:
+            found.add(key)
+        open_until.append(past)
+    return found
 
 
 def _hand_over(links: _Links, spans: list[Span], agents: dict[str, str],

@@ -131,19 +131,36 @@ def import_file(path: str | Path) -> ImportResult:
                    lead="the file holds ")
 
 
-def _agent(run: dict, by_id: dict, root_name: str) -> str:
+def _agent(run: dict, by_id: dict, root_name: str, known: dict[int, str] | None = None) -> str:
+    """The agent of ``run``: the nearest ``langgraph_node`` named on it or up its parents, else
+    ``root_name``. ``known`` (``id`` of a run -> its agent) carries the answers of one trace:
+    every run passed on the way up has the same answer, so a deep tree is walked once, not once
+    per run (quadratic in its depth)."""
+    known = {} if known is None else known
+    passed: list[int] = []
     seen = set()
+    found = root_name
     while isinstance(run, dict):
+        if id(run) in known:
+            found = known[id(run)]
+            break
+        passed.append(id(run))
         extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
-        for holder in (extra.get("metadata"), run.get("metadata")):
-            if isinstance(holder, dict) and isinstance(holder.get("langgraph_node"), str):
-                return holder["langgraph_node"]
+        node = next((holder["langgraph_node"] for holder in (extra.get("metadata"),
+                                                            run.get("metadata"))
+                     if isinstance(holder, dict) and isinstance(holder.get("langgraph_node"), str)),
+                    None)
+        if node is not None:
+            found = node
+            break
         parent = run.get("parent_run_id")
         if not isinstance(parent, str) or parent in seen:
             break
         seen.add(parent)
         run = by_id.get(parent)
-    return root_name
+    for key in passed:
+        known[key] = found
+    return found
 
 
 def _model_name(run: dict) -> str | None:
@@ -203,6 +220,7 @@ def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> Impor
     order = sorted(range(len(group)), key=lambda k: (
         seconds(stamps[id(group[k][1])][0]), group[k][1].get("dotted_order") or "", k))
     turns = Turns()
+    agents: dict[int, str] = {}  # id of a run -> its agent (:func:`_agent`)
     batch: list[tuple[int, str, dict]] = []
 
     def flush():
@@ -219,7 +237,7 @@ def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> Impor
         kind = kind.lower() if isinstance(kind, str) else None
         start, end = (seconds(m) for m in stamps[id(run)])
         end = max(end, start) if stamps[id(run)][1] is not None else start
-        agent = _agent(run, by_id, root_name)
+        agent = _agent(run, by_id, root_name, agents)
         rid = run.get("id") if isinstance(run.get("id"), str) else where
         error = True if run.get("error") not in (None, "") else None
         if kind in MODEL_RUNS:
