@@ -775,6 +775,8 @@ def validate____defs_event(data, custom_formats={}, name_prefix=None):
     if not isinstance(data, (dict)):
         raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object")
     try:
+        if not isinstance(data, (dict)):
+            raise JsonSchemaValueException("" + (name_prefix or "data") + " must be object")
         data_is_dict = isinstance(data, dict)
         if data_is_dict:
             data__missing_keys = set(['t_end', 'duration']) - data.keys()
