@@ -20,5 +20,7 @@ __all__ = ["SECTIONS", "Subject", "build", "replayed", "verdict", "page_title"]
 
 def page_title(head: dict | None, label: str) -> str:
     """The page's title: the trace's id, else how the report names the file."""
+    from masrl.presentation.report.names import shown
+
     trace_id = (head or {}).get("trace_id")
-    return f"Trace report: {trace_id if trace_id else label}"
+    return f"Trace report: {shown(trace_id) if trace_id else label}"
