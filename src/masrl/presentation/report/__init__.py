@@ -4,6 +4,7 @@ a replay, in-process (no notebook, no kernel, no pandas, no Altair).
 
 * :mod:`.facts`: the replay's figures, and what the log cannot support (*not recorded*, why);
 * :mod:`.words`: figures as a reader says them;
+* :mod:`.names`: names as the pages show them, a long one shortened and told apart;
 * :mod:`.agents`, :mod:`.agent_graph`: the agents, and who worked with whom (SVG built here);
 * :mod:`.timeline`: the timeline as a Vega-Lite specification (a plain dictionary), binned
   when crowded, on a step axis when the log has no clock;

@@ -9,7 +9,8 @@ sees it: :func:`.words.visible`) is returned as it is, so that the page of a tra
 names is the same, byte for byte; a longer one keeps its first and last :data:`KEPT`
 characters around a code drawn from the whole name (:data:`CODE_DIGITS` hexadecimal digits of
 its BLAKE2b hash) between ellipses: ``first…#code…last``, the code early enough to stay in view
-where a chart's axis cuts a long label. Two names that shorten alike (the same ends) still
+where a chart's axis cuts a long label. A chart's axis, narrower, labels a long name by its
+first characters and the same code (:func:`label`). Two names that shorten alike (the same ends) still
 differ by their codes; a name that merely looks like a shortened one is shortened too, so a
 shortened name never reads as a name shown whole. The same name is shortened alike on every
 page, so the two sides of a comparison match.
@@ -61,6 +62,32 @@ def shown(name: object) -> str:
         return text
     seen = visible(text)
     return f"{seen[:KEPT]}\u2026#{code(text)}\u2026{seen[-KEPT:]}"
+
+
+AXIS_KEPT = 6  # characters a chart's axis keeps of a long name, before its code
+
+
+def label(name: object) -> str:
+    """``name`` as a chart's axis labels it: :func:`shown` when short, else its first
+    :data:`AXIS_KEPT` characters and its code (``first…#code``, the same code as
+    :func:`shown`'s), narrow enough that the axis shows it whole and leaves the chart its
+    width on a phone."""
+    text = str(name)
+    if not is_long(text):
+        return text
+    return f"{visible(text)[:AXIS_KEPT]}\u2026#{code(text)}"
+
+
+# a run of characters without a space or a quotation mark (a name a sentence quotes)
+_LONG_RUN = re.compile(rf"[^\s'\"]{{{LONGEST + 1},}}")
+
+
+def shown_within(text: str) -> str:
+    """``text`` (a sentence that quotes names, such as a validation problem's message) with
+    each run of more than :data:`LONGEST` characters without a space or a quotation mark
+    shown as :func:`shown` shows a name: a sentence quoting a long name stays within its
+    column, and names it as the rest of the page does."""
+    return _LONG_RUN.sub(lambda found: shown(found.group()), text)
 
 
 def shown_all(names: Iterable[object]) -> list[str]:

@@ -315,7 +315,8 @@ def validation(report: ValidationReport, facts: Facts | None, subject: Subject) 
             f"{words.count(trace.events.count, 'event')}. An error makes a trace invalid; a "
             "warning does not."))
     if report.problems:
-        rows = [[p.severity, p.code, p.where, p.message] for p in report.problems]
+        rows = [[p.severity, p.code, names.shown_within(p.where), names.shown_within(p.message)]
+                for p in report.problems]
         blocks.append(Folded(table(["severity", "problem", "where", "what is wrong"],
                                    ["text", "code", "code", "text"], rows,
                                    "The problems found, each with where it is")))
@@ -537,7 +538,8 @@ def ranking_blocks(facts: Facts) -> list:
     shown = [(rank, i) for rank, i in enumerate(ranked.order, start=1)
              if rank <= MAX_RANKED_ROWS or i in labelled]
     rows = [[formatted(rank, "count"), formatted(int(numbers[i]), "count"),
-             names.shown(events.ids[i]), names.shown(events.agent(i)), formatted(ranked.credit[i], "number:3"),
+             names.shown(events.ids[i]), names.shown(events.agent(i)),
+             formatted(ranked.credit[i], "number:3"),
              labelling.names_of(labelled[i]) if i in labelled else "no"]
             for rank, i in shown]
     left = len(ranked.order) - len(shown)

@@ -108,7 +108,8 @@ def event_rows(found: Replay | Facts) -> list[dict]:
     for i in run.timeline.tolist():
         kind = EVENT_TYPES[events.types[i]]
         rows.append({"event": naming.shown(events.ids[i]), "type": kind,
-                     "kind": EVENT_KINDS[kind], "agent": naming.shown(events.agent(i)), "tokens": float(tokens[i]),
+                     "kind": EVENT_KINDS[kind], "agent": naming.label(events.agent(i)),
+                     "tokens": float(tokens[i]),
                      "start": float(start[i]), "end": float(end[i]),
                      "instant": bool(end[i] == start[i]), "critical": i in critical})
     return rows
@@ -133,18 +134,18 @@ def lifetime_rows(found: Replay | Facts) -> list[dict]:
     for name in agent_order(run):
         agent = run.agents[name]
         if agent.spawned_at is None:
-            rows.append({"agent": naming.shown(name), "start": first[name], "end": last[name],
+            rows.append({"agent": naming.label(name), "start": first[name], "end": last[name],
                          "band": ROOT_LIFE})
         elif facts.clock == SECONDS:
             stop = run.trace_end if agent.ended_at is None else agent.ended_at
-            rows.append({"agent": naming.shown(name), "start": agent.spawned_at, "end": stop,
+            rows.append({"agent": naming.label(name), "start": agent.spawned_at, "end": stop,
                          "band": SPAWNED_LIFE})
         else:
             spawn = (int(events.index.positions([agent.spawn_event])[0])
                      if agent.spawn_event else -1)
             begin = min(first.get(name, math.inf),
                         float(start[spawn]) if spawn >= 0 else math.inf)
-            rows.append({"agent": naming.shown(name), "start": begin, "end": last.get(name, begin),
+            rows.append({"agent": naming.label(name), "start": begin, "end": last.get(name, begin),
                          "band": SPAWNED_LIFE})
         if name in labelled:
             rows[-1]["band"] = LABELLED_AGENT
@@ -158,7 +159,7 @@ def label_rows(found: Replay | Facts) -> list[dict]:
     events = facts.run.trace.events
     start, _ = facts.positions()
     numbers = labelling.step_numbers(facts)
-    rows = [{"event": naming.shown(events.ids[i]), "agent": naming.shown(events.agent(i)),
+    rows = [{"event": naming.shown(events.ids[i]), "agent": naming.label(events.agent(i)),
              "start": float(start[i]),
              "step": int(numbers[i]), "labels": labelling.names_of(found_labels),
              "mark": LABELLED_STEP}
@@ -215,7 +216,7 @@ def path_rows(found: Replay | Facts) -> list[dict]:
     for step, i in enumerate(metrics.critical_path(facts.run)):
         for half, time in ((0, start[i]), (1, end[i])):
             rows.append({"order": 2 * step + half, "event": naming.shown(events.ids[i]),
-                         "agent": naming.shown(events.agent(i)), "time": float(time),
+                         "agent": naming.label(events.agent(i)), "time": float(time),
                          "band": CRITICAL})
     return rows
 
@@ -418,7 +419,7 @@ def lanes(found: Replay | Facts) -> tuple[list[str], dict[str, str]]:
     run = facts_of(found).run
     order = agent_order(run)
     if len(order) <= MAX_LANES:
-        return naming.shown_all(order), {name: naming.shown(name) for name in order}
+        return [naming.label(name) for name in order], {name: naming.label(name) for name in order}
     events = run.trace.events
     counts = np.bincount(events.agent_codes, minlength=len(events.agent_names))
     busy = dict(zip(events.agent_names, counts.tolist()))
@@ -428,8 +429,8 @@ def lanes(found: Replay | Facts) -> tuple[list[str], dict[str, str]]:
                                            place[name]))
     kept = set(rank[:MAX_LANES - 1])
     shared = other_lane(len(order) - len(kept))
-    return ([naming.shown(name) for name in order if name in kept] + [shared],
-            {name: naming.shown(name) if name in kept else shared for name in order})
+    return ([naming.label(name) for name in order if name in kept] + [shared],
+            {name: naming.label(name) if name in kept else shared for name in order})
 
 
 def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
@@ -454,7 +455,7 @@ def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
     start, end = facts.positions()
     names, lane_of = lanes(facts)
     index = {name: k for k, name in enumerate(names)}
-    lane_of_shown = {naming.shown(name): lane for name, lane in lane_of.items()}
+    lane_of_shown = {naming.label(name): lane for name, lane in lane_of.items()}
     origin = float(start.min())
     span = float(end.max()) - origin
     seconds = (bucket_seconds if facts.clock == SECONDS else bucket_steps)(span, width)
