@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping
 
 from masrl.presentation.report.words import visible
 
-LONGEST = 60  # characters: a name this long or shorter is shown whole
+LONGEST = 80  # characters: a name this long or shorter is shown whole (a SHA-256 hex id: 64)
 KEPT = 12  # characters kept at each end of a longer name
 CODE_DIGITS = 10  # hexadecimal digits of the code that tells names that shorten alike apart
 # what a shortened name looks like: a name shown whole never does (it is shortened too)
