@@ -144,3 +144,42 @@ def billion_laughs() -> str:
         previous = "abcdefghi"[depth]
         laughs.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]")
     return "\n".join(laughs) + "\n"
+
+
+# ---------------------------------------------------------------------------------- long names
+
+LONG_AGENT = "A" * 10_000  # valid: the schema bounds no name
+TWINS = tuple("P" * 200 + middle + "m" * 600 + "S" * 200 for middle in ("one", "two"))
+MARKUP_NAME = ("<script>alert(1)</script>\u202e" + "\u202eevil\x1b[31m" * 200
+               + "</code>end")
+
+
+def long_names(document: dict, short: bool = False) -> dict:
+    """``document`` (a trace with agents ``root``, ``a`` and ``b``, a tool ``search`` and an
+    aggregating step, such as ``tests/fixtures/traces/small.json``) with its names made long: ``a``
+    becomes :data:`LONG_AGENT`, ``b`` :data:`MARKUP_NAME` (markup, bidirectional and control
+    characters), a third agent spawned by root and messaging ``a`` is :data:`TWINS`' first and
+    ``root`` its second (the two share their first and last 200 characters), the tool gets a
+    name of 5,000 characters, every event id 3,000 more characters, and the trace and task ids
+    4,000 characters each. With ``short``, the same trace with short names (``twin`` for the
+    third agent), to compare with."""
+    renamed = ({"root": "root", "a": "a", "b": "b", "search": "search"} if short else
+               {"a": LONG_AGENT, "b": MARKUP_NAME, "root": TWINS[1], "search": "t" * 5_000})
+    twin, more = ("twin", "") if short else (TWINS[0], "x" * 3_000)
+    events, edges = [], []
+    for event in document["events"]:
+        event = {**event, "id": event["id"] + more}
+        for key in ("agent", "to", "tool"):
+            if event.get(key) in renamed:
+                event[key] = renamed[event[key]]
+        events.append(event)
+    for edge in document["edges"]:
+        edges.append({**edge, "src": edge["src"] + more, "dst": edge["dst"] + more})
+    first = events[0]
+    spawn = {"id": "twin-spawn", "t": 1, "type": "spawn", "agent": renamed["root"], "to": twin}
+    said = {"id": "twin-says", "t": 2, "type": "message", "agent": twin, "to": renamed["a"]}
+    edges += [{"src": first["id"], "dst": "twin-spawn", "type": "spawn"},
+              {"src": "twin-spawn", "dst": "twin-says", "type": "causal"}]
+    ids = ("names", "task") if short else ("T" * 4_000, "K" * 4_000)
+    return {**document, "trace_id": ids[0], "task_id": ids[1],
+            "events": [*events, spawn, said], "edges": edges}

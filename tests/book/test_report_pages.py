@@ -299,3 +299,38 @@ def test_real_reports_with_text_kept_read_well_with_every_text_open(browser, tmp
         pytest.skip(f"the public logs are not all there ({missing[0]}...; a fresh clone has no "
                     "../shared/traces): the fixtures run the same checks")
     check_kept(browser, KEPT_LOGS, tmp_path)
+
+
+def page_height(browser, page_path: Path, viewport: dict) -> int:
+    """How tall the page is, in CSS pixels, at ``viewport``, once its charts are drawn."""
+    context = browser.new_context(viewport=viewport)
+    try:
+        page = context.new_page()
+        page.goto(page_path.as_uri(), wait_until="load")
+        page.wait_for_selector("figure.masrl-interactive.masrl-live-ready", timeout=30_000)
+        return page.evaluate("document.documentElement.scrollHeight")
+    finally:
+        context.close()
+
+
+def test_a_report_on_very_long_names_stays_about_as_tall_as_on_short_ones(browser, tmp_path):
+    """A 10,000-character agent name, a 5,000-character tool, 3,000-character event ids, two
+    names alike in their first and last 200 characters, and one of markup, bidirectional and
+    control characters (:func:`hostile_traces.long_names`): the page passes the audit at both
+    sizes and is at most a quarter taller than the page of the same trace with short names (the
+    names written in full made it 13 times taller on a desktop)."""
+    from hostile_traces import long_names
+
+    small = json.loads((paths.REPO_ROOT / "tests" / "fixtures" / "traces" / "small.json")
+                       .read_text(encoding="utf-8"))
+    pages, traces = {}, {}
+    for name, short in (("short-names", True), ("long-names", False)):
+        traces[name] = tmp_path / f"{name}.json"
+        traces[name].write_text(json.dumps(long_names(small, short=short)), encoding="utf-8")
+        pages[name] = tmp_path / f"{name}.html"
+        assert main(["report", str(traces[name]), "-o", str(pages[name])]) == 0
+    assert audited(browser, pages["long-names"], code_names(traces["long-names"]),
+                   "long-names") == []
+    for viewport in SIZES.values():
+        short, long = (page_height(browser, pages[name], viewport) for name in pages)
+        assert long <= 1.25 * short, (viewport, long, short)

@@ -98,8 +98,7 @@ def write_page(found: dict, labels: list[str], heads: tuple, args: argparse.Name
     from masrl.presentation.report import diff_sections, page
 
     sections = diff_sections.build(found, *labels, heads=heads)
-    runs = found["runs"]
-    title = f"Two runs compared: {runs['a']['trace_id']} and {runs['b']['trace_id']}"
+    title = diff_sections.page_title(found)
     try:
         write_text_atomically(args.output, page.render(sections, title, command="masrl diff"),
                               inputs=[args.a, args.b])

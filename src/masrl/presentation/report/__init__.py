@@ -4,6 +4,7 @@ a replay, in-process (no notebook, no kernel, no pandas, no Altair).
 
 * :mod:`.facts`: the replay's figures, and what the log cannot support (*not recorded*, why);
 * :mod:`.words`: figures as a reader says them;
+* :mod:`.names`: names as the pages show them, a long one shortened and told apart;
 * :mod:`.agents`, :mod:`.agent_graph`: the agents, and who worked with whom (SVG built here);
 * :mod:`.timeline`: the timeline as a Vega-Lite specification (a plain dictionary), binned
   when crowded, on a step axis when the log has no clock;
@@ -20,5 +21,7 @@ __all__ = ["SECTIONS", "Subject", "build", "replayed", "verdict", "page_title"]
 
 def page_title(head: dict | None, label: str) -> str:
     """The page's title: the trace's id, else how the report names the file."""
+    from masrl.presentation.report.names import shown
+
     trace_id = (head or {}).get("trace_id")
-    return f"Trace report: {trace_id if trace_id else label}"
+    return f"Trace report: {shown(trace_id) if trace_id else label}"

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from masrl.presentation.escaping import html_text
+from masrl.presentation.report import names
 from masrl.presentation.report.agents import TOOL, agent_kinds, agent_order
 from masrl.presentation.report.facts import Facts
 from masrl.traces import credit, metrics
@@ -231,8 +232,8 @@ def node_lines(node: Node) -> list[tuple[str, bool]]:
     """The lines of a node's box, with whether each is the name (bold)."""
     from masrl.presentation.report import words
 
-    lines = [(part, True) for part in _wrapped(node.name)]
-    role = f"{node.role}, " if node.role else ""
+    lines = [(part, True) for part in _wrapped(names.shown(node.name))]
+    role = f"{names.shown(node.role)}, " if node.role else ""
     lines.append((f"{role}{'spawned' if node.kind == 'spawned' else 'not spawned'}", False))
     lines.append((f"{words.count(node.events, 'event')}, "
                   f"{words.count(node.tool_calls, 'tool call')}", False))
@@ -454,16 +455,16 @@ def describe(graph: AgentGraph) -> str:
     if not graph.nodes:
         return "No agent acts in this trace."
     parts = [f"Graph of {words.count(len(graph.nodes), 'agent')}: "
-             f"{words.listed([n.name for n in graph.nodes], 8)}."]
+             f"{words.listed([names.shown(n.name) for n in graph.nodes], 8)}."]
     if graph.links:
-        shown = [f"{link.source} to {link.target}: {link_label(link)}"
+        shown = [f"{names.shown(link.source)} to {names.shown(link.target)}: {link_label(link)}"
                  + (" (on the critical path)" if link.critical else "")
                  for link in graph.links[:12]]
         more = f"; and {len(graph.links) - 12} more links" if len(graph.links) > 12 else ""
         parts.append("Links: " + "; ".join(shown) + more + ".")
     else:
         parts.append("No edge of the trace joins two agents.")
-    critical = [n.name for n in graph.nodes if n.critical]
+    critical = [names.shown(n.name) for n in graph.nodes if n.critical]
     if critical:
         parts.append(f"On the critical path: {words.listed(critical, 8)}.")
     return " ".join(parts)

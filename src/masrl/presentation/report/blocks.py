@@ -14,8 +14,9 @@ import re
 
 from masrl.presentation import vega
 from masrl.presentation.escaping import html_text
+from masrl.presentation.report import names
 from masrl.presentation.report.words import visible as words_visible
-from masrl.presentation.tables import STACKED, Table
+from masrl.presentation.tables import STACKED, Table, formatted
 
 FOLD_AFTER = 10  # a table longer than this shows its first rows and folds the rest
 STACK_FROM = 4  # a table of this many columns or more becomes cards on a phone
@@ -263,7 +264,7 @@ def label_sentence(label) -> str:
     category = f" ({label.category})" if label.category else ""
     comment = f"; comment: {label.comment}" if label.comment else ""
     cut = " (cut at the trace's bound)" if label.truncated else ""
-    return f"{label.name} ({label.given_by}): {label.said}{category}{comment}{cut}"
+    return f"{names.shown(label.name)} ({label.given_by}): {label.said}{category}{comment}{cut}"
 
 
 def _bytes(size: float | None) -> str:
@@ -301,7 +302,7 @@ class StepList:
 
     @staticmethod
     def item_html(step) -> str:
-        agent = f"<code>{html_text(words_visible(step.agent))}</code>"
+        agent = f"<code>{html_text(words_visible(names.shown(step.agent)))}</code>"
         head = (f'<div class="masrl-step-head"><span class="masrl-step-number">Step '
                 f"{step.number:,}</span> {agent} {html_text(words_visible(step.heading))}</div>")
         marks = "".join(f'<p class="masrl-step-label"><strong>Labelled</strong> '
@@ -342,7 +343,7 @@ class StepList:
     def __repr__(self) -> str:
         lines = []
         for step in self.steps:
-            lines.append(f"Step {step.number:,}, {step.agent}: {step.heading}")
+            lines.append(f"Step {step.number:,}, {names.shown(step.agent)}: {step.heading}")
             lines += [f"  labelled {label_sentence(label)}" for label in step.labels]
             if step.text is not None:
                 lines.append(f"  text: {len(step.text):,} characters"
@@ -362,3 +363,26 @@ class Bullets:
 
     def __repr__(self) -> str:
         return "\n".join(f"- {words_visible(line)}" for line in self.lines)
+
+
+class FullNames:
+    """The names a page shortens (:mod:`.names`), each beside its full text, in a table folded
+    away in a ``<details>`` element the reader opens: the one place the page gives them in
+    full, so that a long name is reachable without lengthening the page."""
+
+    def __init__(self, pairs: list[tuple[str, str]]):
+        self.pairs = pairs
+
+    def table(self) -> Table:
+        return table(["shown as", "characters", "full name"], ["code", "count", "code"],
+                     [[short, formatted(len(full), "count"), full] for short, full in self.pairs],
+                     "The long names of the trace, in full")
+
+    def _repr_html_(self) -> str:
+        return (f'<details class="masrl-more masrl-full-names"><summary>Show the '
+                f"{len(self.pairs):,} long {'name' if len(self.pairs) == 1 else 'names'} "
+                f"in full</summary>{self.table()._repr_html_()}</details>")
+
+    def __repr__(self) -> str:
+        return "\n".join(f"{words_visible(short)}: {len(full):,} characters"
+                         for short, full in self.pairs)

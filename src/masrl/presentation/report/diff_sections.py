@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections import Counter
 
 from masrl.presentation.report import labels as labelling
+from masrl.presentation.report import names as naming
 from masrl.presentation.report import words
 from masrl.presentation.report.blocks import Bullets, Folded, Paragraph, Section, table
+from masrl.presentation.report.sections import long_names_note
 from masrl.presentation.tables import formatted
 from masrl.traces import diff as diffs
 
@@ -71,7 +73,29 @@ def build(found: dict, label_a: str, label_b: str,
     sections = [Section(key, title, builders[key](found, label_a, label_b))
                 for key, title in SECTIONS.items()]
     sections[0].blocks += labels_blocks(*heads)
+    sections[0].blocks += long_names_note(naming.long_names(compared_names(found, heads)))
     return sections
+
+
+def page_title(found: dict) -> str:
+    """The comparison page's title: the two traces' ids."""
+    runs = found["runs"]
+    return (f"Two runs compared: {naming.shown(runs['a']['trace_id'])} and "
+            f"{naming.shown(runs['b']['trace_id'])}")
+
+
+def compared_names(found: dict, heads: tuple = (None, None)) -> list[str]:
+    """Every name the comparison page may show (:func:`.names.trace_names` of both runs, with
+    the agents, tools and events the comparison names), each once."""
+    runs, events = found["runs"], []
+    for row in found["alignment"]:
+        events += [step.get(key) for step in (row["a"], row["b"]) if step
+                   for key in ("event", "tool")]
+    return list(dict.fromkeys([
+        *naming.trace_names({**(heads[0] or {}), **runs["a"]}),
+        *naming.trace_names({**(heads[1] or {}), **runs["b"]}),
+        *found["agents"]["per_agent"], *found["tools"],
+        *(name for name in events if isinstance(name, str))]))
 
 
 def label_lines(head_a: dict | None, head_b: dict | None) -> list[str]:
@@ -97,12 +121,12 @@ def labels_blocks(head_a: dict | None, head_b: dict | None) -> list:
 def headline(found: dict, label_a: str, label_b: str) -> list:
     runs = found["runs"]
     task = found["same_task"]
-    same = (f"Both are runs of task {runs['a']['task_id']}." if task else
-            f"They are runs of different tasks ({runs['a']['task_id']} and "
-            f"{runs['b']['task_id']}), compared anyway." if task is False else
+    same = (f"Both are runs of task {naming.shown(runs['a']['task_id'])}." if task else
+            f"They are runs of different tasks ({naming.shown(runs['a']['task_id'])} and "
+            f"{naming.shown(runs['b']['task_id'])}), compared anyway." if task is False else
             "A run without a task id cannot be checked to be of the same task.")
-    blocks = [Paragraph(f"A is {runs['a']['trace_id']} ({label_a}); B is "
-                        f"{runs['b']['trace_id']} ({label_b}). {same}")]
+    blocks = [Paragraph(f"A is {naming.shown(runs['a']['trace_id'])} ({label_a}); B is "
+                        f"{naming.shown(runs['b']['trace_id'])} ({label_b}). {same}")]
     said = []
     for key in ("events", "tool_calls", "wall_clock", "tokens.total", "cost_usd.total",
                 "credit.team_reward"):
@@ -121,8 +145,10 @@ def headline(found: dict, label_a: str, label_b: str) -> list:
               ) + " in both runs"
     blocks.append(Paragraph(
         acting[:1].upper() + acting[1:]
-        + (f"; {words.listed(people['only_a'])} only in A" if people["only_a"] else "")
-        + (f"; {words.listed(people['only_b'])} only in B" if people["only_b"] else "")
+        + (f"; {words.listed(naming.shown_all(people['only_a']))} only in A"
+           if people["only_a"] else "")
+        + (f"; {words.listed(naming.shown_all(people['only_b']))} only in B"
+           if people["only_b"] else "")
         + "."))
     events = found["figures"]["events"]
     blocks.append(Paragraph(divergence_sentence(found["first_divergence"],
@@ -142,8 +168,8 @@ VERBS = {  # event type -> what its agent does, as a sentence says it
 def _step(event: dict | None, run: str, ended: bool) -> str:
     if event is None:  # a step of the other run only: this run has ended, or goes on otherwise
         return f"{run} has ended" if ended else f"{run} takes no such step"
-    tool = f" ({event['tool']})" if event.get("tool") else ""
-    return f"in {run}, {event['agent']} {VERBS[event['type']]}{tool}"
+    tool = f" ({naming.shown(event['tool'])})" if event.get("tool") else ""
+    return f"in {run}, {naming.shown(event['agent'])} {VERBS[event['type']]}{tool}"
 
 
 def _first_steps(n: int) -> str:
@@ -184,7 +210,7 @@ def figures(found: dict, label_a: str, label_b: str) -> list:
 def agents(found: dict, label_a: str, label_b: str) -> list:
     rows = []
     for name, values in found["agents"]["per_agent"].items():
-        row = [name]
+        row = [naming.shown(name)]
         for key, kind in (("events", "count"), ("tool_calls", "count"), ("tokens", "tokens")):
             left, right = values[key]
             row += [_absent(left, kind, name in found["agents"]["only_b"]),
@@ -205,7 +231,7 @@ def _absent(value, kind: str, missing_agent: bool) -> str:
 def tools(found: dict, label_a: str, label_b: str) -> list:
     if not found["tools"]:
         return [Paragraph("Neither run calls a tool.")]
-    rows = [[tool, formatted(a, "count"), formatted(b, "count"),
+    rows = [[naming.shown(tool), formatted(a, "count"), formatted(b, "count"),
              change({"change": b - a}, "count")] for tool, (a, b) in found["tools"].items()]
     return [Folded(table(["tool", "calls in A", "calls in B", "change"],
                          ["code", "count", "count", "text"], rows, "Tool calls per tool"))]
@@ -223,7 +249,8 @@ def critical_paths(found: dict, label_a: str, label_b: str) -> list:
         rows, step = [], 1
         for run in paths[side]:
             last = step + run["steps"] - 1
-            rows.append([f"{step:,}" if step == last else f"{step:,} to {last:,}", run["agent"],
+            rows.append([f"{step:,}" if step == last else f"{step:,} to {last:,}",
+                         naming.shown(run["agent"]),
                          formatted(run["steps"], "count")])
             step = last + 1
         blocks.append(Folded(table(["steps", "agent", "events"], ["text", "code", "count"],
@@ -238,7 +265,7 @@ def credit(found: dict, label_a: str, label_b: str) -> list:
                           "compare. masrl replay with an outcome model (--outcome) gives "
                           "each run credit from an outcome; see masrl report on either run.")]
     people = found["agents"]
-    rows = [[name, _absent(a, "number:3", name in people["only_b"]),
+    rows = [[naming.shown(name), _absent(a, "number:3", name in people["only_b"]),
              _absent(b, "number:3", name in people["only_a"])]
             for name, (a, b) in found["credit"]["per_agent"].items()]
     return [Paragraph(f"Credit per agent: in A, {RULE_WORDS[rules['a']]}; in B, "
@@ -252,7 +279,7 @@ def steps(found: dict, label_a: str, label_b: str) -> list:
     for row in found["alignment"]:
         tally.setdefault(row["agent"], Counter())[row["status"]] += 1
     statuses = (diffs.SAME, diffs.CHANGED, diffs.ONLY_A, diffs.ONLY_B)
-    summary = [[agent, *(formatted(counts.get(s, 0), "count") for s in statuses)]
+    summary = [[naming.shown(agent), *(formatted(counts.get(s, 0), "count") for s in statuses)]
                for agent, counts in tally.items()]
     blocks: list = [
         Paragraph("Each agent's steps in A matched with its steps in B, in order (a longest "
@@ -263,7 +290,8 @@ def steps(found: dict, label_a: str, label_b: str) -> list:
                      "Steps matched, agent by agent"))]
     differing = [row for row in found["alignment"] if row["status"] != diffs.SAME]
     if differing:
-        rows = [[row["agent"], row["status"], _event_text(row["a"]), _event_text(row["b"])]
+        rows = [[naming.shown(row["agent"]), row["status"], _event_text(row["a"]),
+                 _event_text(row["b"])]
                 for row in differing]
         blocks.append(Folded(table(["agent", "how", "step in A", "step in B"],
                                    ["code", "text", "text", "text"], rows,
@@ -274,5 +302,6 @@ def steps(found: dict, label_a: str, label_b: str) -> list:
 def _event_text(event: dict | None) -> str:
     if event is None:
         return "none"
-    tool = f" ({event['tool']})" if event.get("tool") else ""
-    return f"{event['step']:,}: {event['type'].replace('_', ' ')}{tool}, event {event['event']}"
+    tool = f" ({naming.shown(event['tool'])})" if event.get("tool") else ""
+    return (f"{event['step']:,}: {event['type'].replace('_', ' ')}{tool}, "
+            f"event {naming.shown(event['event'])}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from masrl.presentation.report import words
+from masrl.presentation.report import names, words
 from masrl.presentation.report.agents import TOOL, agent_kinds
 from masrl.presentation.report.facts import Facts
 from masrl.presentation.tables import measurement
@@ -56,7 +56,7 @@ class Label:
     @property
     def given_by(self) -> str:
         """Its source and kind: ``Who&When, gold answer``."""
-        return f"{self.source}, {KIND_WORDS.get(self.kind, self.kind)}"
+        return f"{names.shown(self.source)}, {KIND_WORDS.get(self.kind, self.kind)}"
 
 
 def labels_of(head: Mapping | None) -> list[Label]:
@@ -101,12 +101,12 @@ def line(label: Label) -> str:
     the annotator's comment; each text on one line and cut after :data:`LINE_CHARACTERS`."""
     where = [one_line(label.given_by)]
     if label.event:
-        where.append(f"on event {one_line(label.event)}")
+        where.append(f"on event {one_line(names.shown(label.event))}")
     if label.agent and label.agent != label.value:
-        where.append(f"about agent {one_line(label.agent)}")
+        where.append(f"about agent {one_line(names.shown(label.agent))}")
     comment = f"; comment: {one_line(label.comment)}" if label.comment else ""
     category = f" ({one_line(label.category)})" if label.category else ""
-    return (f"{one_line(label.name)}: {one_line(label.said)}{category} "
+    return (f"{one_line(names.shown(label.name))}: {one_line(label.said)}{category} "
             f"({'; '.join(where)}){comment}")
 
 
@@ -135,14 +135,14 @@ def about(facts: Facts, label: Label) -> str:
     if label.event is not None:
         i = event_index(facts, label.event)
         if i is None:
-            parts.append(f"event {label.event}, which the trace does not hold")
+            parts.append(f"event {names.shown(label.event)}, which the trace does not hold")
         else:
             step = int(step_numbers(facts)[i])
-            parts.append(f"step {step:,} (event {label.event}, by "
-                         f"{facts.run.trace.events.agent(i)})")
+            parts.append(f"step {step:,} (event {names.shown(label.event)}, by "
+                         f"{names.shown(facts.run.trace.events.agent(i))})")
     if label.agent is not None:
         known = "" if label.agent in facts.run.agents else ", who takes no step in the trace"
-        parts.append(f"agent {label.agent}{known}")
+        parts.append(f"agent {names.shown(label.agent)}{known}")
     return "; ".join(parts) if parts else "the whole run"
 
 
@@ -167,7 +167,7 @@ def labelled_agents(facts: Facts) -> dict[str, list[Label]]:
 
 def names_of(labels: list[Label]) -> str:
     """``mistake_step and mistake_reason``: the labels' names, each once."""
-    return words.listed(list(dict.fromkeys(label.name for label in labels)), 4)
+    return words.listed(list(dict.fromkeys(names.shown(label.name) for label in labels)), 4)
 
 
 # ----------------------------------------------------------------------------- ranking

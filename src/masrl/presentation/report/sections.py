@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from masrl.presentation.report import agent_graph, words
+from masrl.presentation.report import agent_graph, names, words
 from masrl.presentation.report import labels as labelling
 from masrl.presentation.report import steps as step_lists
 from masrl.presentation.report import timeline as timelines
@@ -26,6 +26,7 @@ from masrl.presentation.report.blocks import (
     Commands,
     Drawing,
     Folded,
+    FullNames,
     Paragraph,
     Section,
     StepList,
@@ -213,7 +214,7 @@ def run_sentence(facts: Facts) -> str:
         over = (f"; its duration is {NOT_RECORDED} "
                 f"({facts.reason('wall_clock') or 'the log records no times'})")
     sentence = (f"This run has {words.count(len(agents), 'agent')} "
-                f"({words.listed(agents)}{spawn_note}) that made "
+                f"({words.listed(names.shown_all(agents))}{spawn_note}) that made "
                 f"{words.count(data['tool_calls'], 'tool call', zero='no')} and sent "
                 f"{words.count(data['messages'], 'message', zero='no')}{over}. ")
     path = metrics.critical_path(facts.run)
@@ -293,7 +294,7 @@ def estimate_phrase(facts: Facts) -> str:
     if source:
         text += f" (price table: {source})"
     if unknown:
-        text += f", leaving out {words.listed(list(map(str, unknown)))}, unknown to that table"
+        text += f", leaving out {words.listed(names.shown_all(map(str, unknown)))}, unknown to that table"
     return text
 
 
@@ -309,17 +310,20 @@ def validation(report: ValidationReport, facts: Facts | None, subject: Subject) 
         head = trace.head
         blocks.append(Paragraph(
             f"The trace at {subject.label} is {verdict(report)}. Its id is "
-            f"{head.get('trace_id', '(none)')}, its stated topology "
-            f"{head.get('topology', '(not stated)')}, and it holds "
+            f"{names.shown(head.get('trace_id', '(none)'))}, its stated topology "
+            f"{names.shown(head.get('topology', '(not stated)'))}, and it holds "
             f"{words.count(trace.events.count, 'event')}. An error makes a trace invalid; a "
             "warning does not."))
     if report.problems:
-        rows = [[p.severity, p.code, p.where, p.message] for p in report.problems]
+        rows = [[p.severity, p.code, names.shown_within(p.where), names.shown_within(p.message)]
+                for p in report.problems]
         blocks.append(Folded(table(["severity", "problem", "where", "what is wrong"],
                                    ["text", "code", "code", "text"], rows,
                                    "The problems found, each with where it is")))
     else:
         blocks.append(Paragraph("No problems found."))
+    if trace is not None:
+        blocks += long_names_blocks(trace)
     account = import_account(trace.head, trace.events.count) if trace is not None else None
     if account is not None:
         skipped = (f"skipped {account['skipped']:,}; every skipped record is counted under "
@@ -333,6 +337,29 @@ def validation(report: ValidationReport, facts: Facts | None, subject: Subject) 
             blocks.append(Folded(table(["what was skipped", "how many"], ["text", "count"],
                                        rows, "What the import left out, by reason")))
     return blocks
+
+
+def long_names_blocks(trace) -> list:
+    """What the page does with the trace's long names (:mod:`.names`), and the names in full,
+    folded away; nothing when every name is short."""
+    records = trace.event_records
+    return long_names_note(names.long_names(names.trace_names(
+        trace.head, trace.events.agent_names, trace.events.ids,
+        [*records.optional("tool"), *records.optional("to"), *records.optional("role"),
+         *records.optional("decision")])))
+
+
+def long_names_note(found: list[tuple[str, str]]) -> list:
+    """For the long names ``found`` (``(shown, full)``, :func:`.names.long_names`): a paragraph
+    saying how the page shows them, and the names in full, folded away; nothing for none."""
+    if not found:
+        return []
+    return [Paragraph(
+        f"{words.count(len(found), 'name')} {'is' if len(found) == 1 else 'are'} longer than "
+        f"{names.LONGEST} characters. The page shows {'it' if len(found) == 1 else 'each'} by "
+        f"its first and last {names.KEPT} characters around a code drawn from the whole name "
+        "(first…#code…last), so that two names that begin and end alike still differ; the "
+        f"full {'name is' if len(found) == 1 else 'names are'} here:"), FullNames(found)]
 
 
 # ----------------------------------------------------------------------------------- numbers
@@ -444,7 +471,8 @@ def labels_table(facts: Facts, found: list | None = None) -> Table:
         said = label.said + (f" ({label.category})" if label.category else "")
         if label.truncated:
             said += " (cut at 4,096 bytes by the import)"
-        row = [label.name, words.visible(said), labelling.about(facts, label), label.given_by]
+        row = [names.shown(label.name), words.visible(said), labelling.about(facts, label),
+               label.given_by]
         if comments:
             row.append(words.visible(label.comment) if label.comment else "none")
         rows.append(row)
@@ -459,13 +487,13 @@ def labels_table(facts: Facts, found: list | None = None) -> Table:
 def _step_words(facts: Facts, i: int) -> str:
     events = facts.run.trace.events
     step = int(labelling.step_numbers(facts)[i])
-    return f"step {step:,} (event {events.ids[i]}, by {events.agent(i)})"
+    return f"step {step:,} (event {names.shown(events.ids[i])}, by {names.shown(events.agent(i))})"
 
 
 def _the_labels(found: list) -> str:
     """``the label x is`` or ``the labels x and y are``."""
-    names = list(dict.fromkeys(label.name for label in found))
-    return (f"the label {names[0]} is" if len(names) == 1
+    said = list(dict.fromkeys(names.shown(label.name) for label in found))
+    return (f"the label {said[0]} is" if len(said) == 1
             else f"the labels {labelling.names_of(found)} are")
 
 
@@ -509,8 +537,9 @@ def ranking_blocks(facts: Facts) -> list:
     events = facts.run.trace.events
     shown = [(rank, i) for rank, i in enumerate(ranked.order, start=1)
              if rank <= MAX_RANKED_ROWS or i in labelled]
-    rows = [[formatted(rank, "count"), formatted(int(numbers[i]), "count"), events.ids[i],
-             events.agent(i), formatted(ranked.credit[i], "number:3"),
+    rows = [[formatted(rank, "count"), formatted(int(numbers[i]), "count"),
+             names.shown(events.ids[i]), names.shown(events.agent(i)),
+             formatted(ranked.credit[i], "number:3"),
              labelling.names_of(labelled[i]) if i in labelled else "no"]
             for rank, i in shown]
     left = len(ranked.order) - len(shown)
@@ -566,7 +595,8 @@ def agents_table(facts: Facts, graph: agent_graph.AgentGraph | None = None) -> T
     rows = []
     for node in graph.nodes:
         seconds = busy.get(node.name) if isinstance(busy, dict) and timed[node.name] else None
-        row = [node.name, facts.run.agents[node.name].parent or "not spawned",
+        parent = facts.run.agents[node.name].parent
+        row = [names.shown(node.name), "not spawned" if parent is None else names.shown(parent),
                formatted(node.events, "count"), formatted(node.tool_calls, "count"),
                NOT_RECORDED if node.tokens is None else formatted(node.tokens, "tokens"),
                _money_or(node.cost_usd),
@@ -602,7 +632,7 @@ def links_table(graph: agent_graph.AgentGraph) -> Table:
     with_credit = any(link.credit is not None for link in graph.links)
     rows = []
     for link in graph.links:
-        row = [link.source, link.target, agent_graph.link_label(link),
+        row = [names.shown(link.source), names.shown(link.target), agent_graph.link_label(link),
                formatted(link.count, "count"),
                formatted(link.tokens, "tokens") if link.tokens is not None
                else NOT_RECORDED if link.events else "none"]
@@ -680,7 +710,7 @@ def _labelled_in(facts: Facts, run: dict) -> str:
     """The labelled steps of a run of the critical path, as its row says them."""
     numbers = labelling.step_numbers(facts)
     events = facts.run.trace.events
-    said = [f"step {int(numbers[i]):,} (event {events.ids[i]}) labelled "
+    said = [f"step {int(numbers[i]):,} (event {names.shown(events.ids[i])}) labelled "
             f"{labelling.names_of(found)}" for i, found in run.get("labelled", [])]
     return f"; {words.listed(said, 3)}" if said else ""
 
@@ -700,7 +730,7 @@ def path_table(facts: Facts, runs: list[dict] | None = None) -> Table:
     runs = path_runs(facts) if runs is None else runs
     when = "when (since the start)" if facts.clock == SECONDS else "when (in the run's order)"
     rows = [[f"{r['first']:,}" if r["first"] == r["last"] else f"{r['first']:,} to {r['last']:,}",
-             r["agent"], formatted(r["last"] - r["first"] + 1, "count"),
+             names.shown(r["agent"]), formatted(r["last"] - r["first"] + 1, "count"),
              _what(r["types"]) + _labelled_in(facts, r), _when(facts, r)] for r in runs]
     return table(["steps", "agent", "events", "what happened", when],
                  ["text", "code", "count", "text", "text"], rows,
@@ -881,7 +911,7 @@ def items_table(facts: Facts, unit: str) -> Table:
     equal = credit.equal(run, unit) or {}
     found = facts.replay.credit.get("counterfactual")
     counterfactual = bool(found) and found["unit"] == unit
-    names = list(dict.fromkeys([*recorded, *(found["players"] if counterfactual else [])]))
+    players = list(dict.fromkeys([*recorded, *(found["players"] if counterfactual else [])]))
     with_recorded = rewards_recorded(facts)
     header = [unit.replace("_", " "), "equal split"] + (["recorded rewards"] if with_recorded
                                                         else [])
@@ -890,8 +920,8 @@ def items_table(facts: Facts, unit: str) -> Table:
         header += ["leave-one-out", "Shapley value"]
         kinds += ["number", "number"]
     rows = []
-    for name in names:
-        row = [name, _credit(equal.get(name))]
+    for name in players:
+        row = [names.shown(name), _credit(equal.get(name))]
         if with_recorded:
             row.append(_credit(recorded.get(name)))
         if counterfactual and name not in found["players"]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from masrl.presentation.report import labels as labelling
-from masrl.presentation.report import words
+from masrl.presentation.report import names, words
 from masrl.presentation.report.facts import SECONDS, Facts
 from masrl.traces.graph import EVENT_TYPES
 
@@ -59,11 +59,11 @@ def heading(kind: str, decision: str | None, tool: str | None, to: str | None) -
     it called, whom it addressed."""
     said = words.EVENT_WORDS[kind][0]
     if decision:
-        said += f": {decision.replace('_', ' ')}"
+        said += f": {names.shown(decision).replace('_', ' ')}"
     if tool:
-        said += f" ({tool})"
+        said += f" ({names.shown(tool)})"
     if to:
-        said += f" to {to}"
+        said += f" to {names.shown(to)}"
     return said
 
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from masrl.presentation import vega
 from masrl.presentation.report import labels as labelling
+from masrl.presentation.report import names as naming
 from masrl.presentation.report.agents import agent_order
 from masrl.presentation.report.blocks import LABELLED_COLOUR
 from masrl.presentation.report.facts import SECONDS, Facts
@@ -106,8 +107,9 @@ def event_rows(found: Replay | Facts) -> list[dict]:
     rows = []
     for i in run.timeline.tolist():
         kind = EVENT_TYPES[events.types[i]]
-        rows.append({"event": events.ids[i], "type": kind, "kind": EVENT_KINDS[kind],
-                     "agent": events.agent(i), "tokens": float(tokens[i]),
+        rows.append({"event": naming.shown(events.ids[i]), "type": kind,
+                     "kind": EVENT_KINDS[kind], "agent": naming.label(events.agent(i)),
+                     "tokens": float(tokens[i]),
                      "start": float(start[i]), "end": float(end[i]),
                      "instant": bool(end[i] == start[i]), "critical": i in critical})
     return rows
@@ -132,18 +134,18 @@ def lifetime_rows(found: Replay | Facts) -> list[dict]:
     for name in agent_order(run):
         agent = run.agents[name]
         if agent.spawned_at is None:
-            rows.append({"agent": name, "start": first[name], "end": last[name],
+            rows.append({"agent": naming.label(name), "start": first[name], "end": last[name],
                          "band": ROOT_LIFE})
         elif facts.clock == SECONDS:
             stop = run.trace_end if agent.ended_at is None else agent.ended_at
-            rows.append({"agent": name, "start": agent.spawned_at, "end": stop,
+            rows.append({"agent": naming.label(name), "start": agent.spawned_at, "end": stop,
                          "band": SPAWNED_LIFE})
         else:
             spawn = (int(events.index.positions([agent.spawn_event])[0])
                      if agent.spawn_event else -1)
             begin = min(first.get(name, math.inf),
                         float(start[spawn]) if spawn >= 0 else math.inf)
-            rows.append({"agent": name, "start": begin, "end": last.get(name, begin),
+            rows.append({"agent": naming.label(name), "start": begin, "end": last.get(name, begin),
                          "band": SPAWNED_LIFE})
         if name in labelled:
             rows[-1]["band"] = LABELLED_AGENT
@@ -157,7 +159,8 @@ def label_rows(found: Replay | Facts) -> list[dict]:
     events = facts.run.trace.events
     start, _ = facts.positions()
     numbers = labelling.step_numbers(facts)
-    rows = [{"event": events.ids[i], "agent": events.agent(i), "start": float(start[i]),
+    rows = [{"event": naming.shown(events.ids[i]), "agent": naming.label(events.agent(i)),
+             "start": float(start[i]),
              "step": int(numbers[i]), "labels": labelling.names_of(found_labels),
              "mark": LABELLED_STEP}
             for i, found_labels in labelling.labelled_events(facts).items()]
@@ -199,7 +202,8 @@ def labels_text(facts: Facts) -> str:
                            f"{row['labels']})" for row in steps[:MAX_LISTED_PATH])
         said.append(f"A dark red triangle marks each labelled step: {listed}.")
     if agents:
-        said.append(f"The lane of each labelled agent is tinted red: {', '.join(agents)}.")
+        said.append("The lane of each labelled agent is tinted red: "
+                    f"{', '.join(naming.shown_all(agents))}.")
     return (" " + " ".join(said)) if said else ""
 
 
@@ -211,13 +215,14 @@ def path_rows(found: Replay | Facts) -> list[dict]:
     rows = []
     for step, i in enumerate(metrics.critical_path(facts.run)):
         for half, time in ((0, start[i]), (1, end[i])):
-            rows.append({"order": 2 * step + half, "event": events.ids[i],
-                         "agent": events.agent(i), "time": float(time), "band": CRITICAL})
+            rows.append({"order": 2 * step + half, "event": naming.shown(events.ids[i]),
+                         "agent": naming.label(events.agent(i)), "time": float(time),
+                         "band": CRITICAL})
     return rows
 
 
 def _title(facts: Facts) -> str:
-    return f"Timeline of {facts.run.trace.head.get('trace_id') or facts.run.trace.source}"
+    return f"Timeline of {naming.shown(facts.run.trace.head.get('trace_id') or facts.run.trace.source)}"
 
 
 def _colour_scale(kinds: list[str], bands: list[str]) -> dict:
@@ -307,7 +312,7 @@ def _gantt_layers(facts: Facts, events: list[dict], bands: list[dict], path: lis
 def listed_path(path: list[str]) -> str:
     """The first :data:`MAX_LISTED_PATH` event ids of a critical path, joined by arrows."""
     more = " -> ..." if len(path) > MAX_LISTED_PATH else ""
-    return " -> ".join(path[:MAX_LISTED_PATH]) + more
+    return " -> ".join(naming.shown_all(path[:MAX_LISTED_PATH])) + more
 
 
 def _span_text(facts: Facts) -> str:
@@ -407,13 +412,14 @@ def other_lane(count: int) -> str:
 
 
 def lanes(found: Replay | Facts) -> tuple[list[str], dict[str, str]]:
-    """The lanes of a binned timeline, top to bottom, and each agent's lane. Every agent has
-    its own lane (in :func:`agent_order`) unless there are more than :data:`MAX_LANES`: then the
+    """The lanes of a binned timeline, top to bottom, and each agent's lane (agents by their
+    full names, lanes by the names the page shows: :func:`.names.shown`). Every agent has its
+    own lane (in :func:`agent_order`) unless there are more than :data:`MAX_LANES`: then the
     agents with critical events, then the busiest, keep theirs and the others share the last."""
     run = facts_of(found).run
     order = agent_order(run)
     if len(order) <= MAX_LANES:
-        return order, {name: name for name in order}
+        return [naming.label(name) for name in order], {name: naming.label(name) for name in order}
     events = run.trace.events
     counts = np.bincount(events.agent_codes, minlength=len(events.agent_names))
     busy = dict(zip(events.agent_names, counts.tolist()))
@@ -423,8 +429,8 @@ def lanes(found: Replay | Facts) -> tuple[list[str], dict[str, str]]:
                                            place[name]))
     kept = set(rank[:MAX_LANES - 1])
     shared = other_lane(len(order) - len(kept))
-    return ([name for name in order if name in kept] + [shared],
-            {name: name if name in kept else shared for name in order})
+    return ([naming.label(name) for name in order if name in kept] + [shared],
+            {name: naming.label(name) if name in kept else shared for name in order})
 
 
 def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
@@ -449,6 +455,7 @@ def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
     start, end = facts.positions()
     names, lane_of = lanes(facts)
     index = {name: k for k, name in enumerate(names)}
+    lane_of_shown = {naming.label(name): lane for name, lane in lane_of.items()}
     origin = float(start.min())
     span = float(end.max()) - origin
     seconds = (bucket_seconds if facts.clock == SECONDS else bucket_steps)(span, width)
@@ -487,7 +494,7 @@ def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
                               "y2": top})
     bands = [{"lane": band["agent"], "lane_index": index[band["agent"]], "start": band["start"],
               "end": band["end"], "band": band["band"]}
-             for band in lifetime_rows(facts) if lane_of[band["agent"]] == band["agent"]]
+             for band in lifetime_rows(facts) if lane_of_shown[band["agent"]] == band["agent"]]
     critical = np.array(metrics.critical_path(run), dtype=np.int64)
     marked = np.zeros((len(names), buckets + 1), dtype=np.int64)
     np.add.at(marked, (lane[critical], first[critical]), 1)
@@ -504,8 +511,9 @@ def binned_frames(found: Replay | Facts, width: int = BINNED_WIDTH) -> dict:
                                 "critical": int(marked[i, begin:b].sum())})
             else:
                 b += 1
-    labelled = [{**row, "lane": lane_of[row["agent"]], "lane_index": index[lane_of[row["agent"]]],
-                 "top": index[lane_of[row["agent"]]] + LABEL_TOP}
+    labelled = [{**row, "lane": lane_of_shown[row["agent"]],
+                 "lane_index": index[lane_of_shown[row["agent"]]],
+                 "top": index[lane_of_shown[row["agent"]]] + LABEL_TOP}
                 for row in label_rows(facts)]
     return {"lanes": names, "seconds": seconds, "origin": origin, "buckets": buckets,
             "tallest": tallest, "cells": cells, "bands": bands, "stripes": stripes,
