@@ -142,6 +142,8 @@ def merge_prints(spans: list[RawSpan]) -> tuple[list[RawSpan], int, int]:
     trace and span id; the end print's attributes win). Returns the spans in order of first
     print, how many start prints were merged, and how many spans never got an end print (they
     end when they start)."""
+    if None not in {span.end for span in spans}:  # every span ended: nothing to merge
+        return list(spans), 0, 0
     groups: dict[tuple, list[RawSpan]] = {}
     for span in spans:
         groups.setdefault((span.trace_id, span.span_id), []).append(span)
@@ -310,7 +312,9 @@ def _otlp_span(path: Path, where: str, raw: Any, service: Any, scope: str | None
         and HEX.fullmatch(trace_id) else _otlp_id(path, where, "traceId", trace_id, 16)
     span_id = span_id.lower() if type(span_id) is str and len(span_id) == 16 \
         and HEX.fullmatch(span_id) else _otlp_id(path, where, "spanId", span_id, 8)
-    parent_id = _otlp_id(path, where, "parentSpanId", parent, 8) if parent else None
+    parent_id = (parent.lower() if type(parent) is str and len(parent) == 16
+                 and HEX.fullmatch(parent) else _otlp_id(path, where, "parentSpanId", parent, 8)
+                 ) if parent else None
     status = get("status")
     if status is None:
         status = {}
