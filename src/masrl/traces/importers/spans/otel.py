@@ -303,12 +303,13 @@ def classify(raw: RawSpan, conventions: Counter | None, path: Path, repairs: Cou
     if kind == AGENT:
         span.name = _first_text(a, AGENT_NAME) or crewai_role(a) or agent_from_name(raw.name)
         span.returns = a.get("masrl.return") is not False
-        span.spawn_cost = (number.count(a, ("masrl.spawn.tokens",)),
-                           number.amount(a, ("masrl.spawn.cost_usd",)))
-        span.return_cost = (number.count(a, ("masrl.return.tokens",)),
-                            number.amount(a, ("masrl.return.cost_usd",)))
-        span.spawn_end = number.time(a, "masrl.spawn.end_unix_nano")
-        span.return_end = number.time(a, "masrl.return.end_unix_nano")
+        if not a.keys().isdisjoint(AGENT_COST_KEYS):  # masrl's own export (else all unknown)
+            span.spawn_cost = (number.count(a, ("masrl.spawn.tokens",)),
+                               number.amount(a, ("masrl.spawn.cost_usd",)))
+            span.return_cost = (number.count(a, ("masrl.return.tokens",)),
+                                number.amount(a, ("masrl.return.cost_usd",)))
+            span.spawn_end = number.time(a, "masrl.spawn.end_unix_nano")
+            span.return_end = number.time(a, "masrl.return.end_unix_nano")
     elif kind == EVENT:
         span.event_type = a["masrl.event.type"]
         span.decision = _text(a.get("masrl.decision"))
@@ -409,17 +410,32 @@ def _beeai(raw: RawSpan) -> tuple[str, str, str] | None:
     return OTHER, f"BeeAI emitter event {match['event']} of {match['path']}", BEEAI
 
 
+PART_KEYS = frozenset(name for names in PARTS.values() for name in names)
+COST_KEYS = frozenset(("gen_ai.usage.input_cost", "gen_ai.usage.output_cost", *COST))
+USAGE_KEYS = frozenset((*INPUT_TOKENS, *OUTPUT_TOKENS, *TOTAL_TOKENS, *PART_KEYS, *COST_KEYS))
+AGENT_COST_KEYS = frozenset(("masrl.spawn.tokens", "masrl.spawn.cost_usd", "masrl.return.tokens",
+                             "masrl.return.cost_usd", "masrl.spawn.end_unix_nano",
+                             "masrl.return.end_unix_nano"))
+
+
 def _usage(span: Span, a: dict, number: _Numbers) -> None:
+    """The usage a span states; each group of names is looked up only when the span has one
+    of them (most spans state no usage: every figure stays unrecorded)."""
+    keys = a.keys()
+    if keys.isdisjoint(USAGE_KEYS):
+        return
     for key, names in (("input", INPUT_TOKENS), ("output", OUTPUT_TOKENS)):
         value = number.count(a, names)
         if value is not None:
             span.usage[key] = value
-    if span.usage:
+    if span.usage and not keys.isdisjoint(PART_KEYS):
         for part, names in PARTS.items():
             value = number.count(a, names)
             if value:
                 span.parts[part] = value
     span.total_tokens = number.count(a, TOTAL_TOKENS)
+    if keys.isdisjoint(COST_KEYS):
+        return
     costs = [cost for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
              if (cost := number.amount(a, (k,))) is not None]
     if costs:
@@ -435,9 +451,13 @@ class _Numbers:
         self.path, self.where, self.repairs = path, where, repairs
 
     def count(self, a: dict, names: tuple[str, ...]) -> int | None:
-        key = next((k for k in names if a.get(k) is not None), None)
-        return None if key is None else numbers.count(a[key], self.path, self.where,
-                                                      f"attributes.{key}", self.repairs)
+        key = _stated(a, names)
+        if key is None:
+            return None
+        value = a[key]
+        if type(value) is int and 0 <= value <= numbers.MAX_COUNT:
+            return value  # the rule's usual case (its first test), without naming the field
+        return numbers.count(value, self.path, self.where, f"attributes.{key}", self.repairs)
 
     def time(self, a: dict, name: str) -> int | None:
         """Nanoseconds since the epoch that an attribute of masrl's export states."""
@@ -446,17 +466,33 @@ class _Numbers:
                                                           iso=False)
 
     def amount(self, a: dict, names: tuple[str, ...]) -> float | None:
-        key = next((k for k in names if a.get(k) is not None), None)
+        key = _stated(a, names)
         return None if key is None else numbers.amount(a[key], self.path, self.where,
                                                        f"attributes.{key}", self.repairs)
 
 
+def _stated(a: dict, names: tuple[str, ...]) -> str | None:
+    """The first of ``names`` whose attribute is not null."""
+    for key in names:
+        if a.get(key) is not None:
+            return key
+    return None
+
+
 def _first(a: dict, names: tuple[str, ...]) -> Any:
-    return next((a[k] for k in names if a.get(k) is not None), None)
+    for key in names:
+        value = a.get(key)
+        if value is not None:
+            return value
+    return None
 
 
 def _first_text(a: dict, names: tuple[str, ...]) -> str | None:
-    return next((a[k] for k in names if isinstance(a.get(k), str) and a[k]), None)
+    for key in names:
+        value = a.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 def _text(value) -> str | None:

@@ -25,7 +25,7 @@ from masrl.traces.importers._kit.common import (
     utf8_text,
 )
 from masrl.traces.importers._kit.numbers import amount
-from masrl.traces.importers._kit.timestamps import NS, is_int, moment_ns
+from masrl.traces.importers._kit.timestamps import MAX_NS, NS, is_int, moment_ns
 from masrl.traces.importers.spans.tree import fingerprint
 
 HEX = re.compile(r"[0-9a-fA-F]+")
@@ -142,6 +142,8 @@ def merge_prints(spans: list[RawSpan]) -> tuple[list[RawSpan], int, int]:
     trace and span id; the end print's attributes win). Returns the spans in order of first
     print, how many start prints were merged, and how many spans never got an end print (they
     end when they start)."""
+    if None not in {span.end for span in spans}:  # every span ended: nothing to merge
+        return list(spans), 0, 0
     groups: dict[tuple, list[RawSpan]] = {}
     for span in spans:
         groups.setdefault((span.trace_id, span.span_id), []).append(span)
@@ -280,8 +282,8 @@ def _otlp(path: Path, at: str, resources: Any) -> Iterator[RawSpan]:
         _object(path, where_r, resource)
         res = _empty(resource.get("resource"), {})
         _object(path, f"{where_r}.resource", res)
-        service = _otlp_attributes(path, f"{where_r}.resource.attributes",
-                                   res.get("attributes")).get("service.name")
+        service = _otlp_attributes(path, where_r, res.get("attributes"),
+                                   ".resource.attributes").get("service.name")
         key = "scopeSpans" if "scopeSpans" in resource else "instrumentationLibrarySpans"
         for s, scope in enumerate(_list(path, f"{where_r}.{key}", _absent(resource.get(key)),
                                         "scopes")):
@@ -300,17 +302,29 @@ def _scope_name(scope: Any) -> str | None:
 
 
 def _otlp_span(path: Path, where: str, raw: Any, service: Any, scope: str | None) -> RawSpan:
-    _object(path, where, raw, "a span")
-    trace_id = _otlp_id(path, where, "traceId", raw.get("traceId"), 16)
-    span_id = _otlp_id(path, where, "spanId", raw.get("spanId"), 8)
-    parent = raw.get("parentSpanId")
-    parent_id = _otlp_id(path, where, "parentSpanId", parent, 8) if parent else None
-    status = _empty(raw.get("status"), {})
-    _object(path, f"{where}.status", status)
-    start = _nanos(path, where, "startTimeUnixNano", raw.get("startTimeUnixNano"))
-    end = _nanos(path, where, "endTimeUnixNano", raw.get("endTimeUnixNano"))
-    return RawSpan(where, trace_id, span_id, parent_id, _text(raw.get("name")), start, end,
-                   _otlp_attributes(path, f"{where}.attributes", raw.get("attributes")),
+    # each check's usual case is decided inline (exact types, as msgspec decodes them); any
+    # other value takes the check's own function, which words its fault
+    if type(raw) is not dict:
+        _object(path, where, raw, "a span")
+    get = raw.get
+    trace_id, span_id, parent = get("traceId"), get("spanId"), get("parentSpanId")
+    trace_id = trace_id.lower() if type(trace_id) is str and len(trace_id) == 32 \
+        and HEX.fullmatch(trace_id) else _otlp_id(path, where, "traceId", trace_id, 16)
+    span_id = span_id.lower() if type(span_id) is str and len(span_id) == 16 \
+        and HEX.fullmatch(span_id) else _otlp_id(path, where, "spanId", span_id, 8)
+    parent_id = (parent.lower() if type(parent) is str and len(parent) == 16
+                 and HEX.fullmatch(parent) else _otlp_id(path, where, "parentSpanId", parent, 8)
+                 ) if parent else None
+    status = get("status")
+    if status is None:
+        status = {}
+    elif type(status) is not dict:
+        _object(path, f"{where}.status", status)
+    start = _nanos(path, where, "startTimeUnixNano", get("startTimeUnixNano"))
+    end = _nanos(path, where, "endTimeUnixNano", get("endTimeUnixNano"))
+    name = get("name")
+    return RawSpan(where, trace_id, span_id, parent_id, name if isinstance(name, str) else "",
+                   start, end, _otlp_attributes(path, where, get("attributes"), ".attributes"),
                    status.get("code") in (2, "2", "STATUS_CODE_ERROR"),
                    service if isinstance(service, str) else None, fingerprint(raw), OTLP,
                    scope=scope, time_keys=("startTimeUnixNano", "endTimeUnixNano"))
@@ -333,14 +347,39 @@ def _otlp_id(path: Path, where: str, key: str, value: Any, size: int) -> str:
                       f"base64 of {size} bytes")
 
 
-def _otlp_attributes(path: Path, where: str, items: Any) -> dict:
+def _otlp_attributes(path: Path, where: str, items: Any, below: str = "") -> dict:
+    """The attributes of an OTLP list ``[{key, value: AnyValue}]`` as a dict; ``where`` +
+    ``below`` is the list's place (joined only to name a fault: most lists have none)."""
+    if items is None:
+        return {}
+    if type(items) is not list:
+        items = _list(path, where + below, items, "attributes")
     found = {}
-    for k, item in enumerate(_list(path, where, _absent(items), "attributes")):
+    plain = PLAIN_VALUES
+    for k, item in enumerate(items):
+        if type(item) is dict:
+            key, value = item.get("key"), item.get("value")
+            if type(key) is str and type(value) is dict and len(value) == 1:
+                for name, held in value.items():  # the one entry
+                    if name in plain:
+                        found[key] = held
+                        break
+                    if name == "intValue":
+                        found[key] = int(held) if isinstance(held, str) and INT_TEXT.fullmatch(
+                            held) else held
+                        break
+                else:
+                    found[key] = _otlp_value(path, f"{where}{below}[{k}].value", value)
+                continue
         if not (isinstance(item, dict) and isinstance(item.get("key"), str)):
-            raise SourceError(path, f"{where}[{k}]", "an attribute must be {key, value}, found "
-                              f"{json_type(item)}")
-        found[item["key"]] = _otlp_value(path, f"{where}[{k}].value", item.get("value"))
+            raise SourceError(path, f"{where}{below}[{k}]", "an attribute must be {key, value}, "
+                              f"found {json_type(item)}")
+        found[item["key"]] = _otlp_value(path, f"{where}{below}[{k}].value", item.get("value"))
     return found
+
+
+PLAIN_VALUES = frozenset(("stringValue", "boolValue", "doubleValue", "bytesValue"))
+INT_TEXT = re.compile(r"-?[0-9]+")  # an intValue written as its digits (OTLP's 64-bit ints)
 
 
 SNAKE_VALUES = {"string_value": "stringValue", "bool_value": "boolValue",
@@ -363,8 +402,7 @@ def _otlp_value(path: Path, where: str, value: Any) -> Any:
         return value["doubleValue"]
     if "intValue" in value:
         number = value["intValue"]
-        return int(number) if isinstance(number, str) and re.fullmatch(r"-?[0-9]+", number) \
-            else number
+        return int(number) if isinstance(number, str) and INT_TEXT.fullmatch(number) else number
     if "bytesValue" in value:
         return value["bytesValue"]
     if "arrayValue" in value:
@@ -582,6 +620,14 @@ def _time(path: Path, where: str | None, key: str, value: Any, unit: int | None)
 
 def _nanos(path: Path, where: str, key: str, value: Any) -> int:
     """OTLP's integer nanoseconds (a number or its decimal digits)."""
+    if type(value) is str and len(value) < 20 and value.isdigit() and value.isascii():
+        found = int(value)  # the usual case: what moment_ns reads, decided here
+    elif type(value) is int and value >= 0:
+        found = value
+    else:
+        found = MAX_NS
+    if found < MAX_NS:
+        return found
     return moment_ns(value, path, where, key, unit=NS, iso=False)
 
 

@@ -456,7 +456,8 @@ def _roles(spans: list[Span], default: str, repairs: Counter) -> dict[str, str]:
     for span in idle:
         span.kind, span.reason = OTHER, IDLE
     names = agent_names(sorted((s for s in spans if s.kind == AGENT), key=_order))
-    owner = _owners(top, spans)
+    if idle:  # kinds changed since the owners were found
+        owner = _owners(top, spans)
     return {s.span_id: names[id(owner[id(s)])] if owner.get(id(s)) is not None else default
             for s in spans}
 
