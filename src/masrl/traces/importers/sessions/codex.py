@@ -24,7 +24,8 @@ from masrl.traces.importers._kit.common import (
 from masrl.traces.importers._kit.numbers import MAX_COUNT, count
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.timestamps import MAX_NS, iso_ns, moment_ns
-from masrl.traces.importers.sessions.codex_counts import PackedInfo, info_of, packed
+from masrl.traces.importers.sessions.codex_counts import (PackedInfo, info_of, packed,
+                                                              same_info)
 
 FORMAT = "codex"
 MAIN = "main"
@@ -214,10 +215,11 @@ class ItemReader:
     older layout, or a fault that :meth:`_Session.read` reports) is kept as read. No payload
     kept is ever changed."""
 
-    __slots__ = ("last",)
+    __slots__ = ("last", "layouts")
 
     def __init__(self) -> None:
         self.last: dict[tuple[str, ...], dict] = {}  # fields read -> the last payload kept
+        self.layouts: dict = {}  # the layouts of the token counts packed (see packed)
 
     def __call__(self, line: int, data: dict) -> dict | Item:
         payload, stamp = data.get("payload"), data.get("timestamp")
@@ -250,8 +252,8 @@ class ItemReader:
         if type(sub) is str and sub in NAMES:
             kept["type"] = sub = NAMES[sub]
             if sub == "token_count" and type(kept.get("info")) is dict:
-                kept["info"] = packed(kept["info"]) or kept["info"]
-        if all(type(value) in SHAREABLE for value in kept.values()):
+                kept["info"] = packed(kept["info"], self.layouts) or kept["info"]
+        if {*map(type, kept.values())} <= SHAREABLE:
             last = self.last.get(read)
             if last == kept:  # equal values of these types are the same values
                 return last
@@ -262,7 +264,7 @@ class ItemReader:
 _new_item = tuple.__new__  # Item(...) without the Python call of a named tuple's __new__
 _TYPE_ONLY: dict[str, dict] = {}  # payload type -> the one {"type": ...} of all its records
 TYPES_SHARED = 1024  # payload types given a shared payload (bounded: a log names any types)
-SHAREABLE = (str, PackedInfo, type(None))  # values whose equality is identity of content
+SHAREABLE = {str, PackedInfo, type(None)}  # values whose equality is identity of content
 
 
 TOKEN_PARTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
@@ -298,7 +300,7 @@ def token_order(records: list[tuple[int, dict | Item]], version: str | None
     0.41, ``before``. Returns the order and the evidence. ``records``: items, or records as
     read (dicts in the envelope)."""
     turns: list[list[str]] = [[]]
-    previous = None
+    previous = None  # the info of the last count told (as held)
     for _line, data in records:
         if type(data) is not Item:
             data = Item(data.get("timestamp"), data["type"], data["payload"])
@@ -310,8 +312,9 @@ def token_order(records: list[tuple[int, dict | Item]], version: str | None
                 sub == "message" and payload.get("role") == "assistant")):  # model output
             turns[-1].append("output")
         elif kind == "event_msg" and sub == "token_count":
-            info = info_of(payload)
-            if isinstance(info, dict) and info != previous:
+            info = payload.get("info")
+            if isinstance(info, (dict, PackedInfo)) and (previous is None
+                                                        or not same_info(info, previous)):
                 previous = info
                 turns[-1].append("count")
     votes = {"before": 0, "after": 0}
@@ -519,7 +522,7 @@ class _Session:
         typed_user = any(d.type == "event_msg" and d.payload.get("type") == "user_message"
                          for _, d in rollout.records)
         state = {"previous": None, "pending": [], "unpriced": [], "model": None, "told": 0,
-                 "last_info": None, "ahead": None}
+                 "last_info": None, "last_held": None, "ahead": None}
         calls: dict[str, tuple[str, str]] = {}  # call_id -> (event id, tool name)
         tag = rollout.tag
         for line, data in _emptied(rollout):
@@ -619,6 +622,10 @@ class _Session:
         stated once (a count that repeats the previous one word for word is skipped), and put
         on the response it prices: the one logged before it, or, in rollouts that write the
         count first (see :func:`token_order`), the one logged after it."""
+        held = payload.get("info")
+        if type(held) is PackedInfo and held == state["last_held"]:  # the same counts
+            self.skip_line("event_msg:token_count repeating the previous count (stated once)")
+            return
         info = info_of(payload)
         usage = info.get("last_token_usage") if isinstance(info, dict) else None
         if not isinstance(usage, dict):
@@ -634,7 +641,7 @@ class _Session:
         if read == state["last_info"]:
             self.skip_line("event_msg:token_count repeating the previous count (stated once)")
             return
-        state["last_info"] = read
+        state["last_info"], state["last_held"] = read, held
         if not parts:
             self.skip_line("event_msg:token_count without input and output counts")
             return

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import struct
 
-INT64 = (-(1 << 63), (1 << 63) - 1)  # the values a packed count can hold
-LAYOUTS_KEPT = 64  # layouts given one shared object (bounded: a log can name any keys)
+LAYOUTS_KEPT = 64  # layouts of a rollout given one shared object (a log can name any keys)
 
 
 class Layout:
     """The keys of a packed ``info`` in their order: for each key, ``None`` when its value is a
     count, else the keys of the object of counts it holds; and the struct that packs their
-    counts. One object per layout, shared by every count of that layout (see :func:`packed`)."""
+    counts. One object per layout, shared by the counts of a rollout (see :func:`packed`)."""
 
     __slots__ = ("keys", "struct")
 
@@ -44,38 +43,45 @@ class PackedInfo(tuple):
                 for key, inner in layout.keys}
 
 
-_LAYOUTS: dict[tuple, Layout] = {}
-
-
-def packed(info: dict) -> PackedInfo | None:
+def packed(info: dict, layouts: dict[tuple, Layout]) -> PackedInfo | None:
     """``info`` packed when each of its values is a whole number in 64 bits or an object of
-    such numbers, else ``None``."""
+    such numbers, else ``None``. ``layouts``: the layouts met so far in the rollout (kept in
+    it, up to :data:`LAYOUTS_KEPT`)."""
     keys, counts = [], []
     for key, value in info.items():
-        if type(value) is int:
+        if type(value) is dict:
+            keys.append((key, tuple(value)))
+            counts += value.values()
+        else:
             keys.append((key, None))
             counts.append(value)
-        elif type(value) is dict:
-            inner = tuple(value)
-            for count in value.values():
-                if type(count) is not int:
-                    return None
-                counts.append(count)
-            keys.append((key, inner))
-        else:
-            return None
-    if counts and not INT64[0] <= min(counts) <= max(counts) <= INT64[1]:
+    if not {*map(type, counts)} <= WHOLE:  # (a bool is an int to struct: not packed)
         return None
     shape = tuple(keys)
-    layout = _LAYOUTS.get(shape)
+    layout = layouts.get(shape)
     if layout is None:
         layout = Layout(shape, len(counts))
-        if len(_LAYOUTS) < LAYOUTS_KEPT:
-            _LAYOUTS[shape] = layout
-    return PackedInfo((layout, layout.struct.pack(*counts)))
+        if len(layouts) < LAYOUTS_KEPT:
+            layouts[shape] = layout
+    try:
+        return PackedInfo((layout, layout.struct.pack(*counts)))
+    except struct.error:  # a count past 64 bits
+        return None
+
+
+WHOLE = {int}
 
 
 def info_of(payload: dict):
     """The ``info`` of a token count's payload as it was read (unpacked if need be)."""
     info = payload.get("info")
     return info.unpacked() if type(info) is PackedInfo else info
+
+
+def same_info(one, other) -> bool:
+    """Whether two ``info`` as held (packed or as read) are equal as read: two packed in the
+    one layout by their packed counts, any other pair unpacked."""
+    if type(one) is PackedInfo and type(other) is PackedInfo and one[0] is other[0]:
+        return one[1] == other[1]
+    return (one.unpacked() if type(one) is PackedInfo else one) == (
+        other.unpacked() if type(other) is PackedInfo else other)
