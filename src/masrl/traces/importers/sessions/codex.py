@@ -24,8 +24,7 @@ from masrl.traces.importers._kit.common import (
 from masrl.traces.importers._kit.numbers import MAX_COUNT, count
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.timestamps import MAX_NS, iso_ns, moment_ns
-from masrl.traces.importers.sessions.codex_counts import (PackedInfo, info_of, packed,
-                                                              same_info)
+from masrl.traces.importers.sessions.codex_counts import PackedInfo, info_of, packed, same_info
 
 FORMAT = "codex"
 MAIN = "main"

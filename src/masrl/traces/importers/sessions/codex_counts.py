@@ -15,6 +15,7 @@ from __future__ import annotations
 import struct
 
 LAYOUTS_KEPT = 64  # layouts of a rollout given one shared object (a log can name any keys)
+WHOLE = {int}  # the types of the counts packed (a bool is an int to struct: not packed)
 
 
 class Layout:
@@ -55,7 +56,7 @@ def packed(info: dict, layouts: dict[tuple, Layout]) -> PackedInfo | None:
         else:
             keys.append((key, None))
             counts.append(value)
-    if not {*map(type, counts)} <= WHOLE:  # (a bool is an int to struct: not packed)
+    if not {*map(type, counts)} <= WHOLE:
         return None
     shape = tuple(keys)
     layout = layouts.get(shape)
@@ -67,9 +68,6 @@ def packed(info: dict, layouts: dict[tuple, Layout]) -> PackedInfo | None:
         return PackedInfo((layout, layout.struct.pack(*counts)))
     except struct.error:  # a count past 64 bits
         return None
-
-
-WHOLE = {int}
 
 
 def info_of(payload: dict):
