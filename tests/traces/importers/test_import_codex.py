@@ -333,19 +333,23 @@ def test_a_timestamp_that_does_not_read_the_usual_way_is_kept_as_written():
         assert read(2, _record("compacted", {}, stamp)).time == stamp
 
 
-@pytest.mark.parametrize("change, repeats, repaired", [
-    (lambda info: info, 1, 0),
-    (lambda info: dict(reversed(info.items())), 1, 0),  # the same counts, keys reordered
+def _text_input(info: dict) -> dict:
+    return {**info, "last_token_usage": {**info["last_token_usage"], "input_tokens": "1200"}}
+
+
+@pytest.mark.parametrize("change, both, repeats, repaired", [
+    (lambda info: info, False, 1, 0),
+    (lambda info: dict(reversed(info.items())), False, 1, 0),  # keys in another order
     (lambda info: {**info, "last_token_usage": {**info["last_token_usage"],
-                                                "input_tokens": 1200.0}}, 1, 0),
-    (lambda info: {**info, "last_token_usage": {**info["last_token_usage"],
-                                                "input_tokens": "1200"}}, 1, 1),
-    (lambda info: {**info, "model_context_window": 1}, 0, 0),
+                                                "input_tokens": 1200.0}}, False, 1, 0),
+    (_text_input, False, 1, 1),
+    (_text_input, True, 1, 2),  # the count and its repeat as text: each text read (repaired)
+    (lambda info: {**info, "model_context_window": 1}, False, 0, 0),
 ])
-def test_a_count_written_again_is_a_repeat_whatever_its_form(tmp_path, change, repeats,
+def test_a_count_written_again_is_a_repeat_whatever_its_form(tmp_path, change, both, repeats,
                                                              repaired):
     """The repeat check compares counts as read: written again with its keys in another
-    order, a count as a float or as text, it is the same count (stated once; the text
+    order, a count as a float or as text, it is the same count (stated once; each text
     counted as repaired); with any value changed, another."""
     lines = [json.loads(line) for line in MAIN.read_text("utf-8").splitlines()]
     at = next(k for k, r in enumerate(lines) if r["payload"].get("type") == "token_count"
@@ -353,6 +357,8 @@ def test_a_count_written_again_is_a_repeat_whatever_its_form(tmp_path, change, r
     assert lines[at]["payload"]["info"]["last_token_usage"]["input_tokens"] == 1200
     again = json.loads(json.dumps(lines[at]))
     again["payload"]["info"] = change(again["payload"]["info"])
+    if both:
+        lines[at]["payload"]["info"] = change(lines[at]["payload"]["info"])
     lines.insert(at + 1, again)
     folder = tmp_path / "s"
     folder.mkdir()

@@ -214,11 +214,10 @@ class ItemReader:
     older layout, or a fault that :meth:`_Session.read` reports) is kept as read. No payload
     kept is ever changed."""
 
-    __slots__ = ("last", "layouts")
+    __slots__ = ("last",)
 
     def __init__(self) -> None:
         self.last: dict[tuple[str, ...], dict] = {}  # fields read -> the last payload kept
-        self.layouts: dict = {}  # the layouts of the token counts packed (see packed)
 
     def __call__(self, line: int, data: dict) -> dict | Item:
         payload, stamp = data.get("payload"), data.get("timestamp")
@@ -251,7 +250,7 @@ class ItemReader:
         if type(sub) is str and sub in NAMES:
             kept["type"] = sub = NAMES[sub]
             if sub == "token_count" and type(kept.get("info")) is dict:
-                kept["info"] = packed(kept["info"], self.layouts) or kept["info"]
+                kept["info"] = packed(kept["info"]) or kept["info"]
         if {*map(type, kept.values())} <= SHAREABLE:
             last = self.last.get(read)
             if last == kept:  # equal values of these types are the same values
@@ -521,7 +520,7 @@ class _Session:
         typed_user = any(d.type == "event_msg" and d.payload.get("type") == "user_message"
                          for _, d in rollout.records)
         state = {"previous": None, "pending": [], "unpriced": [], "model": None, "told": 0,
-                 "last_info": None, "last_held": None, "ahead": None}
+                 "last_info": None, "ahead": None}
         calls: dict[str, tuple[str, str]] = {}  # call_id -> (event id, tool name)
         tag = rollout.tag
         for line, data in _emptied(rollout):
@@ -621,10 +620,6 @@ class _Session:
         stated once (a count that repeats the previous one word for word is skipped), and put
         on the response it prices: the one logged before it, or, in rollouts that write the
         count first (see :func:`token_order`), the one logged after it."""
-        held = payload.get("info")
-        if type(held) is PackedInfo and held == state["last_held"]:  # the same counts
-            self.skip_line("event_msg:token_count repeating the previous count (stated once)")
-            return
         info = info_of(payload)
         usage = info.get("last_token_usage") if isinstance(info, dict) else None
         if not isinstance(usage, dict):
@@ -640,7 +635,7 @@ class _Session:
         if read == state["last_info"]:
             self.skip_line("event_msg:token_count repeating the previous count (stated once)")
             return
-        state["last_info"], state["last_held"] = read, held
+        state["last_info"] = read
         if not parts:
             self.skip_line("event_msg:token_count without input and output counts")
             return
