@@ -245,19 +245,23 @@ def test_unknown_record_type_is_skipped_and_counted(tmp_path):
 
 def test_records_are_kept_without_the_fields_the_import_never_reads():
     """A rollout's records are held as items whose payloads keep only what the import reads
-    (the trace above is what they give): token counts their info, turn contexts their model,
-    a skipped event or item its type alone, shared; the items the trace is made of whole."""
+    (the trace above is what they give): token counts their info (packed), turn contexts their
+    model, a skipped event or item its type alone, shared; the items the trace is made of
+    whole; the time as microseconds since 1970."""
     from collections import Counter
 
     from masrl.traces.importers._kit.common import read_jsonl
+    from masrl.traces.importers._kit.timestamps import moment_ns
     from masrl.traces.importers.sessions import codex
+    from masrl.traces.importers.sessions.codex_counts import PackedInfo, info_of
 
     raw = [json.loads(line) for line in MAIN.read_text("utf-8").splitlines() if line.strip()]
-    items = [item for _, item in read_jsonl(MAIN, Counter(), codex._item)]
+    items = [item for _, item in read_jsonl(MAIN, Counter(), codex.ItemReader())]
     assert all(type(item) is codex.Item for item in items)
     kept = {"token_count": {"type", "info"}, "user_message": {"type", "message"}}
     for record, item in zip(raw, items, strict=True):
-        assert (item.timestamp, item.type) == (record["timestamp"], record["type"])
+        assert item.time == moment_ns(record["timestamp"], MAIN, 1, "timestamp") // 1000
+        assert item.type == record["type"] and item.type is codex.NAMES[record["type"]]
         sub = record["payload"].get("type")
         if record["type"] == "session_meta" or sub in codex.ITEMS_READ:
             assert item.payload == record["payload"]
@@ -265,12 +269,103 @@ def test_records_are_kept_without_the_fields_the_import_never_reads():
             assert item.payload == {k: record["payload"][k] for k in ("model",)
                                     if k in record["payload"]}
         elif record["type"] == "event_msg" and sub in kept:
-            assert item.payload == {k: v for k, v in record["payload"].items() if k in kept[sub]}
+            payload = dict(item.payload)
+            if "info" in payload:
+                payload["info"] = info_of(payload)
+            assert payload == {k: v for k, v in record["payload"].items() if k in kept[sub]}
         else:
             assert item.payload == {"type": sub}
+    assert any(type(item.payload.get("info")) is PackedInfo for item in items)
     assert any(r["type"] == "turn_context" and len(r["payload"]) > 1 for r in raw)
     assert any(r["payload"].get("type") == "token_count" and "rate_limits" in r["payload"]
                for r in raw)
     first, second = ({"timestamp": "2026-02-03T10:00:00Z", "type": "event_msg",
                       "payload": {"type": "agent_message", "message": text}} for text in "ab")
-    assert codex._item(1, first).payload is codex._item(2, second).payload
+    reader = codex.ItemReader()
+    assert reader(1, first).payload is reader(2, second).payload
+
+
+def _record(kind: str, payload: dict, stamp: str = "2026-02-03T10:00:00.5Z") -> dict:
+    return {"timestamp": stamp, "type": kind, "payload": payload}
+
+
+def test_repeated_payloads_of_a_rollout_are_held_once():
+    """A payload kept of the same fields as the previous one and equal to it, its values texts
+    or packed counts, is that one; one that differs, or whose values are equal without being
+    the same (a count as text, a model as a number), is its own."""
+    from masrl.traces.importers.sessions import codex
+    from masrl.traces.importers.sessions.codex_counts import info_of
+
+    read = codex.ItemReader()
+    usage = {"input_tokens": 1200, "output_tokens": 60}
+    info = {"last_token_usage": usage, "model_context_window": 272000}
+    turns = [read(k, _record("turn_context", {"model": model, "cwd": f"/w{k}"}))
+             for k, model in enumerate(["gpt-5", "gpt-5", "o3", "o3"])]
+    assert turns[0].payload is turns[1].payload and turns[2].payload is turns[3].payload
+    assert turns[1].payload is not turns[2].payload
+    counts = [read(k, _record("event_msg", {"type": "token_count", "info": json.loads(
+        json.dumps(i)), "rate_limits": {"k": k}})) for k, i in enumerate(
+        [info, info, {**info, "model_context_window": 272001}, info])]
+    assert counts[0].payload is counts[1].payload
+    assert counts[2].payload is not counts[1].payload is not counts[3].payload
+    assert [info_of(c.payload) for c in counts] == [info, info, {**info,
+                                                                 "model_context_window": 272001},
+                                                    info]
+    texts = [read(k, _record("event_msg", {"type": "token_count", "info": {
+        "last_token_usage": {**usage, "input_tokens": value}}})) for k, value in
+        enumerate([1200, "1200", 1200.0, True])]
+    assert [type(info_of(t.payload)["last_token_usage"]["input_tokens"]) for t in texts] == [
+        int, str, float, bool]
+    models = [read(k, _record("turn_context", {"model": m})) for k, m in enumerate([1, 1.0])]
+    assert models[0].payload is not models[1].payload
+    assert type(models[1].payload["model"]) is float
+
+
+def test_a_timestamp_that_does_not_read_the_usual_way_is_kept_as_written():
+    """Read the usual way, a time is held as microseconds; any other is kept as written and
+    read by the rule when its line is emitted (refused there, on the line that has it)."""
+    from masrl.traces.importers.sessions import codex
+
+    read = codex.ItemReader()
+    assert read(1, _record("compacted", {}, "2026-02-03T10:00:00.5Z")).time == \
+        1_770_112_800_500_000
+    for stamp in ("2026-02-30T10:00:00Z", "yesterday", "10000-01-01T00:00:00Z"):
+        assert read(2, _record("compacted", {}, stamp)).time == stamp
+
+
+def _text_input(info: dict) -> dict:
+    return {**info, "last_token_usage": {**info["last_token_usage"], "input_tokens": "1200"}}
+
+
+@pytest.mark.parametrize("change, both, repeats, repaired", [
+    (lambda info: info, False, 1, 0),
+    (lambda info: dict(reversed(info.items())), False, 1, 0),  # keys in another order
+    (lambda info: {**info, "last_token_usage": {**info["last_token_usage"],
+                                                "input_tokens": 1200.0}}, False, 1, 0),
+    (_text_input, False, 1, 1),
+    (_text_input, True, 1, 2),  # the count and its repeat as text: each text read (repaired)
+    (lambda info: {**info, "model_context_window": 1}, False, 0, 0),
+])
+def test_a_count_written_again_is_a_repeat_whatever_its_form(tmp_path, change, both, repeats,
+                                                             repaired):
+    """The repeat check compares counts as read: written again with its keys in another
+    order, a count as a float or as text, it is the same count (stated once; each text
+    counted as repaired); with any value changed, another."""
+    lines = [json.loads(line) for line in MAIN.read_text("utf-8").splitlines()]
+    at = next(k for k, r in enumerate(lines) if r["payload"].get("type") == "token_count"
+              and r["payload"].get("info"))
+    assert lines[at]["payload"]["info"]["last_token_usage"]["input_tokens"] == 1200
+    again = json.loads(json.dumps(lines[at]))
+    again["payload"]["info"] = change(again["payload"]["info"])
+    if both:
+        lines[at]["payload"]["info"] = change(lines[at]["payload"]["info"])
+    lines.insert(at + 1, again)
+    folder = tmp_path / "s"
+    folder.mkdir()
+    path = folder / MAIN.name
+    path.write_text("".join(json.dumps(r) + "\n" for r in lines), encoding="utf-8")
+    result = import_file("codex", path)
+    told = "event_msg:token_count repeating the previous count (stated once)"
+    assert result.skipped.get(told, 0) == repeats
+    assert result.repairs.get("count written as text (read as the number its digits spell)",
+                              0) == repaired

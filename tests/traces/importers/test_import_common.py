@@ -233,6 +233,20 @@ def test_line_spans_are_the_lines_a_plain_split_finds(data):
     assert (begins.tolist(), ends.tolist(), numbers, blank) == _line_spans_by_loop(data)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from([b"\n", b" ", b"\t", b"{}", b"x"]), max_size=40).map(b"".join),
+       st.integers(1, 9))
+def test_line_spans_found_a_block_at_a_time_are_those_of_one_pass(data, block):
+    """Newlines are looked for a block of bytes at a time (a mask of the whole file was a
+    second copy of its size): lines across the blocks' edges are found whole."""
+    from unittest import mock
+
+    from masrl.traces.importers._kit import common
+    with mock.patch.object(common, "SPAN_BLOCK", block):
+        begins, ends, numbers, blank = common._line_spans(data)
+    assert (begins.tolist(), ends.tolist(), numbers, blank) == _line_spans_by_loop(data)
+
+
 def test_read_jsonl_shapes_each_record_once_and_keeps_the_first_fault(tmp_path):
     """A shape may hold state (Claude Code's registers each uuid): every record is shaped once,
     in line order, a fault is raised once the file is read and the records after it are kept as

@@ -24,6 +24,7 @@ from masrl.traces.importers._kit.common import (
 from masrl.traces.importers._kit.numbers import MAX_COUNT, count
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.timestamps import MAX_NS, iso_ns, moment_ns
+from masrl.traces.importers.sessions.codex_counts import PackedInfo, info_of, packed, same_info
 
 FORMAT = "codex"
 MAIN = "main"
@@ -46,9 +47,12 @@ ENDED = ("completed", "errored")
 class Item(NamedTuple):
     """A record in the ``{timestamp, type, payload}`` envelope, as the import reads it: a
     tuple, which takes a third of the memory of the record's dict (a rollout is mostly small
-    records, so their envelopes weigh as much as their text)."""
+    records, so their envelopes weigh as much as their text). Its ``time`` is the
+    microseconds since 1970 of the record's timestamp when that reads the usual way (an int
+    takes half the memory of the text), else the timestamp as written, read by the rule (and
+    refused if it must be) when the record is emitted."""
 
-    timestamp: str
+    time: int | str
     type: Any
     payload: dict
     ordinal: int | None = None  # its place in a paginated rollout (see own_records)
@@ -188,43 +192,77 @@ READS = {  # record type -> payload type -> the payload fields the import reads 
     "compacted": {None: ("type",)},
     "response_item": {None: ("type",), **dict.fromkeys(ITEMS_READ)},
 }  # a payload type not named here reads its record type's None entry
+# one str for each record type and each payload type named above, shared by every record that
+# names it (a decoder makes a new str for each value: some 50 bytes a record)
+NAMES = {name: name for name in (*RECORD_TYPES, *(sub for reads in READS.values()
+                                                 for sub in reads if sub is not None))}
 
 
-def _item(line: int, data: dict) -> dict | Item:
-    """A record in the envelope (its payload an object, its timestamp a string) as the
-    :class:`Item` the import reads, without the payload fields it never reads (:data:`READS`:
-    the output copies, rate limits, reasoning and instructions a rollout repeats beside the
-    items). Items the trace is made of (messages, calls, their outputs), ``session_meta`` and
-    unknown record types keep their whole payload. Any other record (the older layout, or a
-    fault that :meth:`_Session.read` reports) is kept as read."""
-    payload, stamp = data.get("payload"), data.get("timestamp")
-    if not (isinstance(payload, dict) and isinstance(stamp, str)):
-        return data
-    kind = data.get("type")
-    reads = READS.get(kind) if type(kind) is str else None
-    if reads is not None:
+class ItemReader:
+    """Reads the records of one rollout (the ``shape`` of :func:`read_jsonl`), each as the
+    :class:`Item` the import reads, holding of the repeats of a long rollout one copy.
+
+    A record in the envelope (its payload an object, its timestamp a string) loses the payload
+    fields the import never reads (:data:`READS`: the output copies, rate limits, reasoning and
+    instructions a rollout repeats beside the items); a token count's ``info`` is packed
+    (:mod:`.codex_counts`); a payload read for its type alone is the one payload of that type,
+    and one whose values are all texts or packed counts is the previous payload kept of the
+    same fields when it is equal to it (a turn context names the same model turn after turn;
+    a token count is often written twice). Record and payload types are the one str of their
+    name (:data:`NAMES`). Items the trace is made of (messages, calls, their outputs),
+    ``session_meta`` and unknown record types keep their whole payload. Any other record (the
+    older layout, or a fault that :meth:`_Session.read` reports) is kept as read. No payload
+    kept is ever changed."""
+
+    __slots__ = ("last",)
+
+    def __init__(self) -> None:
+        self.last: dict[tuple[str, ...], dict] = {}  # fields read -> the last payload kept
+
+    def __call__(self, line: int, data: dict) -> dict | Item:
+        payload, stamp = data.get("payload"), data.get("timestamp")
+        if not (isinstance(payload, dict) and isinstance(stamp, str)):
+            return data
+        kind = data.get("type")
+        reads = None
+        if type(kind) is str:
+            kind = NAMES.get(kind, kind)
+            reads = READS.get(kind)
+        if reads is not None:
+            sub = payload.get("type")
+            read = reads.get(sub, reads[None]) if type(sub) is str else reads[None]
+            if read is not None:
+                payload = self.slimmed(payload, read)
+            else:  # an item read whole (ITEMS_READ): its type made the one str of that name
+                payload["type"] = NAMES[sub]
+        ordinal = data.get("ordinal")
+        t = iso_ns(stamp)  # the usual case read here; any other kept as written
+        return _new_item(Item, (t // 1000 if t is not None and 0 <= t < MAX_NS else stamp,
+                                kind, payload, ordinal if type(ordinal) is int else None))
+
+    def slimmed(self, payload: dict, read: tuple[str, ...]) -> dict:
+        """The fields ``read`` of a payload, shared where they repeat (see the class)."""
         sub = payload.get("type")
-        read = reads.get(sub, reads[None]) if type(sub) is str else reads[None]
-        if read is not None:
-            payload = _slimmed(payload, read)
-    ordinal = data.get("ordinal")
-    return _new_item(Item, (stamp, kind, payload,
-                            ordinal if type(ordinal) is int else None))
+        if read == ("type",) and type(sub) is str and (sub in _TYPE_ONLY
+                                                      or len(_TYPE_ONLY) < TYPES_SHARED):
+            return _TYPE_ONLY.setdefault(sub, {"type": sub})
+        kept = {key: payload[key] for key in read if key in payload}
+        if type(sub) is str and sub in NAMES:
+            kept["type"] = sub = NAMES[sub]
+            if sub == "token_count" and type(kept.get("info")) is dict:
+                kept["info"] = packed(kept["info"]) or kept["info"]
+        if {*map(type, kept.values())} <= SHAREABLE:
+            last = self.last.get(read)
+            if last == kept:  # equal values of these types are the same values
+                return last
+            self.last[read] = kept
+        return kept
 
 
 _new_item = tuple.__new__  # Item(...) without the Python call of a named tuple's __new__
 _TYPE_ONLY: dict[str, dict] = {}  # payload type -> the one {"type": ...} of all its records
 TYPES_SHARED = 1024  # payload types given a shared payload (bounded: a log names any types)
-
-
-def _slimmed(payload: dict, read: tuple[str, ...]) -> dict:
-    """The fields ``read`` of a payload; a payload read for its type alone is shared by every
-    record of that type (no payload is ever changed)."""
-    sub = payload.get("type")
-    if read == ("type",) and type(sub) is str and (sub in _TYPE_ONLY
-                                                  or len(_TYPE_ONLY) < TYPES_SHARED):
-        return _TYPE_ONLY.setdefault(sub, {"type": sub})
-    return {key: payload[key] for key in read if key in payload}
+SHAREABLE = {str, PackedInfo, type(None)}  # values whose equality is identity of content
 
 
 TOKEN_PARTS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
@@ -260,7 +298,7 @@ def token_order(records: list[tuple[int, dict | Item]], version: str | None
     0.41, ``before``. Returns the order and the evidence. ``records``: items, or records as
     read (dicts in the envelope)."""
     turns: list[list[str]] = [[]]
-    previous = None
+    previous = None  # the info of the last count told (as held)
     for _line, data in records:
         if type(data) is not Item:
             data = Item(data.get("timestamp"), data["type"], data["payload"])
@@ -271,10 +309,12 @@ def token_order(records: list[tuple[int, dict | Item]], version: str | None
         elif kind == "response_item" and (sub in MODEL_OUTPUTS or (
                 sub == "message" and payload.get("role") == "assistant")):  # model output
             turns[-1].append("output")
-        elif kind == "event_msg" and sub == "token_count" and isinstance(
-                payload.get("info"), dict) and payload["info"] != previous:
-            previous = payload["info"]
-            turns[-1].append("count")
+        elif kind == "event_msg" and sub == "token_count":
+            info = payload.get("info")
+            if isinstance(info, (dict, PackedInfo)) and (previous is None
+                                                        or not same_info(info, previous)):
+                previous = info
+                turns[-1].append("count")
     votes = {"before": 0, "after": 0}
     for turn in turns:
         if "count" not in turn:
@@ -353,7 +393,7 @@ class _Session:
 
     def read(self, file: Path, agent: str, tag: str) -> Rollout:
         blanks: Counter = Counter()
-        records = read_jsonl(file, blanks, _item)
+        records = read_jsonl(file, blanks, ItemReader())
         self.account.read(len(records) + blanks["blank line"])
         if blanks["blank line"]:
             self.account.skip("blank line", blanks["blank line"])
@@ -484,10 +524,12 @@ class _Session:
         calls: dict[str, tuple[str, str]] = {}  # call_id -> (event id, tool name)
         tag = rollout.tag
         for line, data in _emptied(rollout):
-            stamp, kind, payload, _ordinal = data
-            t = iso_ns(stamp)  # the usual case read straight; any other by the rule
-            t = t // 1000 if t is not None and 0 <= t < MAX_NS else self.time(rollout, line,
-                                                                             stamp)
+            t, kind, payload, _ordinal = data
+            if type(t) is not int:  # a timestamp that does not read the usual way (or an
+                stamp = t           # item of the older layout): read by the rule
+                t = iso_ns(stamp)
+                t = t // 1000 if t is not None and 0 <= t < MAX_NS else self.time(
+                    rollout, line, stamp)
             sub = payload.get("type") if isinstance(payload.get("type"), str) else None
             self.reason: str | None = None  # why this line gives no event (see skip_line)
             self.deferred = False  # a token count whose line is accounted when it is settled
@@ -578,7 +620,7 @@ class _Session:
         stated once (a count that repeats the previous one word for word is skipped), and put
         on the response it prices: the one logged before it, or, in rollouts that write the
         count first (see :func:`token_order`), the one logged after it."""
-        info = payload.get("info")
+        info = info_of(payload)
         usage = info.get("last_token_usage") if isinstance(info, dict) else None
         if not isinstance(usage, dict):
             self.skip_line("event_msg:token_count without usage")
