@@ -38,35 +38,55 @@ class Unsure(Exception):
     """The piecewise decode cannot vouch for the document: read it the whole way."""
 
 
-class Items:
-    """The items of the document's big array, decoded in order as they are iterated (once):
-    each one's text is let go, and its pages given back, as the next is asked for."""
+class _Pieces:
+    """Pieces of a :class:`Document`, decoded in order as they are iterated (once): each one's
+    text is let go, and its pages given back, as the next is asked for. A subclass gives the
+    pieces (:meth:`_texts`: each piece's text and where it ends in the file) and how deep in
+    their document they lie."""
 
-    def __init__(self, document: Document, raws: list, levels_above: int):
-        self._document, self._raws, self._levels = document, raws, levels_above
-        self._length = len(raws)
+    levels_above = 0
+
+    def __init__(self, document: Document, length: int):
+        self._document, self._length, self._read = document, length, False
 
     def __len__(self) -> int:
         return self._length
 
-    def __iter__(self):
-        document, raws = self._document, self._raws
-        if raws is None:
-            raise Unsure("the items were read once already")
-        self._raws = None
-        decode = strict_json.fast_decoder()
-        raws.reverse()
-        while raws:
-            raw = raws.pop()
+    def _texts(self):
+        raise NotImplementedError
+
+    def _values(self):
+        if self._read:
+            raise Unsure("the pieces were read once already")
+        self._read = True
+        document, decode = self._document, strict_json.fast_decoder()
+        for text, end in self._texts():
             try:
-                value = decode(raw)
+                value = decode(text)
             except FAULTS:
-                raise Unsure("an item msgspec refuses") from None
-            document.count([value], self._levels)
-            document.done_up_to(document.end_of(raw))
-            del raw
+                raise Unsure("a piece msgspec refuses") from None
+            document.count([value], self.levels_above)
+            document.done_up_to(end)
             yield value
         document.finish()
+
+
+class Items(_Pieces):
+    """The items of the document's big array (values)."""
+
+    def __init__(self, document: Document, raws: list, levels_above: int):
+        super().__init__(document, len(raws))
+        self._raws, self.levels_above = raws, levels_above
+
+    def _texts(self):
+        raws, self._raws = self._raws, None
+        raws.reverse()
+        while raws:  # each raw let go once decoded
+            raw = raws.pop()
+            yield raw, self._document.end_of(raw)
+
+    def __iter__(self):
+        return self._values()
 
 
 class Document:
@@ -143,7 +163,7 @@ def _one_document(memory, key: str) -> Document | None:
                 raise Unsure("no such array")
             items = msgspec.json.decode(top[key], type=list[raw_value])
         keys = strict_json.key_count(memory)
-    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError, Unsure):
+    except (*FAULTS, Unsure):
         return None
     document = Document(memory, None, keys)
     try:
@@ -167,44 +187,48 @@ def _one_document(memory, key: str) -> Document | None:
     return document
 
 
-class Lines:
-    """The values of a JSON Lines file, ``(line number, value)``, decoded in order as they are
-    iterated (once), the pages behind them given back as it goes."""
+class Lines(_Pieces):
+    """The values of a JSON Lines file, ``(line number, value)``."""
 
     def __init__(self, document: Document, begins, ends):
-        self._document, self._spans = document, (begins, ends)
-        self._length = len(begins)
+        super().__init__(document, len(begins))
+        self._bounds = (begins, ends)
 
-    def __len__(self) -> int:
-        return self._length
+    def _texts(self):
+        (begins, ends), self._bounds = self._bounds, None
+        view = memoryview(self._document.memory)
+        for begin, end in zip(begins.tolist(), ends.tolist()):
+            yield view[begin:end], end
+        view.release()
 
     def __iter__(self):
-        document, spans = self._document, self._spans
-        if spans is None:
-            raise Unsure("the lines were read once already")
-        self._spans = None
-        decode, view = strict_json.fast_decoder(), memoryview(document.memory)
-        for number, (begin, end) in enumerate(zip(*(s.tolist() for s in spans)), start=1):
-            try:
-                value = decode(view[begin:end])
-            except FAULTS:
-                raise Unsure("a line msgspec refuses") from None
-            document.count([value], 0)
-            document.done_up_to(end)
-            yield number, value
-        view.release()
-        document.finish()
+        return enumerate(self._values(), start=1)
+
+
+def line_bounds(data):
+    """Where each line of ``data`` (bytes or any buffer) begins and ends, as numpy arrays of
+    byte offsets (a line ends at its line feed; nothing after the last one is no line). The
+    line feeds are looked for a block at a time: a mask of the whole file would be a second copy
+    of its size."""
+    text = np.frombuffer(data, dtype=np.uint8)
+    breaks = np.concatenate([np.flatnonzero(text[at:at + LINE_BLOCK] == 0x0A) + at
+                             for at in range(0, len(text), LINE_BLOCK)]
+                            or [np.zeros(0, dtype=np.intp)])
+    begins = np.concatenate(([0], breaks + 1))
+    ends = np.concatenate((breaks, [len(text)]))
+    if begins[-1] == len(text):  # nothing after the last line feed: no line
+        begins, ends = begins[:-1], ends[:-1]
+    return begins, ends
+
+
+LINE_BLOCK = 1 << 20  # bytes looked at for line feeds at a time
 
 
 def _lines(memory) -> Document | None:
     """:func:`read` of JSON Lines: every line (up to a last line feed) starts with ``{`` or
     ``[`` (no blank line, no space before a value: else the whole way reads it)."""
+    begins, ends = line_bounds(memory)
     text = np.frombuffer(memory, dtype=np.uint8)
-    breaks = np.flatnonzero(text == 0x0A)
-    begins = np.concatenate(([0], breaks + 1))
-    ends = np.concatenate((breaks, [len(text)]))
-    if begins[-1] == len(text):  # nothing after the last line feed: no line
-        begins, ends = begins[:-1], ends[:-1]
     starts = text[np.minimum(begins, len(text) - 1)]
     if len(begins) < 2 or not ((starts == 0x7B) | (starts == 0x5B)).all():
         return None

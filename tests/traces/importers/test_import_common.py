@@ -241,8 +241,9 @@ def test_line_spans_found_a_block_at_a_time_are_those_of_one_pass(data, block):
     second copy of its size): lines across the blocks' edges are found whole."""
     from unittest import mock
 
+    from masrl.traces import piecewise_json
     from masrl.traces.importers._kit import common
-    with mock.patch.object(common, "SPAN_BLOCK", block):
+    with mock.patch.object(piecewise_json, "LINE_BLOCK", block):
         begins, ends, numbers, blank = common._line_spans(data)
     assert (begins.tolist(), ends.tolist(), numbers, blank) == _line_spans_by_loop(data)
 

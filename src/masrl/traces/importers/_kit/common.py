@@ -34,7 +34,7 @@ from masrl.files import (
     write_text_atomically,
 )
 from masrl.terminal import LIMIT, printable
-from masrl.traces import graph, strict_json
+from masrl.traces import graph, piecewise_json, strict_json
 from masrl.traces.importers._kit.accounting import Account, figures
 from masrl.traces.importers._kit.content import Budget, Ref, content_summary
 from masrl.traces.importers._kit.content import content_ref as content_ref  # re-exported
@@ -596,23 +596,13 @@ WHITE_BYTES = np.zeros(256, dtype=bool)  # what bytes.strip() strips: a line of 
 WHITE_BYTES[list(b" \t\n\r\x0b\x0c")] = True
 
 
-SPAN_BLOCK = 1 << 20  # bytes looked at for newlines at a time (a mask of the whole file was
-#                      a second copy of its size, the peak of reading a large log)
-
-
 def _line_spans(data: bytes):
     """Where the lines of ``data`` that are not blank begin and end (byte offsets, numpy
     arrays), their 1-based numbers (a list) and how many blank lines there are. Found with
     numpy, in arrays, not a tuple per line (which cost half a log's size at the peak): only a
     line that starts with a blank byte is looked at in Python."""
     text = np.frombuffer(data, dtype=np.uint8)
-    breaks = np.concatenate([np.flatnonzero(text[at:at + SPAN_BLOCK] == 0x0A) + at
-                             for at in range(0, len(text), SPAN_BLOCK)]
-                            or [np.zeros(0, dtype=np.intp)])
-    begins = np.concatenate(([0], breaks + 1))
-    ends = np.concatenate((breaks, [len(data)]))
-    if len(begins) and begins[-1] == len(data):  # nothing after the last newline: no line
-        begins, ends = begins[:-1], ends[:-1]
+    begins, ends = piecewise_json.line_bounds(data)  # (a line feed ends a line, in bytes)
     doubt = np.flatnonzero((begins == ends) | WHITE_BYTES[text[np.minimum(begins,
                                                                           max(len(data) - 1,
                                                                               0))]]
