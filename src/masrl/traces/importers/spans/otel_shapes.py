@@ -307,14 +307,10 @@ def _otlp_span(path: Path, where: str, raw: Any, service: Any, scope: str | None
     if type(raw) is not dict:
         _object(path, where, raw, "a span")
     get = raw.get
-    trace_id, span_id, parent = get("traceId"), get("spanId"), get("parentSpanId")
-    trace_id = trace_id.lower() if type(trace_id) is str and len(trace_id) == 32 \
-        and HEX.fullmatch(trace_id) else _otlp_id(path, where, "traceId", trace_id, 16)
-    span_id = span_id.lower() if type(span_id) is str and len(span_id) == 16 \
-        and HEX.fullmatch(span_id) else _otlp_id(path, where, "spanId", span_id, 8)
-    parent_id = (parent.lower() if type(parent) is str and len(parent) == 16
-                 and HEX.fullmatch(parent) else _otlp_id(path, where, "parentSpanId", parent, 8)
-                 ) if parent else None
+    trace_id = _otlp_id(path, where, "traceId", get("traceId"), 16)
+    span_id = _otlp_id(path, where, "spanId", get("spanId"), 8)
+    parent = get("parentSpanId")
+    parent_id = _otlp_id(path, where, "parentSpanId", parent, 8) if parent else None
     status = get("status")
     if status is None:
         status = {}
