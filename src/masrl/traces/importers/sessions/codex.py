@@ -236,9 +236,8 @@ class ItemReader:
             else:  # an item read whole (ITEMS_READ): its type made the one str of that name
                 payload["type"] = NAMES[sub]
         ordinal = data.get("ordinal")
-        t = iso_ns(stamp)  # the usual case read here; any other kept as written
-        return _new_item(Item, (t // 1000 if t is not None and 0 <= t < MAX_NS else stamp,
-                                kind, payload, ordinal if type(ordinal) is int else None))
+        return _new_item(Item, (held_time(stamp), kind, payload,
+                                ordinal if type(ordinal) is int else None))
 
     def slimmed(self, payload: dict, read: tuple[str, ...]) -> dict:
         """The fields ``read`` of a payload, shared where they repeat (see the class)."""
@@ -257,6 +256,14 @@ class ItemReader:
                 return last
             self.last[read] = kept
         return kept
+
+
+def held_time(stamp: str) -> int | str:
+    """An :class:`Item`'s ``time``: the microseconds since 1970 of a timestamp that reads the
+    usual way, else the timestamp as written (read by the rule, and refused if it must be,
+    when its record is emitted)."""
+    t = iso_ns(stamp)
+    return t // 1000 if t is not None and 0 <= t < MAX_NS else stamp
 
 
 _new_item = tuple.__new__  # Item(...) without the Python call of a named tuple's __new__
@@ -429,7 +436,8 @@ class _Session:
         first_line, first = records[0]
         moment_ns(first.get("timestamp"), file, first_line, "timestamp", numbers=False)
         meta = {"id": first.get("id"), "timestamp": first["timestamp"]}
-        found = [(first_line, Item(first["timestamp"], "session_meta", meta))]
+        time = held_time(first["timestamp"])
+        found = [(first_line, Item(time, "session_meta", meta))]
         self.older += 1
         for line, item in records[1:]:
             if item.get("record_type") == "state":
@@ -438,7 +446,7 @@ class _Session:
             if not isinstance(item.get("type"), str):
                 raise SourceError(file, line, "an item of an older rollout must have a type "
                                   f"(found keys {', '.join(sorted(item)[:6]) or '(none)'})")
-            found.append((line, Item(first["timestamp"], "response_item", item)))
+            found.append((line, Item(time, "response_item", item)))
         return found
 
     def run(self) -> ImportResult:
@@ -525,11 +533,8 @@ class _Session:
         tag = rollout.tag
         for line, data in _emptied(rollout):
             t, kind, payload, _ordinal = data
-            if type(t) is not int:  # a timestamp that does not read the usual way (or an
-                stamp = t           # item of the older layout): read by the rule
-                t = iso_ns(stamp)
-                t = t // 1000 if t is not None and 0 <= t < MAX_NS else self.time(
-                    rollout, line, stamp)
+            if type(t) is not int:  # a timestamp that does not read the usual way: the rule
+                t = self.time(rollout, line, t)
             sub = payload.get("type") if isinstance(payload.get("type"), str) else None
             self.reason: str | None = None  # why this line gives no event (see skip_line)
             self.deferred = False  # a token count whose line is accounted when it is settled
