@@ -18,13 +18,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from masrl import files, paths
-from masrl.data import identity
+from masrl.data import identity, trial
 from masrl.data.dataset import Dataset
 from masrl.data.pool import identity_record
 from masrl.data.problems import DataError, DataProblem
@@ -163,12 +160,8 @@ def checked_text(plan: ImportPlan, data: Dataset) -> str | None:
     csv.DictWriter(buffer, fieldnames=columns, lineterminator="\n").writerows(
         [{c: row.get(c, "") for c in columns} for row in plan.rows])
     text = (old if old.endswith("\n") or not old else old + "\n") + buffer.getvalue()
-    with tempfile.TemporaryDirectory(prefix="masrl-import-") as scratch:
-        trial = Path(scratch) / "data"
-        shutil.copytree(data.directory, trial)
-        (trial / paths.CANDIDATES).write_text(text, encoding="utf-8")
-        problems = Dataset(trial).problems()
-        if problems:
-            raise DataError([DataProblem(p.file, p.row, p.field, f"after the import: {p.message}")
-                             for p in problems])
+    problems = trial.problems_if_written(data.directory, {paths.CANDIDATES: text}, "the import")
+    if problems:
+        raise DataError([DataProblem(p.file, p.row, p.field, f"after the import: {p.message}")
+                         for p in problems])
     return text

@@ -34,15 +34,13 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
 from masrl import files, paths
-from masrl.data import bib, identity, reading, tables
+from masrl.data import bib, identity, reading, tables, trial
 from masrl.data.audit import AUDITED_CELLS, MEASURES, SEPARATOR
 from masrl.data.candidates import coverage_parts
 from masrl.data.dataset import Dataset
@@ -360,20 +358,7 @@ def _check_result(directory: Path, texts: dict[str, str],
     """Validate the data directory as the plan would leave it, in a scratch folder (the changed
     files written there, links to the others); :class:`DataError` if it has problems, each in
     a row the intake adds naming the candidate it comes from (``added``)."""
-    try:
-        with tempfile.TemporaryDirectory(prefix="masrl-intake-") as scratch:
-            trial = Path(scratch) / "data"
-            trial.mkdir()
-            for item in directory.iterdir():
-                if item.name not in texts and not item.name.startswith("."):
-                    os.symlink(item.resolve(), trial / item.name)
-            for name, text in texts.items():
-                (trial / name).write_text(text, encoding="utf-8")
-            problems = Dataset(trial).problems()
-    except OSError as exc:
-        raise files.OutputError(tempfile.gettempdir(), "cannot check the intake's result in a "
-                                f"scratch folder ({files.reason_of(exc)}); nothing was written"
-                                ) from None
+    problems = trial.problems_if_written(directory, texts, "the intake")
     if problems:
         raise DataError([DataProblem(p.file, p.row, p.field, "after the intake"
                                      + (f" (the row of candidate {added[p.file, p.row]})"
