@@ -322,7 +322,7 @@ def fast_values(data, spans: list[tuple[int, int]]) -> list:
     import msgspec
 
     view = memoryview(data)
-    decode = _msgspec_decode(msgspec)
+    decode = fast_decoder()
     values = []
     for begin, end in spans:
         try:
@@ -375,13 +375,9 @@ _DECODERS: dict = {}
 
 def fast_decoder():
     """The decode of the fast path (msgspec's, untyped): the one every fast reader uses."""
-    import msgspec
-
-    return _msgspec_decode(msgspec)
-
-
-def _msgspec_decode(msgspec) -> object:
     if "decode" not in _DECODERS:
+        import msgspec
+
         _DECODERS["decode"] = msgspec.json.Decoder().decode
     return _DECODERS["decode"]
 

@@ -103,9 +103,9 @@ def trace_names(head: Mapping | None, agents: Iterable[str] = (), events: Iterab
     head = head or {}
     found: list[object] = [head.get("trace_id"), head.get("task_id"), head.get("topology"),
                            *agents, *events, *tools]
-    for label in head.get("labels") or []:
-        if isinstance(label, Mapping):
-            found += [label.get(key) for key in ("name", "event", "agent", "source")]
+    for given in head.get("labels") or []:  # (not `label`: the function above)
+        if isinstance(given, Mapping):
+            found += [given.get(key) for key in ("name", "event", "agent", "source")]
     return list(dict.fromkeys(str(name) for name in found if isinstance(name, str)))
 
 

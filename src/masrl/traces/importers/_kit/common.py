@@ -286,9 +286,10 @@ def file_sha256(path: Path) -> str:
         raise
     except OSError as exc:
         raise InputError(path, reason_of(exc)) from None
+    found = digest.hexdigest()
     if hashed is not None:
-        hashed[known] = digest.hexdigest()
-    return digest.hexdigest()
+        hashed[known] = found
+    return found
 
 
 # ---------------------------------------------------------------------------------- content
