@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
+from typing import NamedTuple
 
 import msgspec
 import numpy as np
@@ -125,6 +126,25 @@ class _Runs:
         return np.arange(total, dtype=np.int64) - np.repeat(self.starts(), self.lengths)
 
 
+class _Mark(NamedTuple):
+    """How much each column of a :class:`ShardBuilder` holds (see its ``_mark``)."""
+
+    traces: int
+    agents: int
+    events: dict
+    credit_chunks: dict
+    event_runs: int
+    critical: int
+    credit_runs: int
+    ids: int
+    id_count: int
+    names: int
+    items: int
+    credit_rows: int
+    games: int
+    event_count: int
+
+
 class ShardBuilder:
     """Gathers the columns of every table for the traces of one shard, in source order."""
 
@@ -191,13 +211,13 @@ class ShardBuilder:
             self._rollback(mark)  # nothing of the trace stays but its row saying it failed
             self._crashed(source, len(data), exc)
 
-    def _check_finite(self, mark: tuple) -> None:
+    def _check_finite(self, mark: _Mark) -> None:
         """Raise :class:`~masrl.traces.replay.NonFiniteResult` at the first figure the trace
         just added (since ``mark``) that overflowed a double, as a replay does: its row's
         figures, then its credit shares (where NaN stands for null, so an infinity is what
         tells an overflow)."""
         check_finite({name: self.trace_columns[name][-1] for name in TRACE_FIGURES})
-        added = mark[3]
+        added = mark.credit_chunks
         for column in ("equal", "recorded"):
             chunks = self.credit.chunks.get(column, [])[added.get(column, 0):]
             for unit, values in zip(credit.UNITS, chunks):
@@ -205,22 +225,22 @@ class ShardBuilder:
                 if infinite.size:
                     raise NonFiniteResult(f"credit.{column}.{unit}", float(infinite[0]))
         for key, games in self.game_values.items():
-            for values in games[mark[12]:]:
+            for values in games[mark.games:]:
                 infinite = values[np.isinf(values)]
                 if infinite.size:
                     raise NonFiniteResult(f"credit.counterfactual.{key}", float(infinite[0]))
 
-    def _mark(self) -> tuple:
+    def _mark(self) -> _Mark:
         """How much every column holds: what :meth:`_rollback` returns to. The columns of the
         traces and agents tables grow a whole row at a time, so one length stands for all."""
-        return (len(self.trace_columns["source"]), len(self.agent_columns["source"]),
+        return _Mark(len(self.trace_columns["source"]), len(self.agent_columns["source"]),
                 {name: len(chunks) for name, chunks in self.events.chunks.items()},
                 {name: len(chunks) for name, chunks in self.credit.chunks.items()},
                 len(self.event_runs), len(self.critical), len(self.credit_runs),
                 len(self.ids), self.id_count, len(self.agent_names), len(self.items),
                 self.credit_rows, len(self.game_rows), self.event_count)
 
-    def _rollback(self, mark: tuple) -> None:
+    def _rollback(self, mark: _Mark) -> None:
         """Drop what a trace added after :meth:`_mark` (its analysis failed half-way)."""
         (traces, agents, events, credit_chunks, event_runs, critical, credit_runs, ids,
          self.id_count, names, items, self.credit_rows, games, self.event_count) = mark
