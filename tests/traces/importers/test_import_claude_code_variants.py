@@ -21,6 +21,7 @@ FOLDER = FIXTURES / "claude_code"
 WARMUP = FOLDER / "v2_0_warmup" / "s5.jsonl"
 RESULT_ONLY = FOLDER / "result_only.jsonl"
 BACKGROUND = FOLDER / "background.jsonl"
+QUEUED = FOLDER / "queued.jsonl"
 REAL = paths.public_logs_dir()
 ERK = "real-logs/claude-code/dagster-io__erk"
 VIEWER = "real-logs/claude-code{}/d-kimuson__claude-code-viewer/9367cf00/mock-global-claude-dir/" \
@@ -124,6 +125,28 @@ def test_background_task_launch_is_not_a_return():
     assert figures(result.trace)["agents"] == 2  # user and main: the sub-agent never reports
     assert result.repairs == {"background Task launch: its result is the call's tool_result, "
                               "the sub-agent's own return is not in the log": 1}
+
+
+def test_queued_commands_taken_into_a_running_turn_are_read_as_what_they_stand_for():
+    """Claude Code 2.1.x files input that reaches a turn already running as an ``attachment``
+    record of type ``queued_command``: a prompt the person typed meanwhile, or the
+    ``<task-notification>`` of a background sub-agent that finished. Both were skipped as an
+    unknown record type: the person's words and the sub-agent's return were lost. Now the prompt
+    is the person's message and the notification the sub-agent's return; other attachments,
+    and a queued command from another session, are skipped and named by their type."""
+    result = import_file("claude-code", QUEUED)
+    events = by_id(result)
+    said = events["main:8"]  # the attachment q6, typed while Bash ran
+    assert (said["type"], said["agent"], said["to"], said["role"]) == \
+        ("message", "user", "main", "human")
+    back = events["main:10"]  # the attachment q8, the notification of the sub-agent k4
+    assert (back["type"], back["agent"], back["to"]) == ("return", "agent-k4", "main")
+    assert result.skipped == {"attachment:queued_command from a peer": 1,
+                              "attachment:total_tokens_reminder": 1, "queue-operation": 2}
+    assert [e["id"] for e in result.trace["events"] if e.get("role") == "human"] == \
+        ["main:1", "main:8"]
+    assert validate_document(result.trace).errors == []
+    assert conservation_problems(result.trace) == []
 
 
 @pytest.mark.parametrize("path, shape", [

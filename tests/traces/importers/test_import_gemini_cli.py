@@ -129,14 +129,27 @@ def test_earlier_json_session_file():
     assert result.skipped["error message (an interface note)"] == 1
 
 
-def test_logs_json_is_refused_with_its_reason(tmp_path):
+@pytest.mark.parametrize("fmt", ["auto", "gemini-cli"])
+@pytest.mark.parametrize("indent", [None, 2])
+def test_logs_json_is_refused_with_its_reason(tmp_path, fmt, indent):
+    """Named or found by ``auto``, on one line or written over many as Gemini CLI writes it
+    (the named import read a many-line file as JSON Lines and blamed its line 1)."""
     path = tmp_path / "logs.json"
     path.write_text(json.dumps([{"sessionId": "s", "messageId": 0, "type": "user",
-                                 "message": "hi", "timestamp": "2026-01-01T00:00:00Z"}]),
-                    encoding="utf-8")
+                                 "message": "hi", "timestamp": "2026-01-01T00:00:00Z"}],
+                               indent=indent), encoding="utf-8")
     with pytest.raises(SourceError) as caught:
-        import_file("auto", path)
+        import_file(fmt, path)
     assert "Gemini CLI's logs.json: the user's prompts only" in str(caught.value)
+
+
+def test_a_json_array_is_refused_as_a_whole(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps([{"id": "u"}], indent=2), encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("gemini-cli", path)
+    assert str(caught.value) == f"{path}: a JSON array, not a Gemini CLI session (an object " \
+        "with sessionId and messages, or JSON Lines)"
 
 
 @pytest.mark.parametrize("text, where, message", [
@@ -170,12 +183,16 @@ def _delegating(call: dict) -> dict:
                         "recentActivity": [], "state": "error"}},
      "agent-codebase_investigator:", "codebase_investigator"),
     ({"agentId": "f00d#0", "name": "cli_help"}, "agent-f00d#0", "cli_help"),
+    ({"name": "delegate_to_agent", "description": "Hands a task to one of the sub-agents.",
+      "args": {"objective": "Find where the files are listed.", "agent_name": "scout"},
+      "resultDisplay": "Subagent scout Finished"}, "agent-scout:", "scout"),
 ])
 def test_a_sub_agent_without_a_session_of_its_own_is_spawned_by_its_call(tmp_path, marks,
                                                                         agent, role):
     """Gemini CLI runs a sub-agent as a tool call and may keep no session of it (earlier
     versions kept none): the call that the log marks as one (its agent id, a display of
-    sub-agent progress, or "Delegating to agent '...'") is the sub-agent's spawn and its result
+    sub-agent progress, "Delegating to agent '...'", or the earlier ``delegate_to_agent`` tool
+    naming its ``agent_name``) is the sub-agent's spawn and its result
     the sub-agent's return, as a Claude Code Task call known only by its result. It was a plain
     tool call: no spawn, the sub-agent not counted among the agents."""
     path = tmp_path / LEGACY.name

@@ -100,21 +100,27 @@ def _stated(tokens: dict | None) -> tuple[float, float]:
 
 DELEGATION = re.compile(r"Delegating to agent '(?P<name>[^']+)'\Z")
 """The description Gemini CLI gives a call that runs a sub-agent."""
+DELEGATE = "delegate_to_agent"
+"""The one tool through which earlier versions ran every sub-agent, named by ``agent_name``."""
 
 
 def _sub_agent(call: dict, base: str) -> tuple[str, str] | None:
     """``(agent, role)`` of a call that runs a sub-agent, told by the call itself (its
-    ``agentId``, a ``resultDisplay`` of sub-agent progress, or the description Gemini CLI gives
-    such a call), else ``None``: the agent is named by its id, else by the call."""
+    ``agentId``, a ``resultDisplay`` of sub-agent progress, the description Gemini CLI gives
+    such a call, or a ``delegate_to_agent`` call naming its ``agent_name``), else ``None``: the
+    agent is named by its id, else by the call."""
     shown = call.get("resultDisplay")
     progress = isinstance(shown, dict) and shown.get("isSubagentProgress") is True
     described = DELEGATION.match(call.get("description") or "") \
         if isinstance(call.get("description"), str) else None
+    args = call.get("args")
+    delegated = args.get("agent_name") if call.get("name") == DELEGATE \
+        and isinstance(args, dict) and isinstance(args.get("agent_name"), str) else None
     ident = call.get("agentId")
-    if not (progress or described or isinstance(ident, str)):
+    if not (progress or described or delegated or isinstance(ident, str)):
         return None
     role = (shown.get("agentName") if progress and isinstance(shown.get("agentName"), str)
-            else described["name"] if described else call.get("name"))
+            else described["name"] if described else delegated or call.get("name"))
     role = role if isinstance(role, str) and role else "sub-agent"
     if isinstance(ident, str) and ident:
         return f"agent-{ident}", role
@@ -153,6 +159,10 @@ class _Session:
         if not findings and isinstance(document, dict) and "messages" in document \
                 and "$set" not in document:
             return self.read_json(file, document)
+        if not findings and isinstance(document, list):  # a JSON array, whatever its lines
+            raise SourceError(file, None, _LOGS if _prompts_only(document) else
+                              "a JSON array, not a Gemini CLI session (an object with "
+                              "sessionId and messages, or JSON Lines)")
         return self.read_jsonl(file)
 
     def read_json(self, file: Path, document: dict) -> Conversation:
@@ -522,12 +532,19 @@ def sniff(sample: Sample) -> str | None:
     return None
 
 
+_LOGS = ("Gemini CLI's logs.json: the user's prompts only, no model turn or tool call; "
+         "import the session file under chats/ instead")
+
+
+def _prompts_only(document) -> bool:
+    """Whether a JSON document is Gemini CLI's ``logs.json`` (a list of the user's prompts)."""
+    return isinstance(document, list) and bool(document) and all(
+        isinstance(r, dict) and {"sessionId", "messageId", "type", "message"} <= set(r)
+        for r in document[:20])
+
+
 def refusal(sample: Sample) -> str:
     """Why a file is not a Gemini CLI session (for ``import auto``)."""
-    document = sample.document
-    if isinstance(document, list) and document and all(
-            isinstance(r, dict) and {"sessionId", "messageId", "type", "message"} <= set(r)
-            for r in document[:20]):
-        return ("Gemini CLI's logs.json: the user's prompts only, no model turn or tool call; "
-                "import the session file under chats/ instead")
+    if _prompts_only(sample.document):
+        return _LOGS
     return "looks for a session file with sessionId and projectHash (chats/session-*.json[l])"

@@ -113,6 +113,11 @@ class Emitter:
                 else:
                     self.ledger.skipped(record, f"system:{data.get('subtype')}")
                 continue
+            if kind == "attachment":
+                held = data.get("attachment") or {}
+                self.ledger.skipped(record, f"attachment:{held.get('type')}" + (
+                    f" from a {held['origin']}" if held.get("origin") else ""))
+                continue
             if kind in SKIPPED_TYPES:
                 self.ledger.skipped(record, kind)
                 continue

@@ -13,6 +13,7 @@ from masrl.traces.importers.sessions.claude_code.records import (
     USAGE_FIELDS,
     Record,
     check_record,
+    queued,
     responses_usage,
     slim,
 )
@@ -46,6 +47,7 @@ class Ledger:
         lines_of: dict[tuple[str, str], int] = {}  # (where, uuid) -> the line that has it
 
         def shape(line: int, data: dict) -> dict:  # each record as it is read
+            data = queued(data)
             check_record(data, file, line, repairs=self.repairs)
             progress = data.get("data") if data.get("type") == "progress" else None
             copied = progress.get("message") if isinstance(progress, dict) else None

@@ -20,7 +20,7 @@ TASK_TOOLS = ("Task", "Agent")
 WORKFLOW_TOOLS = ("Workflow",)  # a local tool that runs a script launching workflow agents
 RUN_ID = re.compile(r"\bwf_[A-Za-z0-9_-]+")  # a workflow run id in a launch result's text
 COMPACTION_PREFIX = "acompact-"
-SKIPPED_TYPES = ("system", "file-history-snapshot", "queue-operation", "summary")
+SKIPPED_TYPES = ("system", "file-history-snapshot", "queue-operation", "summary", "attachment")
 KNOWN_TYPES = ("user", "assistant", "progress", *SKIPPED_TYPES)
 HUMAN_BLOCKS = ("text", "image", "document")
 THINKING_BLOCKS = ("thinking", "redacted_thinking")
@@ -286,10 +286,35 @@ RESULT_READ = ("usage", "agentId", "status", "runId", "transcriptDir", *RESULT_C
                *RESULT_DURATIONS)  # the fields of a toolUseResult the import reads
 
 
+# The fields a record is read for (an attachment's once :func:`queued` has reduced it).
 RECORD_READ = frozenset(("type", "subtype", "uuid", "parentUuid", "logicalParentUuid",
                          "sessionId", "agentId", "parentToolUseID", "timestamp", "version",
                          "isSidechain", "isMeta", "isCompactSummary", "compactMetadata",
-                         "message", "data", "toolUseResult"))  # the fields a record is read for
+                         "message", "data", "toolUseResult", "attachment"))
+
+
+QUEUED = "queued_command"  # the attachment of input that reached a turn already running
+QUEUED_BY = (None, "human")  # origin kinds of a queued prompt that the person typed
+
+
+def queued(data: dict) -> dict:
+    """An ``attachment`` record (Claude Code 2.1.x) as the import reads it: a ``queued_command``
+    (a prompt the person typed while the agent was busy, or a ``<task-notification>``, taken
+    into the running turn) as the user record it stands for; any other attachment, and a
+    queued command from elsewhere (a peer session), reduced to its type (skipped, named by it).
+    Any other record is returned as it is."""
+    attachment = data.get("attachment") if data.get("type") == "attachment" else None
+    if not isinstance(attachment, dict):
+        return data
+    kind = attachment.get("type")
+    origin = attachment.get("origin")
+    origin = origin.get("kind") if isinstance(origin, dict) else None
+    prompt = attachment.get("prompt")
+    if kind == QUEUED and isinstance(prompt, (str, list)) and (
+            origin in QUEUED_BY or attachment.get("commandMode") == "task-notification"):
+        return {**data, "type": "user", "message": {"role": "user", "content": prompt}}
+    return {**data, "attachment": {"type": kind if isinstance(kind, str) else None,
+                                   "origin": origin}}
 
 
 def slim(data: dict) -> dict:
