@@ -121,3 +121,24 @@ def test_the_older_layout_prices_turns_with_the_receive_entry_not_the_send():
     assert not any(e.get("cost_usd") for e in trace["events"])  # no cost per call: none
     assert conservation_problems(trace) == []
     assert validate_document(trace).problems == []
+
+
+def test_a_call_chatdev_could_not_price_has_no_cost_rather_than_a_refusal(tmp_path):
+    """ChatDev writes ``cost: $-1.000000`` for a model missing from its price table (any model
+    but OpenAI's): the call's cost is not recorded, counted as a repair; the log was refused."""
+    text = LOG.read_text(encoding="utf-8")
+    assert text.count("cost: $0.001254") == 1
+    log = tmp_path / LOG.name
+    log.write_text(text.replace("cost: $0.001254", "cost: $-1.000000"), encoding="utf-8")
+    result = import_file("chatdev", log)
+    priced = [e for e in result.trace["events"] if "x_model_call" in e]
+    assert [(e["x_usage"], e.get("cost_usd")) for e in priced] == [
+        ({"input": 410, "output": 6}, None), ({"input": 900, "output": 350}, 0.0041)]
+    assert result.repairs == {"cost -1 (ChatDev has no price for the model): not recorded": 1}
+    assert validate_document(result.trace).problems == []
+
+
+def test_another_negative_cost_is_still_refused(tmp_path):
+    text = LOG.read_text(encoding="utf-8").replace("cost: $0.001254", "cost: $-2.500000")
+    assert_source_error("chatdev", tmp_path / LOG.name, text, "33", "cost must be an amount "
+                        "written with the digits 0-9, found the string \"-2.500000\"")

@@ -40,6 +40,8 @@ SKIPS = {
     "HTTP Request:": "HTTP request line: the call's usage entry carries it",
     "**[OpenAI_Usage_Info Send]**": "model request: the Receive entry after it states the usage",
 }
+NO_PRICE_COST = re.compile(r"-1(?:\.0*)?")
+NO_PRICE = "cost -1 (ChatDev has no price for the model): not recorded"
 HUMAN = ("**[Human-Agent-Interaction]**", "**[User Provided Comments]**")
 PROMPT_ENGINEER = "Prompt Engineer: "  # the task prompt's self-improvement, one model call
 UNKNOWN_HEAD = re.compile(r"\*\*\[(?P<what>[^\]]+)\]\*\*|^(?P<words>\S+(?: \S+)?)")
@@ -111,8 +113,11 @@ def import_file(path: str | Path) -> ImportResult:
             tokens_in = count(stated.get("prompt_tokens"), path, line, "prompt_tokens") or 0
             tokens_out = count(stated.get("completion_tokens"), path, line,
                                "completion_tokens") or 0
-            cost = amount(stated["cost"].removeprefix("$"), path, line, "cost") \
-                if "cost" in stated else 0.0
+            cost, text = 0.0, stated.get("cost", "").removeprefix("$")
+            if "cost" in stated and NO_PRICE_COST.fullmatch(text):
+                result.repairs[NO_PRICE] += 1  # ChatDev's -1: a model without a price
+            elif "cost" in stated:
+                cost = amount(text, path, line, "cost")
             account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
             pending.append((line, tokens_in, tokens_out, cost))
             continue
