@@ -90,3 +90,55 @@ def test_each_entry_names_the_line_it_starts_on():
         assert [e[0] for e in entries] == sorted({e[0] for e in entries})
         starts = [m.start() for m in chatdev.ENTRY.finditer(text)]
         assert [e[0] for e in entries] == [text[:s].count("\n") + 1 for s in starts]
+
+
+OLDER = FIXTURES / "chatdev" / "Kite_Planner_20260402100000.log"
+
+
+def test_the_older_layout_prices_turns_with_the_receive_entry_not_the_send():
+    """ChatDev of 2023 logs each call twice: a Send entry (the request's size, no usage) and a
+    Receive entry (the usage). Only the Receive prices a turn: the Send's missing usage read as
+    zero tokens had priced the turns while the real usage was skipped. The Prompt Engineer's
+    reply (``Prompt Engineer: text``) and a human's comments are the run's messages too."""
+    result = import_file("chatdev", OLDER)
+    trace = result.trace
+    messages = [(e["agent"], e.get("to"), e.get("x_usage")) for e in trace["events"]
+                if e["type"] == "message"]
+    assert messages == [
+        ("User", "Prompt Engineer", None),
+        ("Prompt Engineer", "User", {"input": 120, "output": 40}),
+        ("Chief Executive Officer", "Chief Product Officer", None),
+        ("Chief Product Officer", "Chief Executive Officer", {"input": 300, "output": 5}),
+        ("human", None, None),
+        ("Chief Technology Officer", "Programmer", None),
+        ("Programmer", "Chief Technology Officer", {"input": 700, "output": 420})]
+    # the log's own totals (its Post Info): 1120 tokens in, 465 out, all on the trace
+    assert figures(trace)["model_calls"] == 3
+    assert sum(e.get("tokens", 0) for e in trace["events"]) == 1120 + 465
+    usage = trace["provenance"]["usage"]
+    assert usage["skipped"]["tokens_in"] == 0 and usage["source"]["tokens_in"] == 1120
+    assert result.skipped["model request: the Receive entry after it states the usage"] == 3
+    assert not any(e.get("cost_usd") for e in trace["events"])  # no cost per call: none
+    assert conservation_problems(trace) == []
+    assert validate_document(trace).problems == []
+
+
+def test_a_call_chatdev_could_not_price_has_no_cost_rather_than_a_refusal(tmp_path):
+    """ChatDev writes ``cost: $-1.000000`` for a model missing from its price table (any model
+    but OpenAI's): the call's cost is not recorded, counted as a repair; the log was refused."""
+    text = LOG.read_text(encoding="utf-8")
+    assert text.count("cost: $0.001254") == 1
+    log = tmp_path / LOG.name
+    log.write_text(text.replace("cost: $0.001254", "cost: $-1.000000"), encoding="utf-8")
+    result = import_file("chatdev", log)
+    priced = [e for e in result.trace["events"] if "x_model_call" in e]
+    assert [(e["x_usage"], e.get("cost_usd")) for e in priced] == [
+        ({"input": 410, "output": 6}, None), ({"input": 900, "output": 350}, 0.0041)]
+    assert result.repairs == {"cost -1 (ChatDev has no price for the model): not recorded": 1}
+    assert validate_document(result.trace).problems == []
+
+
+def test_another_negative_cost_is_still_refused(tmp_path):
+    text = LOG.read_text(encoding="utf-8").replace("cost: $0.001254", "cost: $-2.500000")
+    assert_source_error("chatdev", tmp_path / LOG.name, text, "33", "cost must be an amount "
+                        "written with the digits 0-9, found the string \"-2.500000\"")

@@ -215,3 +215,26 @@ def only_root(document):
 ])
 def test_bad_input_is_an_error_naming_the_place(tmp_path, text, where, message):
     assert_source_error("otel", tmp_path / "trace.json", text, where, message)
+
+
+def test_any_agent_of_may_2025_states_its_cost_as_cost_prompt_and_cost_completion(tmp_path):
+    """any-agent's traces of May 2025 count tokens with OpenInference names and the dollars of a
+    call as ``cost_prompt`` and ``cost_completion``: the call costs their sum (it read as not
+    recorded), and a call that states neither stays unpriced."""
+    raw = copy.deepcopy(RAW)
+    call = next(s for s in raw["spans"] if s["context"]["span_id"] == 2)
+    call["attributes"] = {"gen_ai.operation.name": "call_llm", "llm.token_count.prompt": 120,
+                          "llm.token_count.completion": 8, "cost_prompt": 0.0004,
+                          "cost_completion": 0.0001}
+    for span in raw["spans"]:
+        if span is not call:
+            for name in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"):
+                span["attributes"].pop(name, None)
+    log = tmp_path / "may_2025.json"
+    log.write_text(json.dumps(raw), encoding="utf-8")
+    trace = import_file("otel", log).trace
+    priced = {e["id"]: (e.get("tokens"), e.get("cost_usd")) for e in trace["events"]
+              if "x_model_call" in e}
+    assert priced[sid(2)] == (128, pytest.approx(0.0005))
+    assert [cost for tokens, cost in priced.values() if cost is None] != []  # others: unpriced
+    assert validate_document(trace).problems == []

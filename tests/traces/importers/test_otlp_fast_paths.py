@@ -94,7 +94,7 @@ def test_spans_that_all_ended_keep_their_order_and_merge_nothing():
 # the names as the reads declare them (not the sets built from them, which the test checks)
 PART_NAMES = [name for names in otel.PARTS.values() for name in names]
 READ = [*otel.INPUT_TOKENS, *otel.OUTPUT_TOKENS, *otel.TOTAL_TOKENS, *otel.COST, *PART_NAMES,
-        "gen_ai.usage.input_cost", "gen_ai.usage.output_cost"]
+        "gen_ai.usage.input_cost", "gen_ai.usage.output_cost", "cost_prompt", "cost_completion"]
 AGENT_READ = ["masrl.spawn.tokens", "masrl.spawn.cost_usd", "masrl.return.tokens",
               "masrl.return.cost_usd", "masrl.spawn.end_unix_nano", "masrl.return.end_unix_nano"]
 

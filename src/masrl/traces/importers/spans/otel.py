@@ -77,6 +77,8 @@ PARTS = {  # named parts of the input and output counts: recorded, never added o
                          "ai.usage.reasoningTokens"),
 }
 COST = ("gen_ai.usage.cost", "llm.cost.total", "operation.cost")
+COST_PARTS = ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost",
+              "cost_prompt", "cost_completion")  # any-agent's, and its names of May 2025
 MODEL_NAME = ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name",
               "ai.response.model", "ai.model.id")
 AGENT_NAME = ("gen_ai.agent.name", "agent.name", "ag2.agent.name", "traceloop.entity.name")
@@ -411,7 +413,7 @@ def _beeai(raw: RawSpan) -> tuple[str, str, str] | None:
 
 
 PART_KEYS = frozenset(name for names in PARTS.values() for name in names)
-COST_KEYS = frozenset(("gen_ai.usage.input_cost", "gen_ai.usage.output_cost", *COST))
+COST_KEYS = frozenset((*COST_PARTS, *COST))
 USAGE_KEYS = frozenset((*INPUT_TOKENS, *OUTPUT_TOKENS, *TOTAL_TOKENS, *PART_KEYS, *COST_KEYS))
 AGENT_COST_KEYS = frozenset(("masrl.spawn.tokens", "masrl.spawn.cost_usd", "masrl.return.tokens",
                              "masrl.return.cost_usd", "masrl.spawn.end_unix_nano",
@@ -436,8 +438,7 @@ def _usage(span: Span, a: dict, number: _Numbers) -> None:
     span.total_tokens = number.count(a, TOTAL_TOKENS)
     if keys.isdisjoint(COST_KEYS):
         return
-    costs = [cost for k in ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost")
-             if (cost := number.amount(a, (k,))) is not None]
+    costs = [cost for k in COST_PARTS if (cost := number.amount(a, (k,))) is not None]
     if costs:
         span.cost = sum(costs)
     else:

@@ -38,7 +38,12 @@ SKIPS = {
     "**[Software Info]**": "statistics: the run's software info",
     "**[Post Info]**": "statistics: the run's totals",
     "HTTP Request:": "HTTP request line: the call's usage entry carries it",
+    "**[OpenAI_Usage_Info Send]**": "model request: the Receive entry after it states the usage",
 }
+NO_PRICE_COST = re.compile(r"-1(?:\.0*)?")
+NO_PRICE = "cost -1 (ChatDev has no price for the model): not recorded"
+HUMAN = ("**[Human-Agent-Interaction]**", "**[User Provided Comments]**")
+PROMPT_ENGINEER = "Prompt Engineer: "  # the task prompt's self-improvement, one model call
 UNKNOWN_HEAD = re.compile(r"\*\*\[(?P<what>[^\]]+)\]\*\*|^(?P<words>\S+(?: \S+)?)")
 
 
@@ -88,17 +93,31 @@ def import_file(path: str | Path) -> ImportResult:
                 "tokens_in": tokens_in, "tokens_out": tokens_out, "cost_usd": cost})
         pending.clear()
 
+    def priced() -> dict:
+        """The model-call fields of the first usage entry that waits (none: no fields)."""
+        if not pending:
+            return {}
+        usage_line, tokens_in, tokens_out, cost = pending.pop(0)
+        model = usage_fields(tokens_in, tokens_out, f"{path.name}:{usage_line}")
+        if cost:
+            model["cost_usd"] = cost
+        account.map()  # the usage entry: carried by the turn it priced
+        return model
+
     for line, when, head, body in entries:
         account.read()
         t = (when - first).total_seconds()
         base = {"id": f"l{line}", "t": max(t, 0.0), "x_source": f"{path.name}:{line}"}
-        if head.startswith("**[OpenAI_Usage_Info"):
+        if head.startswith("**[OpenAI_Usage_Info Receive]**"):
             stated = {m["key"]: m["value"] for m in TOKENS.finditer(body)}  # text: no repair
             tokens_in = count(stated.get("prompt_tokens"), path, line, "prompt_tokens") or 0
             tokens_out = count(stated.get("completion_tokens"), path, line,
                                "completion_tokens") or 0
-            cost = amount(stated["cost"].removeprefix("$"), path, line, "cost") \
-                if "cost" in stated else 0.0
+            cost, text = 0.0, stated.get("cost", "").removeprefix("$")
+            if "cost" in stated and NO_PRICE_COST.fullmatch(text):
+                result.repairs[NO_PRICE] += 1  # ChatDev's -1: a model without a price
+            elif "cost" in stated:
+                cost = amount(text, path, line, "cost")
             account.state_usage(tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
             pending.append((line, tokens_in, tokens_out, cost))
             continue
@@ -114,6 +133,10 @@ def import_file(path: str | Path) -> ImportResult:
                        content_ref=content_ref(rows))
             account.map()
             continue
+        if head.startswith("System: **[RolePlaying]**"):  # skipped below; its roles are read
+            rows = {m["key"]: m["value"].strip() for m in TABLE_ROW.finditer(body)}
+            phase = {**phase, "assistant": rows.get("assistant_role_name", phase.get("assistant")),
+                     "user": rows.get("user_role_name", phase.get("user"))}
         turn = TURN.match(head)
         start = START.match(head)
         if turn or start:
@@ -124,20 +147,19 @@ def import_file(path: str | Path) -> ImportResult:
             else:
                 other = phase.get("assistant") if phase.get("assistant") != speaker \
                     else phase.get("user")
-            model = {}
-            if pending and turn:
-                usage_line, tokens_in, tokens_out, cost = pending.pop(0)
-                model = usage_fields(tokens_in, tokens_out, f"{path.name}:{usage_line}")
-                if cost:
-                    model["cost_usd"] = cost
-                account.map()  # the usage entry: carried by the turn it priced
+            model = priced() if turn else {}
             turns.turn(**base, type="message", agent=speaker, to=other or None,
                        content_ref=content_ref(body.strip()),
                        x_phase=(turn["phase"].strip() if turn else phase.get("name")) or None,
                        **model)
             account.map()
             continue
-        if head.startswith("**[Human-Agent-Interaction]**"):
+        if head.startswith(PROMPT_ENGINEER):  # its reply, written as "role: text"
+            turns.turn(**base, type="message", agent=PROMPT_ENGINEER.removesuffix(": "),
+                       to="User", content_ref=content_ref((head + body).strip()), **priced())
+            account.map()
+            continue
+        if head.startswith(HUMAN):
             turns.turn(**base, type="message", agent="human", role="human",
                        content_ref=content_ref(body.strip()))
             account.map()
