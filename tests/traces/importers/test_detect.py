@@ -50,6 +50,7 @@ CASES = [
     ("adk/sessions_listing.json", "adk"),
     ("langgraph/supervisor_updates.json", "langgraph"),
     ("langgraph/debug_stream.jsonl", "langgraph"),
+    ("langgraph/debug_subgraphs.json", "langgraph"),
     ("langgraph/state_history.json", "langgraph"),
     ("langgraph/checkpoint.json", "langgraph"),
     ("langchain/run_tree.json", "langchain"),
