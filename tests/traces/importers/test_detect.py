@@ -33,6 +33,7 @@ CASES = [
     ("otel/mastra.jsonl", "otel"),
     ("langfuse/trace.json", "langfuse"),
     ("langfuse/traces_list.json", "langfuse"),
+    ("langfuse/observations_v2.json", "langfuse"),
     ("openai_agents/backend_payload.json", "openai-agents"),
     ("openai_agents/processor.jsonl", "openai-agents"),
     ("claude_code/s1.jsonl", "claude-code"),
