@@ -136,3 +136,35 @@ def test_a_crewai_run_names_its_agent_by_role_and_its_telemetry_as_such(tmp_path
     assert [(p.code, p.severity) for p in problems] == [("thin-import", "warning")]
     assert problems[0].message.startswith("thin import: 2 of 6 observations of the log gave "
                                           "events (1 event); skipped: ")
+
+
+def test_observations_listed_by_the_api_are_grouped_into_their_traces(tmp_path):
+    """The observations API (Langfuse 3 and later, {data, meta}) lists observations without
+    their trace: each traceId becomes a trace, its observations read as a trace's own, and a
+    bad field is named by its place in the file's data list."""
+    from masrl.traces.importers import import_traces
+
+    results = import_traces("langfuse", FOLDER / "observations_v2.json")
+    assert [r.trace["trace_id"] for r in results] == ["langfuse:trace-lantern",
+                                                      "langfuse:trace-other"]
+    lantern = results[0].trace
+    assert [(e["id"], e["type"], e["agent"]) for e in lantern["events"]] == [
+        ("ob-2", "message", "lamplighter"), ("ob-3.spawn", "spawn", "lamplighter"),
+        ("ob-3.return", "return", "oil-counter"), ("ob-4.call", "tool_call", "oil-counter"),
+        ("ob-4.result", "tool_result", "oil-counter")]
+    assert [r.trace["costs"]["tokens"] for r in results] == [40 + 9, 5 + 2]
+    assert lantern["provenance"]["records"]["read"] == 4
+    for result in results:
+        assert validate_document(result.trace).problems == []
+    text = (FOLDER / "observations_v2.json").read_text(encoding="utf-8")
+    bad = text.replace('"startTime": "2026-05-02T14:00:02.500000Z"', '"startTime": "soon"')
+    assert bad != text
+    with pytest.raises(Exception) as raised:
+        import_traces("langfuse", _written(tmp_path, bad))
+    assert "data[3]" in str(raised.value) and "startTime" in str(raised.value)
+
+
+def _written(folder, text):
+    path = folder / "observations.json"
+    path.write_text(text, encoding="utf-8")
+    return path

@@ -62,6 +62,25 @@ def test_a_debug_stream_times_each_node_from_its_task_to_its_result():
                               "task without a result: the node did not finish": 1}
 
 
+def test_a_debug_stream_of_subgraphs_reads_writes_given_as_an_object():
+    """LangGraph 1.x gives a task's writes as {channel: value}, and subgraphs=True streams
+    [namespace, record] pairs: the inner node's messages count once, the outer repeat not."""
+    result = import_file("auto", FOLDER / "debug_subgraphs.json")
+    trace = result.trace
+    assert result.recognised["shape"] == "debug"
+    assert shape(trace) == [("g1.c0", "orchestrator_decision", "coordinator", "analyst",
+                             "delegate"),
+                            ("g3.c0", "tool_call", "analyst", "abacus", None),
+                            ("g4", "tool_result", "analyst", "abacus", None),
+                            ("g5", "message", "coordinator", None, None)]
+    call = trace["events"][1]
+    assert (call["t"], call["t_end"], call["x_usage"]) == (1.2, 2.0, {"input": 90,
+                                                                      "output": 11})
+    assert trace["costs"]["tokens"] == 76 + 101 + 128
+    assert result.skipped["message read before: the node repeats history"] == 2
+    assert conservation_problems(trace) == []
+
+
 def test_a_state_history_is_read_oldest_first_through_its_writes():
     result = import_file("auto", FOLDER / "state_history.json")
     trace = result.trace

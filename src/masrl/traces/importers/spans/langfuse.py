@@ -32,6 +32,7 @@ FORMAT = "langfuse"
 KINDS = {"AGENT": AGENT, "GENERATION": MODEL, "TOOL": TOOL, "EVENT": EVENT}
 NO_END = "observation without endTime (ends when it starts)"
 DOWNLOAD, API = "UI download {trace, observations}", "API trace with observations"
+LISTED = "API observations {data: [observation]} (GET /api/public/v2/observations)"
 USAGE_AMOUNTS = ("inputCost", "outputCost", "totalCost", "unit")  # usage fields that are no count
 SIDES = (("input", ("input", "prompt", "cache_read", "cache_creation")),
          ("output", ("output", "completion", "reasoning")))
@@ -42,7 +43,7 @@ def import_file(path: str | Path) -> ImportResult:
     path = Path(path)
     found = _traces(path)
     if len(found) != 1:
-        raise several_runs(path, FORMAT, [str(trace.get("id")) for _, trace, _, _ in found],
+        raise several_runs(path, FORMAT, [str(trace.get("id")) for _, trace, *_ in found],
                            "traces")
     return _import(path, *found[0])
 
@@ -58,8 +59,9 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 
 # ---------------------------------------------------------------------------------- reading
 
-def _traces(path: Path) -> list[tuple[str, dict, list, str]]:
-    """``(place, trace, observations, shape)`` of every trace of the file."""
+def _traces(path: Path) -> list[tuple[str, dict, list, str, list[str] | None]]:
+    """``(place, trace, observations, shape, places of the observations)`` of every trace of
+    the file (the places are ``None`` for a trace's own list of observations)."""
     text = read_text(path)
     document, findings = strict_json.parse_fast(text)
     if not findings:
@@ -68,6 +70,9 @@ def _traces(path: Path) -> list[tuple[str, dict, list, str]]:
         raise source_error(path, None, findings[0])
     else:
         values = [(f"{line}:", value) for line, value in json_values(path, text)]
+    listed = _listed(path, values)
+    if listed is not None:
+        return listed
     found = []
     for at, value in values:
         if isinstance(value, dict) and "observations" in value:
@@ -84,7 +89,42 @@ def _traces(path: Path) -> list[tuple[str, dict, list, str]]:
     return found
 
 
-def _trace(path: Path, where: str, item: Any) -> tuple[str, dict, list, str]:
+def _is_observation(value: Any) -> bool:
+    """An observation as the observations API lists it: a ``traceId``, a ``type`` and a
+    ``startTime``, and no ``observations`` of its own."""
+    return isinstance(value, dict) and "observations" not in value \
+        and isinstance(value.get("traceId"), str) and isinstance(value.get("type"), str) \
+        and "startTime" in value
+
+
+def _listed(path: Path, values: list[tuple[str, Any]]
+            ) -> list[tuple[str, dict, list, str, list[str] | None]] | None:
+    """The traces of observations listed without their trace (the observations API of
+    Langfuse 3 and later, ``{data: [...], meta}``, or a list of its items), grouped by
+    ``traceId`` in the order they first appear; ``None`` when the file is not that."""
+    if len(values) != 1:
+        return None
+    at, value = values[0]
+    prefix = at
+    if isinstance(value, dict) and isinstance(value.get("data"), list):
+        value, prefix = value["data"], f"{at}data"
+    if not isinstance(value, list) or not value or not all(map(_is_observation, value)):
+        return None
+    groups: dict[str, tuple[list, list[str]]] = {}
+    for k, observation in enumerate(value):
+        held, places = groups.setdefault(observation["traceId"], ([], []))
+        held.append(observation)
+        places.append(f"{prefix}[{k}]")
+    found = []
+    for trace_id, (held, places) in groups.items():
+        root = next((o for o in held if o.get("parentObservationId") is None), held[0])
+        name = root.get("traceName")
+        trace = {"id": trace_id, **({"name": name} if isinstance(name, str) else {})}
+        found.append((prefix, trace, held, LISTED, places))
+    return found
+
+
+def _trace(path: Path, where: str, item: Any) -> tuple[str, dict, list, str, None]:
     place = where.rstrip(".:") or None
     if not isinstance(item, dict):
         raise SourceError(path, place, f"a trace must be an object, found {json_type(item)}")
@@ -111,11 +151,11 @@ def _trace(path: Path, where: str, item: Any) -> tuple[str, dict, list, str]:
     if not isinstance(trace_id, str) or not trace_id:
         raise SourceError(path, place, "the trace has no id" + (
             " (its trace object has none)" if shape == DOWNLOAD else ""))
-    return where, trace, observations, shape
+    return where, trace, observations, shape, None
 
 
-def _import(path: Path, where: str, trace: dict, observations: list, shape: str
-            ) -> ImportResult:
+def _import(path: Path, where: str, trace: dict, observations: list, shape: str,
+            places: list[str] | None = None) -> ImportResult:
     result = ImportResult(FORMAT, str(path), {}, files=[str(path)])
     account = result.account
     account.unit = "observation"
@@ -124,7 +164,9 @@ def _import(path: Path, where: str, trace: dict, observations: list, shape: str
     account.read(len(observations))
     trace_id = trace["id"]
     evidence: Counter = Counter()
-    read = [_observation(path, f"{where}observations[{k}]", raw, trace_id, result.repairs,
+    if places is None:
+        places = [f"{where}observations[{k}]" for k in range(len(observations))]
+    read = [_observation(path, places[k], raw, trace_id, result.repairs,
                          evidence) for k, raw in enumerate(observations)]
     _langgraph_tools(read, evidence)
     linked = spans.link(path, [span for span, _ in read], result.repairs, account)
@@ -374,6 +416,8 @@ def sniff(sample: Sample) -> str | None:
         document = document[0]
     if isinstance(document, dict) and isinstance(document.get("observations"), list):
         return "a Langfuse trace: observations"
+    if _is_observation(document):
+        return "Langfuse observations as the API lists them: traceId, type, startTime"
     return None
 
 
@@ -382,4 +426,5 @@ def sniff(sample: Sample) -> str | None:
 def refusal(sample: Sample) -> str:
     """What :func:`sniff` looks for, which the file does not have."""
     return ("looks for a trace with observations (alone, as the UI's download, in a list, "
-            'under data, or one per line)')
+            "under data, or one per line), or observations with traceId, type and startTime "
+            "(the observations API)")

@@ -79,9 +79,28 @@ def _is_snapshot(value: Any) -> bool:
 
 
 def _is_debug(value: Any) -> bool:
+    """A debug record, alone or as the ``[namespace, record]`` pair that ``subgraphs=True``
+    streams."""
+    value = _unwrap(value)
     return isinstance(value, dict) and isinstance(value.get("type"), str) \
         and value["type"] in DEBUG_TYPES \
         and isinstance(value.get("payload"), dict) and "step" in value
+
+
+def _unwrap(value: Any) -> Any:
+    """The record of a ``[namespace, record]`` pair (a subgraph's), else ``value``."""
+    if isinstance(value, list) and len(value) == 2 and isinstance(value[0], list) \
+            and all(isinstance(n, str) for n in value[0]):
+        return value[1]
+    return value
+
+
+def _writes(result: Any) -> list:
+    """A task result's writes as ``[channel, value]`` pairs: LangGraph lists them as pairs,
+    or (1.x) gives them as an object ``{channel: value}``."""
+    if isinstance(result, dict):
+        return [[channel, value] for channel, value in result.items()]
+    return result if isinstance(result, list) else []
 
 
 def _update_chunk(value: Any) -> tuple[str | None, str | None, dict] | None:
@@ -234,6 +253,7 @@ def _updates(path: Path, records: list, graph: _Graph, result: ImportResult) -> 
 
 
 def _debug(path: Path, records: list, graph: _Graph, result: ImportResult) -> None:
+    records = [(where, _unwrap(value)) for where, value in records]
     stamps = {}
     for where, value in records:
         if isinstance(value, dict) and "timestamp" in value:
@@ -260,7 +280,7 @@ def _debug(path: Path, records: list, graph: _Graph, result: ImportResult) -> No
         had_task = task in started
         graph.chat.t = started.pop(task, t)
         node = payload.get("name") if isinstance(payload.get("name"), str) else "node"
-        writes = payload.get("result") if isinstance(payload.get("result"), list) else []
+        writes = _writes(payload.get("result"))
         update: dict = {}
         for write in writes:
             if isinstance(write, list) and len(write) == 2 and isinstance(write[0], str):
