@@ -122,7 +122,7 @@ def test_token_and_cost_rollups(small):
     m = run_of(small)
     assert m["tokens"] == {
         "total": 255.0, "recorded": 250,
-        "per_agent": {"root": 140.0, "a": 70.0, "b": 40.0, "search": 0.0, "c": 5.0},
+        "per_agent": {"root": 140.0, "a": 70.0, "b": 40.0, "search": None, "c": 5.0},
         "per_subtree": {"root": 255.0, "b": 45.0},
     }
     assert m["cost_usd"]["per_subtree"] == pytest.approx({"root": 0.8, "b": 0.05})

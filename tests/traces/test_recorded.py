@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from trace_helpers import FIXTURES, event, replayed
 
-from masrl.traces import load_trace, recorded, replay, resources
+from masrl.traces import load_trace, metrics, recorded, replay, resources
 from masrl.traces.validate import validate_document
 
 EXAMPLES = sorted(resources.EXAMPLES.glob("*.json"))
@@ -38,11 +38,12 @@ def explained(result: dict) -> dict:
     assert list(reasons) == sorted(reasons)
     assert recorded.UNEXPLAINED not in reasons.values(), reasons
     for key in reasons:
-        holder = result
-        parts = key.split(".")
-        for part in parts[:-1]:
-            holder = holder[part]
-        assert holder[parts[-1]] is None, key
+        holder, rest = result, key
+        while rest not in holder:  # the longest first part that is a key (names hold dots)
+            part = next(part for part in sorted(holder, key=len, reverse=True)
+                        if rest.startswith(part + "."))
+            holder, rest = holder[part], rest[len(part) + 1:]
+        assert holder[rest] is None, key
     return reasons
 
 
@@ -136,8 +137,23 @@ def test_events_without_the_field_add_nothing_when_others_record_it():
     document["events"][1]["tokens"] = 40
     result = replayed(document).to_dict()
     assert result["tokens"]["total"] == 40.0
-    assert result["tokens"]["per_agent"] == {"user": 0.0, "lead": 40.0, "worker": 0.0}
+    assert result["tokens"]["per_agent"] == {"user": None, "lead": 40.0, "worker": None}
     assert "tokens.total" not in result["not_recorded"]
+    for name in ("user", "worker"):  # their spending is unknown, not zero
+        assert result["not_recorded"][f"tokens.per_agent.{name}"] == recorded.NO_AGENT_TOKENS
+
+
+def test_a_subtree_adds_what_its_agents_record_and_is_null_when_none_does():
+    run = replay(load_trace(FIXTURES / "small.json")).run  # root spawns a and b
+    own = {name: None for name in run.agents}
+    assert metrics.subtree_totals(run, own) == {
+        name: None for name, agent in run.agents.items() if agent.children}
+    spawner = next(name for name, agent in run.agents.items() if agent.children)
+    child = run.agents[spawner].children[0]
+    own[child] = 5.0
+    assert metrics.subtree_totals(run, own)[spawner] == 5.0
+    own[spawner] = 2.0
+    assert metrics.subtree_totals(run, own)[spawner] == 7.0
 
 
 # ---------------------------------------------------------------------------------- credit
@@ -189,8 +205,11 @@ def test_exact_shapley_values_say_why_nothing_was_sampled():
     reasons = explained(result)
     assert result["credit"]["counterfactual"]["shapley_method"] == "exact"
     assert reasons["credit.counterfactual.shapley_standard_error"] == recorded.EXACT
-    assert not any(key.startswith(("wall_clock", "busy_time", "speedup", "tokens", "cost_usd."))
+    assert not any(key.startswith(("wall_clock", "busy_time", "speedup"))
                    for key in reasons)
+    # the fixture records tokens and dollars, but not on every agent's events
+    assert {key for key in reasons if key.startswith(("tokens", "cost_usd."))} == {
+        "tokens.per_agent.search", "cost_usd.per_agent.search", "cost_usd.per_agent.b"}
 
 
 # ---------------------------------------------------------------------------------- the walk

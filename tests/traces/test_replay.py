@@ -76,6 +76,8 @@ def test_examples_show_their_topology(name, depth, concurrency, steps):
 
 
 ADDED_KEYS = {"clock", "cost_usd_estimated", "not_recorded"}  # issue 26; CHANGELOG 0.2.0
+# an agent none of whose events records tokens (a dollar cost) has a null figure, not 0
+PER_AGENT_NULLS = ("tokens", "cost_usd")
 
 
 @pytest.mark.parametrize("name", ["centralized", "planner_executor_critic", "debate", "swarm",
@@ -90,5 +92,11 @@ def test_the_examples_replay_as_before_but_for_the_added_keys(name, capsys):
     now = json.loads(capsys.readouterr().out)
     before = json.loads((FIXTURES / "replay_examples" / f"{name}.json").read_text())
     assert set(now) - set(before) == ADDED_KEYS and not set(before) - set(now)
+    for key in PER_AGENT_NULLS:  # only a zero that no event recorded became null
+        for name, value in now[key]["per_agent"].items():
+            if value is None:
+                assert before[key]["per_agent"][name] == 0.0, (key, name)
+                assert f"{key}.per_agent.{name}" in now["not_recorded"]
+                before[key]["per_agent"][name] = None
     assert {key: now[key] for key in before} == before
     assert now["clock"] == "seconds"

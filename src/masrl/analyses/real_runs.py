@@ -402,14 +402,14 @@ def subagents(items: list[Imported], source_key: str = "claude-code") -> pd.Data
             overlaps = any(o is not agent and o.spawned_at < end
                            and agent.spawned_at < (run.trace_end if o.ended_at is None
                                                    else o.ended_at) for o in lives)
-            tokens = subtree.get(agent.name, own.get(agent.name, 0.0))
+            tokens = subtree.get(agent.name, own.get(agent.name))  # None: not recorded
             rows.append({
                 "session": item.log.short,
                 "sub-agent": agent.name,
                 "kind": "compaction" if agent.role == "compaction" else "Task",
                 "role": agent.role,
                 "tokens": tokens,
-                "token share": tokens / total if total else 0.0,
+                "token share": tokens / total if total and tokens is not None else None,
                 "lifetime (s)": end - agent.spawned_at,
                 "spawner events while alive": during,
                 "overlaps another sub-agent": overlaps,

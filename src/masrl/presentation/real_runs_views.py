@@ -142,13 +142,18 @@ def subagent_figures(subs: pd.DataFrame, shares: pd.DataFrame,
     }
 
 
+def _or_not_recorded(pattern: str):
+    """A formatter of ``pattern`` that writes a missing value (None, NaN) as not recorded."""
+    return lambda value: "not recorded" if pd.isna(value) else pattern.format(value)
+
+
 def subagents_shown(subs: pd.DataFrame) -> pd.DataFrame:
     """:func:`masrl.analyses.real_runs.subagents` as a reader sees it, one row per session and
     sub-agent: token share as a percentage, tokens with thousands separators, lifetime to a
     tenth of a second."""
     shown = subs.copy()
-    shown["token share"] = shown["token share"].map("{:.1%}".format)
-    shown["tokens"] = shown["tokens"].map("{:,.0f}".format)
+    shown["token share"] = shown["token share"].map(_or_not_recorded("{:.1%}"))
+    shown["tokens"] = shown["tokens"].map(_or_not_recorded("{:,.0f}"))
     shown["lifetime (s)"] = shown["lifetime (s)"].map("{:.1f}".format)
     return shown.set_index(["session", "sub-agent"])
 

@@ -197,7 +197,10 @@ def _seconds(value: float) -> float:
 
 def rollup(run: Run, key: str, present: bool = True) -> dict:
     """Totals of a numeric event field: overall, recorded, per agent and per spawn subtree;
-    ``None`` for the sums when no event records the field (``present`` false)."""
+    ``None`` for the sums when no event records the field (``present`` false). When some
+    events record it, an agent none of whose events records it has ``None``, not 0 (a model
+    that called a model without logging its usage did not spend nothing); a subtree adds up
+    what its agents record, ``None`` when none of them records any."""
     recorded_total = (recorded.tokens_recorded_total(run.trace, run.recorded) if key == "tokens"
                       else run.trace.head["costs"].get("usd" if key == "cost_usd" else key))
     if not present:
@@ -205,9 +208,13 @@ def rollup(run: Run, key: str, present: bool = True) -> dict:
                 "per_subtree": None}
     events = run.trace.events
     values = run.trace.numeric(key)
-    per_code = np.bincount(events.agent_codes, weights=values, minlength=len(events.agent_names))
-    own = {name: float(per_code[k]) for k, name in enumerate(events.agent_names)}
-    own.update({name: 0.0 for name in run.agents if name not in own})
+    n = len(events.agent_names)
+    per_code = np.bincount(events.agent_codes, weights=values, minlength=n)
+    held = np.bincount(events.agent_codes, weights=~np.isnan(run.trace.recorded(key)),
+                       minlength=n) > 0
+    own = {name: float(per_code[k]) if held[k] else None
+           for k, name in enumerate(events.agent_names)}
+    own.update({name: None for name in run.agents if name not in own})
     return {
         "total": float(values.sum()),
         "recorded": recorded_total,
@@ -216,13 +223,17 @@ def rollup(run: Run, key: str, present: bool = True) -> dict:
     }
 
 
-def subtree_totals(run: Run, own: dict[str, float]) -> dict[str, float]:
-    """Per agent that spawned someone, its own value plus its spawned agents' subtree totals.
+def subtree_totals(run: Run, own: dict[str, float | None]) -> dict[str, float | None]:
+    """Per agent that spawned someone, its own value plus its spawned agents' subtree totals,
+    the values that are ``None`` (not recorded) left out; ``None`` when every one is.
 
     One pass from the deepest agents up (each total is its own value plus its children's
     totals, in order of spawn), so the cost is linear in the agents however deep the tree.
     """
     totals = dict(own)
     for agent in sorted(run.agents.values(), key=lambda a: -a.depth):
-        totals[agent.name] = own[agent.name] + sum(totals[c] for c in agent.children)
+        mine = own[agent.name]
+        known = [totals[c] for c in agent.children if totals[c] is not None]
+        totals[agent.name] = None if mine is None and not known else \
+            (0.0 if mine is None else mine) + sum(known)
     return {name: totals[name] for name, agent in run.agents.items() if agent.children}

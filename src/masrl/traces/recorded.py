@@ -21,7 +21,9 @@ The rules, read from the trace once (:func:`facts`):
   at once): the trace measures time, and that event took none.
 * **Tokens and money.** ``tokens.total`` and ``cost_usd.total`` (with their per-agent and
   per-subtree sums) add up the events' ``tokens`` / ``cost_usd`` fields: null when no event
-  records the field. An event without the field adds nothing when others record it.
+  records the field. An event without the field adds nothing when others record it; an agent
+  none of whose events records it has a null per-agent figure (its spending is unknown, not
+  zero), and a subtree none of whose agents records it a null per-subtree figure.
   ``cost_usd.recorded`` is the trace's ``costs.usd``, null when absent. ``tokens.recorded`` is
   the trace's ``costs.tokens``, which the schema requires: when it is 0 and no event records
   tokens, the 0 is a required field filled in, not a count, so it is null.
@@ -56,6 +58,11 @@ NO_TOKENS = "no event records tokens"
 TOKENS_PLACEHOLDER = ("the trace's costs.tokens is 0 and no event records tokens: a required "
                       "field filled in, not a count")
 NO_COSTS = "no event records a cost in US dollars (cost_usd)"
+NO_AGENT_TOKENS = "no event of this agent records tokens"
+NO_AGENT_COSTS = "no event of this agent records a cost in US dollars (cost_usd)"
+NO_SUBTREE_TOKENS = "no event of this agent or of those it spawned records tokens"
+NO_SUBTREE_COSTS = ("no event of this agent or of those it spawned records a cost in US "
+                    "dollars (cost_usd)")
 NO_USD_TOTAL = "the trace's costs give no total in US dollars (costs.usd)"
 NO_TEAM_REWARD = "the trace records no team reward (rewards.team)"
 NO_EVENT_REWARDS = "no event records a reward"
@@ -203,9 +210,19 @@ def not_recorded(result: dict, found: Facts) -> dict:
     return dict(sorted(reasons.items()))
 
 
+AGENT_RULES: dict[tuple, Rule] = {  # one agent's figure, when others' events record it
+    ("tokens", "per_agent"): _fixed(NO_AGENT_TOKENS),
+    ("tokens", "per_subtree"): _fixed(NO_SUBTREE_TOKENS),
+    ("cost_usd", "per_agent"): _fixed(NO_AGENT_COSTS),
+    ("cost_usd", "per_subtree"): _fixed(NO_SUBTREE_COSTS),
+}
+
+
 def _rule(path: tuple) -> Rule:
     if path in TOP_RULES:
         return TOP_RULES[path]
+    if len(path) == 3 and path[:2] in AGENT_RULES:
+        return AGENT_RULES[path[:2]]
     if len(path) == 4 and path[:2] in (("credit", "equal"), ("credit", "recorded")):
         unit, key = path[2], path[3]
         return _equal(unit) if path[1] == "equal" else _recorded(unit, key)

@@ -597,11 +597,14 @@ def _not_recorded(values: dict, measured: dict, estimate: dict, run) -> list[tup
 
 
 def _sum(values: dict | None, keys=None) -> float | None:
-    """The sum of a replay's per-agent figures (of ``keys``, else all); ``None`` when the
-    replay says the trace does not record the figure (:mod:`masrl.traces.recorded`)."""
+    """The sum of a replay's per-agent figures (of ``keys``, else all), those not recorded
+    left out; ``None`` when the replay says the trace does not record the figure, or none of
+    these agents records it (:mod:`masrl.traces.recorded`)."""
     if values is None:
         return None
-    return float(sum(values.values() if keys is None else (values[k] for k in keys)))
+    known = [v for v in (values.values() if keys is None else (values[k] for k in keys))
+             if v is not None]
+    return float(sum(known)) if known else None
 
 
 def _every(key: str, counts: dict[str, int]) -> dict[str, int]:

@@ -159,12 +159,12 @@ COLUMNS: dict[str, list[tuple[str, pa.DataType, str]]] = {
         ("events", INT, "events it makes (its own, tool results included)"),
         ("busy_time", FLOAT, "union of its events' intervals, seconds; null when the trace's "
                              "busy_time is (see its not_recorded)"),
-        ("tokens", FLOAT, "sum of its events' tokens; null when no event of the trace records "
-                          "tokens"),
-        ("cost_usd", FLOAT, "sum of its events' cost_usd; null when no event of the trace "
+        ("tokens", FLOAT, "sum of its events' tokens; null when none of its events records "
+                          "tokens (unknown, not zero)"),
+        ("cost_usd", FLOAT, "sum of its events' cost_usd; null when none of its events "
                             "records one"),
-        ("subtree_tokens", FLOAT, "tokens of it and every agent it spawned, directly or not; "
-                                  "null likewise"),
+        ("subtree_tokens", FLOAT, "tokens of it and every agent it spawned, directly or not, "
+                                  "as far as they record them; null when none does"),
         ("subtree_cost_usd", FLOAT, "cost_usd likewise"),
     ],
     "events": [
