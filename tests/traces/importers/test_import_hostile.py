@@ -397,3 +397,44 @@ def test_a_cut_last_line_is_refused_by_a_format_that_is_not_a_session(tmp_path):
     with pytest.raises(SourceError) as caught:
         import_file("autogen", path)
     assert caught.value.where == text.count(b"\n") + 1
+
+
+# ------------------------------------------------------------ a file name that is not UTF-8
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_log_whose_file_name_is_not_utf8_imports_with_those_bytes_as_xnn(tmp_path, fmt):
+    """Linux lets a file name hold any bytes; Python holds those that are not UTF-8 as lone
+    surrogates, which the trace ids and sources taken from the name carried into the trace,
+    and writing it was an internal error (exit 3). The bytes are written ``\\xNN``, as
+    ``masrl corpus`` writes them in its ids; the trace is the same otherwise."""
+    import os
+
+    from masrl.traces import validate_document
+    from masrl.traces.importers._kit.common import dumps
+
+    source, summary = _first_log(fmt)
+    folder = tmp_path / source.parent.name
+    shutil.copytree(source.parent, folder)
+    odd = os.fsdecode(os.fsencode(str(folder)) + b"/odd\xff\xfe-" + os.fsencode(source.name))
+    os.rename(folder / source.name, odd)
+    result = import_file(fmt, odd)
+    text = dumps(result.trace)
+    assert "odd\\\\xff\\\\xfe-" in text  # JSON's escape of the backslash of \xff
+    assert "\udcff" not in text
+    found = result.summary()
+    assert (found["events"], found["edges"], found["agents"]) == \
+        (summary["events"], summary["edges"], summary["agents"])
+    assert validate_document(json.loads(text)).valid
+
+
+def test_import_of_a_log_whose_file_name_is_not_utf8_writes_the_trace(tmp_path, capsys):
+    import os
+
+    from masrl.commands import main
+
+    odd = os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xe9.json")
+    shutil.copy(FIXTURES / "who_and_when" / "captain_agent.json", odd)
+    out = tmp_path / "trace.json"
+    assert main(["import", "auto", odd, "-o", str(out)]) == 0  # an internal error (3)
+    assert json.loads(out.read_text(encoding="utf-8"))["trace_id"].endswith("run\\xe9")
+    assert main(["validate", str(out)]) == 0
