@@ -225,7 +225,14 @@ def compressed_hint(data) -> str:
     for magic, kind in COMPRESSED:
         if head.startswith(magic):
             return f"; a {kind} file: decompress it first"
+    for magic, kind in WIDE_TEXT:
+        if head.startswith(magic):
+            return f"; {kind} text (as Windows PowerShell's > and Out-File write): save it as UTF-8"
     return ""
+
+
+WIDE_TEXT = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"),
+             (b"\xff\xfe", "UTF-16"), (b"\xfe\xff", "UTF-16"))  # their byte-order marks
 
 
 def reason_of(exc: OSError) -> str:

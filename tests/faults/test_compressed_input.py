@@ -48,3 +48,21 @@ def test_a_compressed_file_is_named_as_such(tmp_path, capsys, kind, command):
 @pytest.mark.parametrize("data", [b"", b"{}", b"\x1f", b"BZ", b"PK\x03", "é".encode()])
 def test_other_bytes_get_no_hint(data):
     assert files.compressed_hint(data) == ""
+
+
+@pytest.mark.parametrize("encoding", ["utf-16-le", "utf-16-be", "utf-32-le"])
+@pytest.mark.parametrize("command", [["validate"], ["import", "auto"], ["import", "otel"]])
+def test_a_utf16_file_is_named_as_such(tmp_path, capsys, encoding, command):
+    """Windows PowerShell 5.1 writes ``>`` and ``Out-File`` as UTF-16 with a byte-order mark:
+    the error said only "not UTF-8 text (byte 0)"."""
+    path = tmp_path / "trace.json"
+    path.write_bytes(("\ufeff" + LOG.decode("utf-8")).encode(encoding))
+    out = ["-o", str(tmp_path / "out.json")] if command[0] == "import" else []
+    assert main([*command, str(path), *out]) == 1
+    said = capsys.readouterr()
+    lines = [line for line in (said.out + said.err).splitlines() if "not UTF-8" in line]
+    kind = encoding[:6].upper()
+    assert lines and all(line.startswith(str(path)) and line.endswith(
+        f"; {kind} text (as Windows PowerShell's > and Out-File write): save it as UTF-8")
+        for line in lines), lines
+    assert not (tmp_path / "out.json").exists()

@@ -341,13 +341,20 @@ def test_unknown_record_type_is_skipped_and_counted(fixture_copy, edit_file):
 
 
 def test_truncated_last_line(fixture_copy):
+    """Without its newline, a cut last line is one the harness is still writing: skipped and
+    counted (test_import_hostile.py); with it, the log is damaged: refused naming the line."""
     path = fixture_copy("claude_code") / "s1.jsonl"
     text = path.read_text(encoding="utf-8")
-    path.write_text(text[:text.rindex("\n", 0, len(text) - 1) + 41], encoding="utf-8")
+    cut = text[:text.rindex("\n", 0, len(text) - 1) + 41]
+    path.write_text(cut + "\n", encoding="utf-8")
     with pytest.raises(SourceError) as caught:
         import_file("claude-code", path)
     assert str(caught.value) == (f"{path}:23: not a JSON record (Unterminated string at column "
                                  "34); is the line truncated?")
+    path.write_text(cut, encoding="utf-8")
+    result = import_file("claude-code", path)
+    assert result.skipped["last line cut short (no newline at its end: the log was still being "
+                          "written)"] == 1
 
 
 def test_not_utf8(fixture_copy):

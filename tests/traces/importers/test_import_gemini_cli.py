@@ -264,9 +264,9 @@ def test_the_events_and_lines_are_visited_a_fixed_number_of_times(tmp_path, monk
         self.events = _Visits()
 
     read = []
-    reader = gemini_cli.read_jsonl
+    reader = gemini_cli.read_session_lines
     monkeypatch.setattr(common.TraceBuilder, "__init__", counted_events)
-    monkeypatch.setattr(gemini_cli, "read_jsonl",
+    monkeypatch.setattr(gemini_cli, "read_session_lines",
                         lambda *a: read.append(_Visits(reader(*a))) or read[-1])
     _Visits.visits = 0
     trace = import_file("gemini-cli", _repeated(tmp_path, copies)).trace

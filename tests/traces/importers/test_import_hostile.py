@@ -15,6 +15,8 @@ from importer_helpers import FIXTURES
 
 from masrl.traces.importers import SourceError, import_file
 from masrl.traces.importers._kit import detect
+from masrl.traces.importers._kit.accounting import conservation_problems
+from masrl.traces.importers._kit.common import CUT_LINE
 from masrl.traces.importers.registry import FORMATS
 from masrl.traces.importers.spans.tree import CYCLE, WORKFLOW
 
@@ -304,3 +306,135 @@ def test_an_indented_log_followed_by_garbage_names_the_garbage(tmp_path, fmt, na
             import_file(reader, path)
         assert str(caught.value.where).startswith(f"{garbage}:"), (reader, str(caught.value))
         assert "truncated" not in caught.value.message
+
+
+# ------------------------------------------------- a session log read while it is being written
+
+SESSIONS = {  # format -> (folder of the session, its main log, a sub-agent log beside it)
+    "claude-code": ("claude_code", "s1.jsonl", "s1/subagents/agent-b1.jsonl"),
+    "codex": ("codex", "rollout-2026-02-03T10-00-00-0190a1b2-0000-7000-8000-00000000aaaa.jsonl",
+              "rollout-2026-02-03T10-00-03-0190a1b2-0000-7000-8000-00000000cccc.jsonl"),
+    "gemini-cli": ("gemini_cli", "session-2026-02-04T10-00-a1b2c3d4.jsonl",
+                   "a1b2c3d4-0000-4000-8000-00000000aaaa/"
+                   "a1b2c3d4-0000-4000-8000-00000000bbbb_0.jsonl"),
+}
+# a line the harness was writing when the log was read: our own record, with a character
+# of two bytes (é) and one of four (an emoji), so that a cut may fall inside either
+WRITING = '{"type":"assistant","note":"caf\u00e9 \U0001F600","n":[1,2,{"k":"v"}]}'.encode()
+
+
+def _session_copy(tmp_path, fmt):
+    folder, main, _ = SESSIONS[fmt]
+    copy = tmp_path / folder
+    shutil.copytree(FIXTURES / folder, copy)
+    return copy
+
+
+def _sizes(result):
+    summary = result.summary()
+    return summary["events"], summary["edges"], summary["agents"], summary["records"]
+
+
+@pytest.mark.parametrize("which", [1, 2])  # the main log, a sub-agent log
+@pytest.mark.parametrize("fmt", sorted(SESSIONS))
+def test_a_session_with_its_last_line_cut_short_imports_the_lines_before(tmp_path, fmt, which):
+    """A running Claude Code, Codex or Gemini CLI session ends in a line the harness is still
+    writing (no newline yet): it is skipped and counted, not a refusal of the session. Every
+    cut of that line gives the trace of the session without it, one more record read."""
+    copy = _session_copy(tmp_path, fmt)
+    path = copy / SESSIONS[fmt][which]
+    whole = import_file(fmt, copy / SESSIONS[fmt][1])
+    for cut in range(1, len(WRITING)):
+        path.write_bytes((FIXTURES / SESSIONS[fmt][0] / SESSIONS[fmt][which]).read_bytes()
+                         + WRITING[:cut])
+        for reader in (fmt, "auto"):
+            result = import_file(reader, copy / SESSIONS[fmt][1])
+            assert result.skipped[CUT_LINE] == 1, (cut, reader)
+            events, edges, agents, records = _sizes(result)
+            want = _sizes(whole)
+            assert (events, edges, agents) == want[:3], (cut, reader)
+            assert records["read"] == want[3]["read"] + 1
+            assert records["skipped"] == want[3]["skipped"] + 1
+            assert conservation_problems(result.trace) == []
+
+
+@pytest.mark.parametrize("fmt", sorted(SESSIONS))
+def test_a_session_with_a_cut_line_before_its_end_is_refused_naming_it(tmp_path, fmt):
+    """Only the last line may be one being written: a cut line followed by others, or a last
+    line that has its newline, is a damaged log, refused at that line."""
+    copy = _session_copy(tmp_path, fmt)
+    path = copy / SESSIONS[fmt][1]
+    lines = path.read_bytes().splitlines(keepends=True)
+    for text, line in ((b"".join(lines[:2]) + WRITING[:20] + b"\n" + b"".join(lines[2:]), 3),
+                       (b"".join(lines) + WRITING[:20] + b"\n", len(lines) + 1)):
+        path.write_bytes(text)
+        with pytest.raises(SourceError) as caught:
+            import_file(fmt, path)
+        assert caught.value.where == line, str(caught.value)
+        assert "not a JSON record" in caught.value.message
+
+
+@pytest.mark.parametrize("tail", [b"}} not JSON", b'{"a": 1} {"b"', b"\xff\xfe{",
+                                  b'{"a": "\xff'])
+def test_a_last_line_without_newline_that_is_not_cut_json_is_still_refused(tmp_path, tail):
+    """A wrong character or text after a value is a fault, not a line being written."""
+    copy = _session_copy(tmp_path, "claude-code")
+    path = copy / SESSIONS["claude-code"][1]
+    text = path.read_bytes()
+    path.write_bytes(text + tail)
+    with pytest.raises(SourceError) as caught:
+        import_file("claude-code", path)
+    assert caught.value.where == text.count(b"\n") + 1, str(caught.value)
+
+
+def test_a_cut_last_line_is_refused_by_a_format_that_is_not_a_session(tmp_path):
+    """Only session logs are read while their harness writes them; a turn log's cut last line
+    (an AutoGen event stream, say) stays a refusal naming it."""
+    source = next(p for p in sorted((FIXTURES / "autogen").glob("*.jsonl")))
+    path = tmp_path / source.name
+    text = source.read_bytes()
+    path.write_bytes(text + WRITING[:20])
+    with pytest.raises(SourceError) as caught:
+        import_file("autogen", path)
+    assert caught.value.where == text.count(b"\n") + 1
+
+
+# ------------------------------------------------------------ a file name that is not UTF-8
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_log_whose_file_name_is_not_utf8_imports_with_those_bytes_as_xnn(tmp_path, fmt):
+    """Linux lets a file name hold any bytes; Python holds those that are not UTF-8 as lone
+    surrogates, which the trace ids and sources taken from the name carried into the trace,
+    and writing it was an internal error (exit 3). The bytes are written ``\\xNN``, as
+    ``masrl corpus`` writes them in its ids; the trace is the same otherwise."""
+    import os
+
+    from masrl.traces import validate_document
+    from masrl.traces.importers._kit.common import dumps
+
+    source, summary = _first_log(fmt)
+    folder = tmp_path / source.parent.name
+    shutil.copytree(source.parent, folder)
+    odd = os.fsdecode(os.fsencode(str(folder)) + b"/odd\xff\xfe-" + os.fsencode(source.name))
+    os.rename(folder / source.name, odd)
+    result = import_file(fmt, odd)
+    text = dumps(result.trace)
+    assert "odd\\\\xff\\\\xfe-" in text  # JSON's escape of the backslash of \xff
+    assert "\udcff" not in text
+    found = result.summary()
+    assert (found["events"], found["edges"], found["agents"]) == \
+        (summary["events"], summary["edges"], summary["agents"])
+    assert validate_document(json.loads(text)).valid
+
+
+def test_import_of_a_log_whose_file_name_is_not_utf8_writes_the_trace(tmp_path, capsys):
+    import os
+
+    from masrl.commands import main
+
+    odd = os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xe9.json")
+    shutil.copy(FIXTURES / "who_and_when" / "captain_agent.json", odd)
+    out = tmp_path / "trace.json"
+    assert main(["import", "auto", odd, "-o", str(out)]) == 0  # an internal error (3)
+    assert json.loads(out.read_text(encoding="utf-8"))["trace_id"].endswith("run\\xe9")
+    assert main(["validate", str(out)]) == 0

@@ -150,6 +150,8 @@ class ImportResult:
         self.trace["provenance"] = self.provenance()
         if "schema_version" in self.trace:
             self.trace["schema_version"] = oldest_version(self.trace)
+        if not all(_utf8(name) for name in [self.source, *self.files]):
+            self.trace.update(_names_as_text(self.trace))
         return self
 
 
@@ -169,6 +171,39 @@ class ImportResult:
                     stack.extend((f"{key}.{k}", v) for k, v in value.items())
                 elif isinstance(value, list):
                     stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
+
+
+def _utf8(name: str) -> bool:
+    """Whether a file name is UTF-8 (Python holds the other bytes of a name as lone
+    surrogates, which no UTF-8 text, so no trace, can hold)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _names_as_text(value: Any) -> Any:
+    """``value`` with each byte of a file name that is not UTF-8 written ``\\xNN`` (as
+    ``masrl corpus`` writes such a name in its ids): the trace ids, sources and places an
+    importer takes from the names of the files it reads. Strict JSON refuses lone surrogates in
+    a log, so only a file name brings them; every other string is left as it is."""
+    stack, root = [], {"": value}
+    stack.append(root)
+    while stack:  # without recursion: a trace may be deep
+        node = stack.pop()
+        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        if isinstance(node, dict):
+            node.clear()
+        for key, item in items:
+            if isinstance(key, str) and not _utf8(key):
+                key = os.fsencode(key).decode("utf-8", "backslashreplace")
+            if isinstance(item, str) and not _utf8(item):
+                item = os.fsencode(item).decode("utf-8", "backslashreplace")
+            elif isinstance(item, (dict, list)):
+                stack.append(item)
+            node[key] = item
+    return root[""]
 
 
 def _settled(events: list[dict]) -> bool:
@@ -306,9 +341,27 @@ def read_bytes(path: Path) -> bytes:
     return read_input(path)
 
 
-def read_text(path: Path) -> str:
-    """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`."""
-    return utf8_text(path, read_bytes(path))
+def read_text(path: Path, *, cut_last: bool = False) -> str:
+    """The file as UTF-8 text; a file that is not UTF-8 is a :class:`SourceError`. With
+    ``cut_last``, a UTF-8 character cut short at the end of the file (a log read while it is
+    written: see :func:`read_session_lines`) is left out."""
+    data = read_bytes(path)
+    return utf8_text(path, whole_characters(data) if cut_last else data)
+
+
+def whole_characters(data: bytes) -> bytes:
+    """``data`` without the first bytes of a UTF-8 character that it ends with, cut short
+    (when the last line has no newline); the rest is left as it is, for the reader to judge."""
+    if data[-1:] in (b"", b"\n"):
+        return data
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte & 0xC0 == 0x80:  # a continuation byte: look further back for the lead
+            continue
+        need = 2 if 0xC0 <= byte < 0xE0 else 3 if 0xE0 <= byte < 0xF0 else \
+            4 if 0xF0 <= byte < 0xF8 else 1
+        return data[:-back] if need > back else data
+    return data
 
 
 def utf8_text(path: Path, data: bytes, begin: int = 0, number: int = 1) -> str:
@@ -402,8 +455,51 @@ def sse_payloads(text: str) -> list[tuple[int, str]] | None:
     return events or None
 
 
-def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] | None = None
-               ) -> list[tuple[int, dict]]:
+CUT_LINE = "last line cut short (no newline at its end: the log was still being written)"
+
+
+def read_session_lines(path: Path, account: Account,
+                       shape: Callable[[int, dict], dict] | None = None
+                       ) -> list[tuple[int, dict]]:
+    """:func:`read_jsonl` of a harness's session log, which may be read while the harness still
+    writes it (a running Claude Code, Codex or Gemini CLI session): a last line without its
+    newline that is JSON cut short is skipped under :data:`CUT_LINE`, not refused; a faulty
+    line anywhere else is refused naming it. Every line is counted on ``account`` (read, and
+    skipped when blank or cut)."""
+    found: Counter = Counter()
+    lines = read_jsonl(path, found, shape, cut_last=True)
+    account.read(len(lines) + sum(found.values()))
+    for reason, n in sorted(found.items()):
+        account.skip(reason, n)
+    return lines
+
+
+def _cut_last_line(data: bytes) -> bool:
+    """Whether the last line of ``data`` has no newline and is a JSON value cut short: its
+    text stops inside a value (or inside a UTF-8 character), as a line being written does."""
+    if not len(data) or data[-1:] == b"\n":
+        return False
+    start = data.rfind(b"\n") + 1
+    tail = bytes(data[start:])
+    try:
+        text = tail.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.end != len(tail) or exc.reason != "unexpected end of data":
+            return False  # a wrong byte, not a character cut: refused as not UTF-8
+        try:
+            text = tail[:exc.start].decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+    text = text.removeprefix("\ufeff") if start == 0 else text
+    if not text.strip():
+        return False
+    _, findings = strict_json.parse_fast(text)
+    return bool(findings) and findings[0].syntax is not None \
+        and _ends_too_soon(text, findings[0])
+
+
+def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] | None = None,
+               *, cut_last: bool = False) -> list[tuple[int, dict]]:
     """``(line number, record)`` of every non-blank line of a JSON Lines file, or of every
     event of a server-sent event stream of JSON records (:func:`sse_payloads`).
 
@@ -413,18 +509,25 @@ def read_jsonl(path: Path, skipped: Counter, shape: Callable[[int, dict], dict] 
     that a large file is never held whole as records); the first :class:`SourceError` it
     raises is raised once the whole file is read, as if the records had been checked after
     reading (a fault of the JSON itself is said first).
+
+    With ``cut_last``, a last line without its newline that is JSON cut short (a log still
+    being written) is left out and counted under :data:`CUT_LINE` (see
+    :func:`read_session_lines`).
     """
     shaping = _Shaping(shape)
     data = read_releasable(path, released_from=RELEASED_FROM)
     if not _maybe_sse(data):
+        cut = cut_last and _cut_last_line(data)
         try:
-            records = _fast_jsonl(path, data, skipped, shaping)
+            records = _fast_jsonl(path, data, skipped, shaping, drop_last=cut)
         except SourceError:  # the first line of a document spread over lines is no record
             fault = document_fault(path, data[:]) if _opens_document(data) else None
             if fault is not None:
                 raise fault from None
             raise
         shaping.done()
+        if cut:
+            skipped[CUT_LINE] += 1
         return records
     text = utf8_text(path, data if isinstance(data, bytes) else data[:])
     del data
@@ -553,8 +656,8 @@ CHUNK_BYTES = 1 << 18  # lines decoded at a time (then shaped) when a file is re
 RELEASED_FROM = 4 * CHUNK_BYTES  # a larger JSON Lines file's pages are given back as it is read
 
 
-def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
-                ) -> list[tuple[int, dict]]:
+def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping,
+                drop_last: bool = False) -> list[tuple[int, dict]]:
     """What :func:`read_jsonl` returns for a file that is not a server-sent event stream: each
     line decoded by msgspec when it is certainly strict JSON
     (:func:`masrl.traces.strict_json.fast_values`), the others read as before, in order (the
@@ -562,8 +665,11 @@ def _fast_jsonl(path: Path, data: bytes, skipped: Counter, shaping: _Shaping
     record shaped before the next chunk is decoded. When ``data`` is anonymous memory
     (:func:`masrl.files.read_releasable`) the pages of each chunk are given back once its
     records are shaped, so that the file's text does not stay in memory beside them; the error
-    paths read only the text of the chunk at hand and after it."""
+    paths read only the text of the chunk at hand and after it. ``drop_last``: the last line
+    that is not blank is left out (a line cut short, see :func:`_cut_last_line`)."""
     begins, ends, numbers, blank = _line_spans(data)
+    if drop_last:
+        begins, ends, numbers = begins[:-1], ends[:-1], numbers[:-1]
     view = memoryview(data)
     records: list[tuple[int, dict]] = []
     releasable, released = hasattr(data, "madvise"), 0

@@ -62,7 +62,7 @@ def sample(path: str | Path) -> Sample:
     """Read ``path`` once and parse it as JSON, else as JSON Lines (a :class:`SourceError` when
     it is neither)."""
     path = Path(path)
-    text = read_text(path)
+    text = read_text(path, cut_last=True)  # a log still being written: see the records
     document, findings = strict_json.parse_fast(text)
     if not findings or findings[0].parts is not None:  # a document (the importer reports faults)
         return Sample(path, document=document, one_line=text.strip().count("\n") == 0)

@@ -19,7 +19,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     TraceBuilder,
     content_ref,
-    read_jsonl,
+    read_session_lines,
 )
 from masrl.traces.importers._kit.numbers import MAX_COUNT, count
 from masrl.traces.importers._kit.sampling import Sample
@@ -399,11 +399,7 @@ class _Session:
         self.older = 0  # rollouts of the older layout read (no times of their own)
 
     def read(self, file: Path, agent: str, tag: str) -> Rollout:
-        blanks: Counter = Counter()
-        records = read_jsonl(file, blanks, ItemReader())
-        self.account.read(len(records) + blanks["blank line"])
-        if blanks["blank line"]:
-            self.account.skip("blank line", blanks["blank line"])
+        records = read_session_lines(file, self.account, ItemReader())
         if older_layout(records):
             records = self.enveloped(records, file)
         for line, data in records:

@@ -19,7 +19,7 @@ from masrl.traces.importers._kit.common import (
     TraceBuilder,
     content_ref,
     json_type,
-    read_jsonl,
+    read_session_lines,
     read_text,
 )
 from masrl.traces.importers._kit.numbers import count
@@ -154,7 +154,7 @@ class _Session:
 
     def read(self, file: Path) -> Conversation:
         """A session file as the conversation it ends with (chapter 23 of the book)."""
-        text = read_text(file)
+        text = read_text(file, cut_last=True)  # JSON Lines may still be being written
         document, findings = strict_json.parse_fast(text)
         if not findings and isinstance(document, dict) and "messages" in document \
                 and "$set" not in document:
@@ -183,11 +183,7 @@ class _Session:
 
     def read_jsonl(self, file: Path) -> Conversation:
         self.account.unit = self.account.unit or "line"
-        blanks: Counter = Counter()
-        lines = read_jsonl(file, blanks)
-        self.account.read(len(lines) + blanks["blank line"])
-        if blanks["blank line"]:
-            self.account.skip("blank line", blanks["blank line"])
+        lines = read_session_lines(file, self.account)
         name = file.name if file.parent == self.path.parent else \
             f"{file.parent.name}/{file.name}"
         meta: dict = {}

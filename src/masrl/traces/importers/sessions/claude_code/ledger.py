@@ -3,10 +3,9 @@ records by uuid, and every line counted once, as mapped or skipped for a reason.
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
-from masrl.traces.importers._kit.common import ImportResult, SourceError, read_jsonl
+from masrl.traces.importers._kit.common import ImportResult, SourceError, read_session_lines
 from masrl.traces.importers.sessions.claude_code import tool_ids
 from masrl.traces.importers.sessions.claude_code.records import (
     FORMAT,
@@ -43,7 +42,6 @@ class Ledger:
         """The records of ``file`` (each checked, see :func:`check_record`), counted as read."""
         records = []
         name = self.name_of(file)
-        blanks: Counter = Counter()
         lines_of: dict[tuple[str, str], int] = {}  # (where, uuid) -> the line that has it
 
         def shape(line: int, data: dict) -> dict:  # each record as it is read
@@ -62,10 +60,7 @@ class Ledger:
                 lines_of[where, uuid] = line
             return slim(data)
 
-        lines = read_jsonl(file, blanks, shape)
-        self.account.read(len(lines) + blanks["blank line"])
-        if blanks["blank line"]:
-            self.account.skip("blank line", blanks["blank line"])
+        lines = read_session_lines(file, self.account, shape)
         tool_ids.restore(lines, file, self.repairs)  # calls without ids, named by place
         for line, data in lines:
             self.read_lines.append((file, line, data))

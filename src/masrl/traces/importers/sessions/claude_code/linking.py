@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from masrl.traces import strict_json
-from masrl.traces.importers._kit.common import SourceError, read_jsonl, read_text
+from masrl.traces.importers._kit.common import SourceError, read_session_lines, read_text
 from masrl.traces.importers.sessions.claude_code.discovery import SessionFiles, WorkflowRun
 from masrl.traces.importers.sessions.claude_code.ledger import Ledger
 from masrl.traces.importers.sessions.claude_code.messaging import LEAD, envelopes, teammate_spawn
@@ -482,11 +482,7 @@ class _Linker:
         journal = run / "journal.jsonl"
         if journal.is_file():
             self.ledger.register(journal, [])
-            blanks: Counter = Counter()
-            lines = read_jsonl(journal, blanks)
-            self.ledger.account.read(len(lines) + blanks["blank line"])
-            if blanks["blank line"]:
-                self.ledger.account.skip("blank line", blanks["blank line"])
+            lines = read_session_lines(journal, self.ledger.account)
             for _line, data in lines:
                 self.workflow_meta += 1
                 self.ledger.account.skip(f"workflow journal line: {data.get('type')} (metadata, "
