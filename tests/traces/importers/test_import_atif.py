@@ -204,6 +204,8 @@ def test_a_trajectory_shared_without_its_sub_agent_file_is_imported():
                             ("s2.r0", "s3", "return", None)}
     assert result.skipped == {MISSING.format("trajectory.subagent-comparer.json"): 1}
     assert "sub-agent whose trajectory file is missing" in result.recognised["shape"]
+    assert result.recognised["evidence"].endswith(
+        "; 1 sub-agent whose trajectory file is missing (its spawn and return only)")
     assert trace["provenance"]["records"] == {"mapped": 3, "read": 3, "skipped": 0,
                                               "unit": "step"}
     assert validate_document(trace).errors == []
@@ -218,6 +220,14 @@ def test_missing_trajectory_file(tmp_path):
     (tmp_path / "reader_b.json").unlink()
     result = import_file("atif", path)
     assert result.skipped == {MISSING.format("reader_b.json"): 1}
+    def refer_by_path(document):  # the embedded reader-a referenced by a missing file
+        document["steps"][1]["observation"]["results"][0]["subagent_trajectory_ref"] = [
+            {"trajectory_path": "reader_a.json"}]
+        document["subagent_trajectories"] = []
+    two = edited(tmp_path, DELEGATION, refer_by_path)
+    (tmp_path / "reader_b.json").unlink()
+    assert "; 2 sub-agents whose trajectory files are missing (their spawns and returns only)" \
+        in import_file("atif", two).recognised["evidence"]
     spawned = {e["to"] for e in result.trace["events"] if e["type"] == "spawn"}
     assert spawned == {"reader-a", "reader_b"}
     kept = [e for e in whole["events"] if e["agent"] != "reader-b" and e.get("to") != "reader-b"]
