@@ -181,14 +181,59 @@ def test_sub_agent_that_no_step_references(tmp_path):
                                  "is referenced by no step (no subagent_trajectory_ref names it)")
 
 
+MISSING = ("sub-agent trajectory file {!r} not beside the trajectory (the sub-agent is known by "
+           "its spawn and return only; its steps are not recorded)")
+ALONE = FOLDER / "alone" / "trajectory.json"
+
+
+def test_a_trajectory_shared_without_its_sub_agent_file_is_imported():
+    """A run shared as its trajectory.json alone: the sub-agent whose file is missing is known
+    by its spawn and its return (the result's content), named by the reference's
+    trajectory_id; the missing file is named among what the import left out, and the shape
+    says so. The whole trajectory was refused."""
+    result = import_file("atif", ALONE)
+    trace = result.trace
+    assert shape(trace) == [
+        ("s1", 0.0, "message", "user", "main", None, None),
+        ("s2", 3.0, "spawn", "main", "comparer-run-017", 655, None),
+        ("s2.r0", 3.0, "return", "comparer-run-017", "main", None, None),
+        ("s3", 70.0, "message", "main", "user", 758, None),
+    ]
+    assert edges(trace) == {("s1", "s2", "message", None),
+                            ("s2", "s2.r0", "spawn", "blocking"),
+                            ("s2.r0", "s3", "return", None)}
+    assert result.skipped == {MISSING.format("trajectory.subagent-comparer.json"): 1}
+    assert "sub-agent whose trajectory file is missing" in result.recognised["shape"]
+    assert result.recognised["evidence"].endswith(
+        "; 1 sub-agent whose trajectory file is missing (its spawn and return only)")
+    assert trace["provenance"]["records"] == {"mapped": 3, "read": 3, "skipped": 0,
+                                              "unit": "step"}
+    assert validate_document(trace).errors == []
+
+
 def test_missing_trajectory_file(tmp_path):
+    """The delegation fixture without reader_b.json: the embedded sub-agent is read as before,
+    reader_b only by its spawn and return (named by the file's stem: the reference gives no
+    trajectory_id)."""
     path = edited(tmp_path, DELEGATION, lambda d: None)
+    whole = import_file("atif", path).trace
     (tmp_path / "reader_b.json").unlink()
-    with pytest.raises(SourceError) as caught:
-        import_file("atif", path)
-    assert str(caught.value) == (f"{path}:steps[2].observation.results[0].subagent_trajectory_"
-                                 "ref[0]: trajectory_path 'reader_b.json' names no file beside "
-                                 "the trajectory")
+    result = import_file("atif", path)
+    assert result.skipped == {MISSING.format("reader_b.json"): 1}
+    def refer_by_path(document):  # the embedded reader-a referenced by a missing file
+        document["steps"][1]["observation"]["results"][0]["subagent_trajectory_ref"] = [
+            {"trajectory_path": "reader_a.json"}]
+        document["subagent_trajectories"] = []
+    two = edited(tmp_path, DELEGATION, refer_by_path)
+    (tmp_path / "reader_b.json").unlink()
+    assert "; 2 sub-agents whose trajectory files are missing (their spawns and returns only)" \
+        in import_file("atif", two).recognised["evidence"]
+    spawned = {e["to"] for e in result.trace["events"] if e["type"] == "spawn"}
+    assert spawned == {"reader-a", "reader_b"}
+    kept = [e for e in whole["events"] if e["agent"] != "reader-b" and e.get("to") != "reader-b"]
+    assert [e["id"] for e in result.trace["events"] if e["agent"] != "reader_b"
+            and e.get("to") != "reader_b"] == [e["id"] for e in kept]
+    assert validate_document(result.trace).errors == []
 
 
 def test_not_an_object(tmp_path):

@@ -22,6 +22,7 @@ WARMUP = FOLDER / "v2_0_warmup" / "s5.jsonl"
 RESULT_ONLY = FOLDER / "result_only.jsonl"
 BACKGROUND = FOLDER / "background.jsonl"
 QUEUED = FOLDER / "queued.jsonl"
+NOTIFICATIONS = FOLDER / "notifications.jsonl"
 REAL = paths.public_logs_dir()
 ERK = "real-logs/claude-code/dagster-io__erk"
 VIEWER = "real-logs/claude-code{}/d-kimuson__claude-code-viewer/9367cf00/mock-global-claude-dir/" \
@@ -145,6 +146,39 @@ def test_queued_commands_taken_into_a_running_turn_are_read_as_what_they_stand_f
                               "attachment:total_tokens_reminder": 1, "queue-operation": 2}
     assert [e["id"] for e in result.trace["events"] if e.get("role") == "human"] == \
         ["main:1", "main:8"]
+    # the notification gives the return: no note says it is missing
+    assert not [r for r in result.repairs if r.startswith("background Task launch")]
+    assert validate_document(result.trace).errors == []
+    assert conservation_problems(result.trace) == []
+
+
+def test_task_notifications_are_the_harness_not_the_person():
+    """A ``<task-notification>`` (a plain user record, or a queued attachment) is the harness
+    telling the agent a background task finished. The sub-agent's (task-id m5, tool-use-id c2)
+    is its return; a background shell's names the Bash call it answers (tool-use-id c3, or, in
+    the 2.1.39 shape without that field, task-id sh7, the launch's backgroundTaskId of c1): a
+    second result of that call, joined to it as an async dependency; one whose call is not in
+    the log is skipped under its own reason. None is a message of the human, and the launch
+    of the background sub-agent is not said to lack its return."""
+    result = import_file("claude-code", NOTIFICATIONS)
+    events = by_id(result)
+    records = raw(NOTIFICATIONS)
+    assert [e["id"] for e in result.trace["events"] if e["agent"] == "user"] == ["main:1"]
+    shell, deploy, back = events["main:7"], events["main:11"], events["main:10"]
+    for event, line in ((shell, 7), (deploy, 11)):
+        assert (event["type"], event["agent"], event["tool"]) == ("tool_result", "main", "Bash")
+        assert event["x_source"] == f"notifications.jsonl:{line}"
+    assert (back["type"], back["agent"], back["to"]) == ("return", "agent-m5", "main")
+    edges = {(e["src"], e["dst"]): (e["type"], e.get("mode")) for e in result.trace["edges"]}
+    assert edges[("main:2", "main:7")] == ("tool_dependency", "async")  # make site
+    assert edges[("main:8", "main:11")] == ("tool_dependency", "async")  # make deploy-preview
+    assert edges[("main:2", "main:3")] == ("tool_dependency", "blocking")  # the launch notice
+    assert events["main:2"]["t_end"] == events["main:3"]["t"]  # the call ends at its launch
+    assert records[11]["message"]["content"].startswith("<task-notification>")
+    assert result.skipped == {"user record: <task-notification> of a background task whose "
+                              "call is not in the agent's log (the harness's notice, not the "
+                              "person's words)": 1}
+    assert not [r for r in result.repairs if r.startswith("background Task launch")]
     assert validate_document(result.trace).errors == []
     assert conservation_problems(result.trace) == []
 

@@ -182,6 +182,48 @@ def test_failed_spawn_is_a_tool_call_with_its_result(fixture_copy, edit_file):
     assert validate_document(trace).valid
 
 
+SPAWN_END = FOLDER / "spawn_end"
+END_MAIN = SPAWN_END / "rollout-2026-11-02T08-00-00-019b2f00-0000-7000-8000-0000000000d1.jsonl"
+END_CHILD = "agent-019b2f00-0000-7000-8000-0000000000d2"
+
+
+def test_a_spawn_without_output_is_named_by_its_spawn_end_event():
+    """A spawn_agent call whose output record is missing still names its sub-agent: the
+    collab_agent_spawn_end event gives the new thread (the rollout beside it was refused as
+    spawned by nothing, and the spawn had no target). A failed spawn, whose end event names no
+    thread, stays a tool call with its result."""
+    result = import_file("codex", END_MAIN)
+    trace = result.trace
+    by_id = {e["id"]: e for e in trace["events"]}
+    spawn = by_id["main:4"]
+    assert (spawn["type"], spawn["to"]) == ("spawn", END_CHILD)
+    assert (by_id["main:7"]["type"], by_id["main:7"]["tool"]) == ("tool_call", "spawn_agent")
+    assert "to" not in by_id["main:7"]
+    child = [e for e in trace["events"] if e["agent"] == END_CHILD]
+    assert sorted(e["type"] for e in child) == ["message", "return", "tool_call", "tool_result"]
+    first = next(e for e in child if e["type"] == "tool_call")
+    assert {(e["src"], e["type"]) for e in trace["edges"] if e["dst"] == first["id"]} == \
+        {("main:4", "spawn")}
+    assert result.skipped["event_msg:collab_agent_spawn_end"] == 2
+    assert validate_document(trace).errors == []
+
+
+def test_a_spawn_end_before_the_output_gives_the_same_trace(fixture_copy):
+    """The end event written before the spawn's output (the output names the thread too):
+    the same events and edges as when it follows, and the sub-agent counted once."""
+    folder = fixture_copy("codex")
+    lines = (folder / MAIN.name).read_text(encoding="utf-8").splitlines(keepends=True)
+    ends = [k for k, line in enumerate(lines) if '"collab_agent_spawn_end"' in line]
+    assert ends == [12] and '"call_2"' in lines[11]  # the output, then its end event
+    lines[11], lines[12] = lines[12], lines[11]
+    (folder / MAIN.name).write_text("".join(lines), encoding="utf-8")
+    moved, alone = import_file("codex", folder / MAIN.name).trace, import_file("codex", MAIN).trace
+    for trace in (moved, alone):
+        for event in trace["events"]:
+            event.pop("x_source", None)
+    assert (moved["events"], moved["edges"]) == (alone["events"], alone["edges"])
+
+
 def test_sub_agent_rollout_that_nothing_spawns(fixture_copy, edit_file):
     folder = fixture_copy("codex")
     edit_file(folder / MAIN.name, '"name":"spawn_agent"', '"name":"shell"')
@@ -258,7 +300,8 @@ def test_records_are_kept_without_the_fields_the_import_never_reads():
     raw = [json.loads(line) for line in MAIN.read_text("utf-8").splitlines() if line.strip()]
     items = [item for _, item in read_jsonl(MAIN, Counter(), codex.ItemReader())]
     assert all(type(item) is codex.Item for item in items)
-    kept = {"token_count": {"type", "info"}, "user_message": {"type", "message"}}
+    kept = {"token_count": {"type", "info"}, "user_message": {"type", "message"},
+            "collab_agent_spawn_end": {"type", "call_id", "new_thread_id"}}
     for record, item in zip(raw, items, strict=True):
         assert item.time == moment_ns(record["timestamp"], MAIN, 1, "timestamp") // 1000
         assert item.type == record["type"] and item.type is codex.NAMES[record["type"]]

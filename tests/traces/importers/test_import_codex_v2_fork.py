@@ -114,3 +114,26 @@ def test_a_v2_spawn_whose_rollout_is_absent_names_the_path(tmp_path):
     assert spawn["to"] == "agent-/root/locate"
     assert not any(e["agent"] == "agent-/root/locate" and e["type"] != "spawn"
                    for e in result.trace["events"])
+
+
+def test_a_spawn_end_event_before_the_output_yields_to_the_output(fixture_copy):
+    """A collab_agent_spawn_end written before the spawn's output names the thread; the output
+    (V2: the agent path) then names the sub-agent as it did without the event. With the child's
+    rollout absent the path names it, and the sub-agent is counted missing once, not twice."""
+    folder = fixture_copy("codex") / "v2_fork"
+    parent = folder / PARENT_NAME
+    lines = parent.read_text(encoding="utf-8").splitlines(keepends=True)
+    assert '"call_id":"call_a2","output"' in lines[12]  # the spawn's output
+    end = {"timestamp": "2026-10-14T09:00:05.100Z", "type": "event_msg",
+           "payload": {"type": "collab_agent_spawn_end", "call_id": "call_a2",
+                       "new_thread_id": "019a3c5e-0000-7000-8000-0000000000f9"}}
+    (folder / CHILD_NAME).unlink()
+    before = import_file("codex", parent).trace
+    parent.write_text("".join([*lines[:12], json.dumps(end) + "\n", *lines[12:]]),
+                      encoding="utf-8")
+    after = import_file("codex", parent)
+    spawn = next(e for e in after.trace["events"] if e["type"] == "spawn")
+    assert spawn["to"] == next(e for e in before["events"] if e["type"] == "spawn")["to"] == \
+        "agent-/root/locate"
+    assert after.skipped["sub-agent whose rollout is not beside the session"] == 1
+    assert after.skipped["event_msg:collab_agent_spawn_end"] == 1

@@ -187,7 +187,8 @@ def older_layout(records: list[tuple[int, dict | Item]]) -> bool:
 ITEMS_READ = frozenset(("message", *CALLS, *OUTPUTS))  # items whose payload is read whole
 READS = {  # record type -> payload type -> the payload fields the import reads (None: all)
     "event_msg": {None: ("type",), "user_message": ("type", "message"),
-                  "token_count": ("type", "info")},
+                  "token_count": ("type", "info"),
+                  "collab_agent_spawn_end": ("type", "call_id", "new_thread_id")},
     "turn_context": {None: ("type", "model")},
     "compacted": {None: ("type",)},
     "response_item": {None: ("type",), **dict.fromkeys(ITEMS_READ)},
@@ -549,6 +550,9 @@ class _Session:
                                   payload.get("message", ""))
             elif kind == "event_msg" and sub == "token_count":
                 self.tokens(rollout, state, payload, f"{name}:{line}")
+            elif kind == "event_msg" and sub == "collab_agent_spawn_end":
+                self.spawn_end(calls, payload)
+                self.skip_line(f"event_msg:{sub}")
             elif kind == "event_msg":
                 self.skip_line(f"event_msg:{sub}")
             elif sub == "message":
@@ -707,6 +711,8 @@ class _Session:
         if tool == "spawn_agent":
             spawned = self.named(rollout, parsed, "agent_id", "task_name")
             spawn = self.build.by_id[event_id]
+            if spawn.get("to") is not None and spawn["to"] != spawned:  # a spawn_end named it
+                del self.spawns[spawn.pop("to")]  # first: the output's name is the one kept
             if spawned is not None:
                 spawn["to"] = spawned
                 self.spawns[spawn["to"]] = event_id
@@ -745,6 +751,21 @@ class _Session:
             self.answers.add((event_id, event["id"]))
             self.link(event_id, event["id"])
         state["pending"].append(event["id"])
+
+    def spawn_end(self, calls, payload: dict) -> None:
+        """A ``collab_agent_spawn_end`` event: the thread a ``spawn_agent`` call started
+        (``new_thread_id``; none when it failed) names the spawn's sub-agent when no output of
+        the call has (a rollout cut before the output, or one whose output was lost); an output
+        read later names it as it says."""
+        call = calls.get(payload.get("call_id")) if isinstance(payload.get("call_id"), str) \
+            else None
+        thread = payload.get("new_thread_id")
+        if call is None or call[1] != "spawn_agent" or not isinstance(thread, str) or not thread:
+            return
+        spawn = self.build.by_id[call[0]]
+        if spawn["type"] == "spawn" and spawn.get("to") is None:
+            spawn["to"] = f"agent-{thread}"
+            self.spawns[spawn["to"]] = call[0]
 
     def named(self, rollout: Rollout, fields, thread_key: str, path_key: str) -> str | None:
         """The sub-agent a call's arguments or output name: by thread under ``thread_key``

@@ -265,7 +265,7 @@ class Walker:
                 spawn = next((e for e in new if self.build.by_id[e]["type"] == "spawn"
                               and self.build.by_id[e].get("to") == name), None)
                 ends = [spawn] if spawn else []
-                if id(sub) not in self.walked:
+                if sub is not None and id(sub) not in self.walked:
                     spawner_name = self.build.by_id[spawn]["agent"] if spawn else agent
                     ends = self.walk(sub, name, spawner_name, spawn, sub_place, file, ends)
                 ident = f"{base}.r{j}" if len(refs) == 1 else f"{base}.r{j}.{m}"

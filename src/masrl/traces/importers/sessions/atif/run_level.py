@@ -11,13 +11,15 @@ from atif import Trajectory
 from masrl.traces.importers._kit.accounting import Account
 from masrl.traces.importers._kit.common import TraceBuilder
 from masrl.traces.importers.sessions.atif.emission import masrl_block
-from masrl.traces.importers.sessions.atif.trajectories import schema_version
+from masrl.traces.importers.sessions.atif.trajectories import MISSING_FEATURE, schema_version
 from masrl.wording import count
 
 COUNTED = {  # a feature whose count is not of the thing it names: what is counted
     "terminal commands read from a raw response": (
         "step with terminal commands read from a raw response",
-        "steps with terminal commands read from a raw response")}
+        "steps with terminal commands read from a raw response"),
+    MISSING_FEATURE: (MISSING_FEATURE, "sub-agents whose trajectory files are missing (their "
+                                       "spawns and returns only)")}
 
 
 def recognise(root: Trajectory, features: Counter) -> dict:

@@ -44,6 +44,7 @@ def micro(stamp: str, file: Path | None = None, where: str | None = None) -> int
     return moment_ns(stamp, file or "trajectory", where, "timestamp", numbers=False) // 1000
 
 
+MISSING_FEATURE = "sub-agent whose trajectory file is missing (its spawn and return only)"
 PREFIXED = ("reference resolved to the file beside it that carries the referring file's prefix "
             "before 'trajectory'")
 STEP_COUNTS = ("prompt_tokens", "completion_tokens", "cached_tokens")
@@ -122,6 +123,7 @@ class Trajectories:
         self.place_of: dict[str, str] = {}  # embedded trajectory id -> its place in the file
         self.files: dict[str, Trajectory] = {}  # trajectory_path files, read once
         self.prefixed: set[Path] = set()  # files found with the referrer's prefix (counted)
+        self.missing: set[Path] = set()  # referenced files not beside the trajectory (counted)
         self.root = self.load(path)
         self.segments = self.continuations(self.root)
         for trajectory, place in self.segments:
@@ -224,7 +226,7 @@ class Trajectories:
                     sub, _name, place = self.resolve(
                         ref, f"{where}steps[{k}].observation.results[{j}]"
                              f".subagent_trajectory_ref[{m}]")
-                    if not known:
+                    if not known and sub is not None:
                         self.load_referenced(sub, place)
         for sub in trajectory.subagent_trajectories or []:
             self.load_referenced(sub, self.place_of[sub.trajectory_id] + ".")
@@ -245,16 +247,27 @@ class Trajectories:
             yield from self.all_steps(sub)
 
 
-    def resolve(self, ref, where: str) -> tuple[Trajectory, str, str]:
-        """The trajectory a ``subagent_trajectory_ref`` names, its agent name and its place."""
+    def resolve(self, ref, where: str) -> tuple[Trajectory | None, str, str]:
+        """The trajectory a ``subagent_trajectory_ref`` names, its agent name and its place.
+        A ``trajectory_path`` that names no file beside the trajectory (a run often shared as
+        its ``trajectory.json`` alone) gives no trajectory: the sub-agent is known by its spawn
+        and its return only, named by the reference's ``trajectory_id`` or the file's stem, and
+        the missing file is counted under a reason that names it."""
         if ref.trajectory_id is not None and ref.trajectory_id in self.index:
             return (self.index[ref.trajectory_id], ref.trajectory_id,
                     self.place_of[ref.trajectory_id] + ".")
         if ref.trajectory_path is not None:
             file = self.sibling(self.path, ref.trajectory_path)
             if not file.is_file():
-                raise SourceError(self.path, where, f"trajectory_path {ref.trajectory_path!r} "
-                                  "names no file beside the trajectory")
+                if file not in self.missing:
+                    self.missing.add(file)
+                    self.features[MISSING_FEATURE] += 1
+                    self.result.account.skip_part(
+                        f"sub-agent trajectory file {ref.trajectory_path!r} not beside the "
+                        "trajectory (the sub-agent is known by its spawn and return only; its "
+                        "steps are not recorded)")
+                return (None, ref.trajectory_id or Path(ref.trajectory_path).stem,
+                        f"{ref.trajectory_path}:")
             files = self.files
             if str(file) not in files:
                 self.result.files.append(str(file))

@@ -13,6 +13,7 @@ from masrl.traces.importers.sessions.claude_code.messaging import (
     MESSAGE_TOOLS,
     SKIPPED_NOTICES,
     envelopes,
+    is_notification,
     notice,
     notified,
     sent,
@@ -63,6 +64,9 @@ class Emitter:
         self.sent: dict[str, list[tuple[str, str]]] = {}  # addressee -> (message event, text)
         self.relayed: dict[str, list[str]] = {}  # uuid of a record a message carries -> events
         self.last_event: dict[str, str] = {}  # agent -> its latest event so far
+        self.launched: list[str] = []  # background sub-agents whose Task result is the launch
+        self.background: set[tuple[str, str]] = set()  # (call, its notified result) event ids
+        self.shells: dict[str, str] = {}  # background task id -> the tool_use id that started it
         self.errors = {b.get("tool_use_id") for a in self.agents.values() for r in a.records
                        if r.data.get("type") == "user" for b in blocks_of(r.data)
                        if b.get("type") == "tool_result" and b.get("is_error")}
@@ -76,6 +80,12 @@ class Emitter:
                        if agent.role == "compaction" and agent.follows is not None}
         for agent in self.agents.values():
             self.emit_agent(agent, compactions)
+        returned = {child for child, _event in self.returns}
+        for name in self.launched:  # the notice of a launch that a notification answers
+            if name not in returned:  # is not needed: its return is in the log
+                self.ledger.repairs["background Task launch: its result is the call's "
+                                    "tool_result, the sub-agent's own return is not in the "
+                                    "log"] += 1
         if not self.build.events:
             raise SourceError(self.ledger.path, None, "no conversation record to import")
         self.connect()
@@ -292,6 +302,10 @@ class Emitter:
                 raise SourceError(*place(record), f"unknown user content block {kind!r}")
         text = content if isinstance(content, str) else \
             rest[0].get("text") if len(rest) == 1 and rest[0].get("type") == "text" else None
+        started = data.get("toolUseResult")  # a background shell: its id, for its notification
+        started = started.get("backgroundTaskId") if isinstance(started, dict) else None
+        if isinstance(started, str) and len(results) == 1:
+            self.shells.setdefault(started, results[0].get("tool_use_id"))
         heard = self.heard(agent, record, text) if isinstance(text, str) else None
         carried = [b for b in results if b.get("tool_use_id") in self.carried_calls]
         results = [b for b in results if b.get("tool_use_id") not in self.carried_calls]
@@ -305,8 +319,12 @@ class Emitter:
             [p for p in heard or [] if isinstance(p, str)]
         for k, fields in enumerate(parts):
             base = self.base(record, len(results) + k if numbered else None)
+            call = fields.pop("call", None)  # a background call this notified result answers
             event = self.build.event(**base, **fields)
             events.append(event["id"])
+            if call is not None:
+                self.direct_edges.append((call, event["id"]))
+                self.background.add((call, event["id"]))
             if event["type"] == "return":
                 self.returns.append((event["agent"], event["id"]))
             self.requests.append((event["id"], record.parent, record))
@@ -351,20 +369,17 @@ class Emitter:
         return name
 
     def heard(self, agent: Agent, record: Record, text: str) -> list | None:
-        """What a user record's text says when another agent, not the person, wrote it: the
-        events (as fields) and the skip reasons of its teammate envelopes, the return of a
-        resumed sub-agent's notification, or nothing for the copy of a message an earlier
-        ``SendMessage`` event carries; None for anything else (read as before)."""
+        """What a user record's text says when another agent or the harness, not the person,
+        wrote it: the events (as fields) and the skip reasons of its teammate envelopes, what a
+        ``<task-notification>`` stands for (:meth:`notification`), or nothing for the copy of a
+        message an earlier ``SendMessage`` event carries; None for anything else (read as
+        before)."""
         copy = self.copy_of(agent, record, text)
         if copy is not None:
             return ["user record: a message another agent sent (carried by its SendMessage "
                     "event)"]
-        task = notified(text)
-        child = self.agents.get(f"agent-{task}") if task is not None else None
-        if child is not None and child.spawner == agent.name:
-            self.resumed.add(child.name)
-            return [{"type": "return", "agent": child.name, "to": agent.name,
-                     "content_ref": content_ref(text)}]
+        if is_notification(text):
+            return self.notification(agent, text)
         found = envelopes(text)
         if found is None:
             return None
@@ -385,6 +400,34 @@ class Emitter:
                           "role": "human" if sender == HUMAN else None,
                           "content_ref": content_ref(found[1])})
         return parts
+
+    def notification(self, agent: Agent, text: str) -> list:
+        """A ``<task-notification>``: the harness telling ``agent`` that a background task it
+        started finished. A sub-agent's (``<task-id>`` its agent id, or ``<tool-use-id>`` the
+        Task call that spawned it) is its return; a background shell command's or workflow's
+        (``<tool-use-id>`` a call of ``agent``, or, in a notice without that field (2.1.39),
+        the ``<task-id>`` its launch result gave as ``backgroundTaskId``) is a second result of
+        that call, joined to it as an ``async`` dependency; one whose task is not in the log is
+        a skipped record. Never a message of the person."""
+        task, tool_id = notified(text), notified(text, "tool-use-id")
+        if tool_id is None and task is not None:
+            tool_id = self.shells.get(task)
+        child = self.agents.get(f"agent-{task}") if task is not None else None
+        if child is None and tool_id in self.tool_name and self.tool_name[tool_id] in \
+                TASK_TOOLS and tool_id not in self.failed:
+            child = self.child_of(tool_id)
+        if child is not None and child.spawner == agent.name:
+            self.resumed.add(child.name)
+            return [{"type": "return", "agent": child.name, "to": agent.name,
+                     "content_ref": content_ref(text)}]
+        call = self.call_event.get(tool_id) if tool_id is not None else None
+        if call is not None and child is None and tool_id not in self.carried_calls \
+                and self.build.by_id[call]["agent"] == agent.name \
+                and self.build.by_id[call]["type"] == "tool_call":
+            return [{"type": "tool_result", "agent": agent.name, "tool": self.tool_name[tool_id],
+                     "trusted": False, "content_ref": content_ref(text), "call": call}]
+        return ["user record: <task-notification> of a background task whose call is not in "
+                "the agent's log (the harness's notice, not the person's words)"]
 
     def copy_of(self, agent: Agent, record: Record, text: str) -> str | None:
         """The message event of an earlier ``SendMessage`` to ``agent`` whose text ``text``
@@ -419,9 +462,8 @@ class Emitter:
             self.ledger.repairs["teammate spawn: its result is the call's tool_result (a "
                                 "teammate reports by message, not by return)"] += 1
             child = None
-        if child is not None and child.launched:  # only the launch is reported
-            self.ledger.repairs["background Task launch: its result is the call's "
-                                "tool_result, the sub-agent's own return is not in the log"] += 1
+        if child is not None and child.launched:  # only the launch is reported; the return is
+            self.launched.append(child.name)  # a later notification's, when there is one
             child = None
         if child is not None:
             event = self.build.event(**base, type="return", agent=child.name, to=agent.name,
@@ -576,6 +618,8 @@ class Emitter:
             return "return", None
         if (src, dst) in self.answers:
             return "tool_dependency", "blocking"
+        if (src, dst) in self.background:
+            return "tool_dependency", "async"
         if a["type"] == "message" and a.get("to") == b["agent"]:
             return "message", None
         return "causal", None

@@ -9,8 +9,9 @@ Three shapes are read (Claude Code 2.1.x, agent teams and later):
 - a user record, in the receiver's log, whose text holds ``<teammate-message teammate_id="NAME"
   ...>BODY</teammate-message>`` envelopes (sometimes after a line saying another session sent
   it); a body may be a protocol notice in JSON (``{"type": "idle_notification", ...}``);
-- a ``<task-notification>`` user record naming the sub-agent (``<task-id>``) that finished
-  again after a resume.
+- a ``<task-notification>`` user record (or queued attachment) naming the background task
+  that finished: a sub-agent (``<task-id>``, its return), or a background shell command or
+  workflow (``<tool-use-id>``, the call it answers); the harness's notice, never the person's.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ HEAD, CLOSING = "<teammate-message", "</teammate-message>"
 SENDER = re.compile(r'\s+teammate_id="')  # after the head; the id runs to the next quote
 RELAY_LINE = "Another Claude session sent a message:"  # a line before some envelopes
 NOTICE_OPEN, NOTICE_CLOSE = "<task-notification>", "</task-notification>"
-TASK_ID_OPEN, TASK_ID_CLOSE = "<task-id>", "</task-id>"
 # Protocol notices in an envelope: the ones that give no event, and why (counted by kind).
 SKIPPED_NOTICES = {
     "idle_notification": "teammate message: idle_notification (a protocol notice: the "
@@ -105,19 +105,28 @@ def notice(body: str) -> str | None:
     return kind if isinstance(kind, str) else None
 
 
-def notified(text: str) -> str | None:
-    """The ``<task-id>`` of a ``<task-notification>`` record's text (one that opens with the
-    tag and closes it after the id), else None: the first ``<task-id>`` that holds text without
-    a tag, found by a scan whose time is linear in the text."""
+def notified(text: str, field: str = "task-id") -> str | None:
+    """The ``<task-id>`` (or another field, such as ``tool-use-id``) of a
+    ``<task-notification>`` record's text (one that opens with the tag and closes it after the
+    field), else None: the first such field that holds text without a tag, found by a scan
+    whose time is linear in the text."""
     body = text.lstrip()
     if not body.startswith(NOTICE_OPEN):
         return None
+    opening, closing = f"<{field}>", f"</{field}>"
     last = body.rfind(NOTICE_CLOSE)
-    at = body.find(TASK_ID_OPEN, len(NOTICE_OPEN))
+    at = body.find(opening, len(NOTICE_OPEN))
     while 0 <= at < last:
-        start = at + len(TASK_ID_OPEN)
-        tag = body.find("<", start)  # the id runs to the next tag (at most the last closing),
-        if tag > start and body.startswith(TASK_ID_CLOSE, tag):  # which must close the id
+        start = at + len(opening)
+        tag = body.find("<", start)  # the field runs to the next tag (at most the last
+        if tag > start and body.startswith(closing, tag):  # closing), which must close it
             return body[start:tag].strip()
-        at = body.find(TASK_ID_OPEN, tag)
+        at = body.find(opening, tag)
     return None
+
+
+def is_notification(text: str) -> bool:
+    """Whether a user record's text is a ``<task-notification>``: the harness telling an agent
+    that a background task (a sub-agent, a shell command, a workflow) finished, never the
+    person's words."""
+    return text.lstrip().startswith(NOTICE_OPEN)

@@ -282,8 +282,8 @@ def check_record(data: dict, file: Path, line: int, prefix: str = "",
             check_record(progress["message"], file, line, f"{prefix}data.message.", repairs)
 
 
-RESULT_READ = ("usage", "agentId", "status", "runId", "transcriptDir", *RESULT_COUNTS,
-               *RESULT_DURATIONS)  # the fields of a toolUseResult the import reads
+RESULT_READ = ("usage", "agentId", "status", "runId", "transcriptDir", "backgroundTaskId",
+               *RESULT_COUNTS, *RESULT_DURATIONS)  # the fields of a toolUseResult the import reads
 
 
 # The fields a record is read for (an attachment's once :func:`queued` has reduced it).
