@@ -89,6 +89,8 @@ def test_replay_text_summary(capsys):
         "team reward 1: equal split 0.333333 per agent over 3 agents",
         "may be low: speedup, busy time: 5 of the 9 events last no time in the log (the time "
         "they took, if any, is inside no event)",
+        "partly recorded: cost: 4 model calls (events that record tokens) record no cost of "
+        "their own; the total adds up the others",
         "not recorded: estimated cost: no model call names its model (x_model) with its input "
         "and output tokens (x_usage.input, x_usage.output)",
     ]
@@ -153,6 +155,16 @@ def test_replay_text_summary_shows_the_estimated_cost(capsys, small, write_trace
     assert re.fullmatch(r"cost US\$ 0\.7500 \(recorded US\$ 0\.7500\), estimated from tokens "
                         r"US\$ 0\.\d{4} \(genai-prices [\w.]+\), partial: 5 of 6 model calls "
                         r"not priced", cost_line), cost_line
+
+
+def test_no_caveat_on_the_cost_when_every_model_call_records_one(capsys, small, write_trace):
+    for record in small["events"]:
+        if "tokens" in record:
+            record.setdefault("cost_usd", 0.01)
+    assert main(["replay", str(write_trace(small)), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cost_usd"]["model_calls_without_cost"] == 0
+    assert main(["replay", str(write_trace(small))]) == 0
+    assert "partly recorded" not in capsys.readouterr().out
 
 
 def test_replay_refuses_an_invalid_trace(capsys, small, write_trace):

@@ -143,6 +143,19 @@ def test_events_without_the_field_add_nothing_when_others_record_it():
         assert result["not_recorded"][f"tokens.per_agent.{name}"] == recorded.NO_AGENT_TOKENS
 
 
+def test_model_calls_without_a_cost_are_counted_and_null_without_any_cost():
+    document = chat(times=(0, 1, 2))
+    document["events"][1].update(tokens=40, cost_usd=0.5)
+    document["events"][2]["tokens"] = 10  # a model call that records no cost
+    result = replayed(document).to_dict()
+    assert result["cost_usd"]["total"] == 0.5
+    assert result["cost_usd"]["model_calls_without_cost"] == 1
+    del document["events"][1]["cost_usd"]
+    result = replayed(document).to_dict()
+    assert result["cost_usd"]["model_calls_without_cost"] is None
+    assert result["not_recorded"]["cost_usd.model_calls_without_cost"] == recorded.NO_COSTS
+
+
 def test_a_subtree_adds_what_its_agents_record_and_is_null_when_none_does():
     run = replay(load_trace(FIXTURES / "small.json")).run  # root spawns a and b
     own = {name: None for name in run.agents}

@@ -92,6 +92,7 @@ def test_the_examples_replay_as_before_but_for_the_added_keys(name, capsys):
     now = json.loads(capsys.readouterr().out)
     before = json.loads((FIXTURES / "replay_examples" / f"{name}.json").read_text())
     assert set(now) - set(before) == ADDED_KEYS and not set(before) - set(now)
+    assert isinstance(now["cost_usd"].pop("model_calls_without_cost"), int)  # a key added
     for key in PER_AGENT_NULLS:  # only a zero that no event recorded became null
         for name, value in now[key]["per_agent"].items():
             if value is None:

@@ -189,6 +189,10 @@ def summary(result: dict, instants: int = 0) -> str:
         lines.append(f"may be low: speedup, busy time: {instants:,} of the "
                      f"{count(result['events'], 'event')} last no time in the log (the time "
                      "they took, if any, is inside no event)")
+    uncosted = result["cost_usd"].get("model_calls_without_cost")
+    if uncosted:
+        lines.append(f"partly recorded: cost: {count(uncosted, 'model call')} (events that "
+                     "record tokens) record no cost of their own; the total adds up the others")
     lines.extend(_reasons(result["not_recorded"]))
     return "\n".join(map(printable, lines))  # the trace id and topology come from the file
 

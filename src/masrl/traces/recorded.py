@@ -24,6 +24,8 @@ The rules, read from the trace once (:func:`facts`):
   records the field. An event without the field adds nothing when others record it; an agent
   none of whose events records it has a null per-agent figure (its spending is unknown, not
   zero), and a subtree none of whose agents records it a null per-subtree figure.
+  ``cost_usd.model_calls_without_cost`` counts the model calls (events that record tokens) that
+  record no cost of their own (the total adds up the others); null with the total.
   ``cost_usd.recorded`` is the trace's ``costs.usd``, null when absent. ``tokens.recorded`` is
   the trace's ``costs.tokens``, which the schema requires: when it is 0 and no event records
   tokens, the 0 is a required field filled in, not a count, so it is null.
@@ -183,7 +185,8 @@ TOP_RULES: dict[tuple, Rule] = {
     ("speedup",): _speedup,
     **{("tokens", key): _fixed(NO_TOKENS) for key in ("total", "per_agent", "per_subtree")},
     ("tokens", "recorded"): _fixed(TOKENS_PLACEHOLDER),
-    **{("cost_usd", key): _fixed(NO_COSTS) for key in ("total", "per_agent", "per_subtree")},
+    **{("cost_usd", key): _fixed(NO_COSTS) for key in ("total", "per_agent", "per_subtree",
+                                                         "model_calls_without_cost")},
     ("cost_usd", "recorded"): _fixed(NO_USD_TOTAL),
     ("cost_usd_estimated", "total"): _estimate,
     ("cost_usd_estimated", "priced_at"): _estimate,

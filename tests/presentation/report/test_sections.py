@@ -416,3 +416,16 @@ def test_speedup_and_time_inside_events_say_they_may_be_low_when_events_are_inst
                 {s.key: s for s in report_of(document)}["numbers"].blocks[0].rows}
     assert "instants" not in meanings["Time inside events"]
     assert "may be low" not in meanings["Speedup"]
+
+
+def test_a_cost_recorded_on_some_model_calls_only_says_so():
+    """Model calls (events with tokens) without a cost of their own: the headline's cost is
+    said to be partly recorded, with how many calls record none; none: nothing is said."""
+    document = json.loads((FIXTURES / "small.json").read_text(encoding="utf-8"))
+    headline = text(report_of(document)[0])
+    assert ("a recorded cost of $0.75, partly recorded: 4 model calls (events that record "
+            "tokens) record no cost of their own") in headline
+    for event in document["events"]:
+        if "tokens" in event:
+            event.setdefault("cost_usd", 0.0)
+    assert "partly recorded" not in text(report_of(document)[0])

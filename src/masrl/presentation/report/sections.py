@@ -265,7 +265,12 @@ def usage_sentence(facts: Facts) -> str:
     parts = [f"The events record {words.count(tokens, 'token')}" if tokens is not None
              else f"Tokens are {NOT_RECORDED} ({facts.reason('tokens.total')})"]
     cost = facts.get("cost_usd.total")
-    if cost is not None:
+    uncosted = facts.get("cost_usd.model_calls_without_cost")
+    if cost is not None and uncosted:
+        parts.append(f"a recorded cost of {words.money(cost)}, partly recorded: "
+                     f"{words.count(uncosted, 'model call')} (events that record tokens) "
+                     "record no cost of their own")
+    elif cost is not None:
         parts.append(f"a recorded cost of {words.money(cost)}")
     else:
         parts.append(f"the cost is {NOT_RECORDED} ({facts.reason('cost_usd.total')})")
