@@ -54,6 +54,8 @@ def test_a_debug_stream_times_each_node_from_its_task_to_its_result():
                             ("g2", "message", "scale", None, None)]
     planner, scale = trace["events"]
     assert (planner["t"], planner["t_end"], scale["t"], scale["t_end"]) == (0.1, 2.6, 2.7, 3.2)
+    # the run lasts until the scale's result (09:00:03.2), not until its task began (2.7)
+    assert trace["costs"]["wall_clock_s"] == 3.2
     assert planner["x_usage"] == {"input": 150, "output": 20}
     assert result.time_origin == "2026-02-01T09:00:00.000000Z"
     assert trace["provenance"]["records"] == {"unit": "chunk", "read": 6, "mapped": 4,

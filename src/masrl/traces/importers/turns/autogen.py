@@ -16,6 +16,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     content_ref,
     json_type,
+    latest_end,
     one_run,
     read_jsonl,
     read_text,
@@ -222,7 +223,7 @@ def _import_run(path: Path, shape: str, read: Any, label: str | None, records: l
         topology="centralized" if magentic or len(orchestrators) > 1 else "unknown",
         rewards={"team": 0.0} if failed else {},
         costs={"tokens": sum(e.get("tokens", 0) for e in events),
-               "wall_clock_s": max(e["t"] for e in events),
+               "wall_clock_s": latest_end(events),
                "messages": turns.build.count("message"),
                "tool_calls": turns.build.count("tool_call")},
     )

@@ -16,6 +16,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     content_ref,
     json_type,
+    latest_end,
     one_run,
     read_jsonl,
     read_text,
@@ -288,7 +289,7 @@ def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> Impor
         trace_id=f"{FORMAT}:{stem}", task_id=key, system=f"{SYSTEM} ({root_name})",
         topology="unknown", rewards={},
         costs={"tokens": sum(e.get("tokens", 0) for e in events),
-               "wall_clock_s": max(e.get("t_end", e["t"]) for e in events),
+               "wall_clock_s": latest_end(events),
                "messages": turns.build.count("message"),
                "tool_calls": turns.build.count("tool_call")})
     return result.with_provenance()
