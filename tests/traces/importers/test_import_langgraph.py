@@ -83,6 +83,22 @@ def test_a_debug_stream_of_subgraphs_reads_writes_given_as_an_object():
     assert conservation_problems(trace) == []
 
 
+def test_auto_reads_json_lines_of_namespace_record_pairs():
+    """With subgraphs=True each streamed line is a [namespace, chunk] array, no object: auto
+    recognises the stream (the sample keeps array lines) and the worker's inner nodes speak
+    by their messages' names."""
+    result = import_file("auto", FOLDER / "updates_subgraphs.jsonl")
+    assert (result.format, result.recognised["shape"]) == ("langgraph", "updates")
+    assert shape(result.trace) == [
+        ("g1.c0", "orchestrator_decision", "coordinator", "surveyor", "delegate"),
+        ("g3.c0", "tool_call", "surveyor", "measure", None),
+        ("g4", "tool_result", "surveyor", "measure", None),
+        ("g5", "message", "surveyor", None, None),
+        ("g6", "message", "coordinator", None, None)]
+    assert result.trace["costs"]["tokens"] == 71 + 61 + 90 + 116  # m-s3 repeated: once
+    assert conservation_problems(result.trace) == []
+
+
 def test_a_state_history_is_read_oldest_first_through_its_writes():
     result = import_file("auto", FOLDER / "state_history.json")
     trace = result.trace

@@ -383,6 +383,8 @@ def _sample_values(sample) -> list:
         return document
     if document is not None:
         return [document]
+    if sample.values is not None:  # JSON Lines of [namespace, record] pairs (subgraphs=True)
+        return sample.values
     return sample.records or []
 
 
