@@ -99,6 +99,16 @@ def test_unknown_content_names_what_was_found(tmp_path):
         detect.detect(path)
 
 
+def test_json_lines_of_arrays_no_format_reads_are_named_as_such(tmp_path):
+    """Array lines are sampled (LangGraph's [namespace, chunk] pairs); arrays no sniffer
+    recognises are refused as what they are, not as a null document."""
+    path = tmp_path / "x.jsonl"
+    path.write_text('[["n:1"], {"alpha": 1}]\n[1, 2]\n')
+    with pytest.raises(SourceError, match=r"no known log format recognises this file "
+                                          r"\(JSON Lines of arrays\)"):
+        detect.detect(path)
+
+
 def test_neither_json_nor_json_lines(tmp_path):
     path = tmp_path / "x.txt"
     path.write_text("hello\nworld\n")

@@ -1,5 +1,6 @@
 """The AutoGen AgentChat importer on hand-written streams (a Magentic-One recorder, a retried
-recorder, a selector group chat with parallel tool calls, a code executor as JSON Lines) and,
+recorder, a selector group chat with parallel tool calls, a code executor as JSON Lines, a
+team's saved state of two runs) and,
 when ``../shared`` is there, on real Magentic-One runs: the event trace and the Who&When log of
 the same run give the same agents and turns."""
 
@@ -94,6 +95,52 @@ def test_each_attempt_of_a_retried_run_is_its_own_trace():
     assert results[0].time_origin is None
     with pytest.raises(SourceError, match="holds 2 runs"):
         import_file("autogen", FOLDER / "retried_recorder.json")
+
+
+def test_a_team_state_is_read_through_its_managers_thread_one_trace_per_run():
+    """save_state() keeps the manager's message_thread: the same dumps as the stream, with
+    their times. A team run again without reset() keeps one thread; each run starts with the
+    user's task after another source's message."""
+    results = import_traces("auto", FOLDER / "team_state_two_runs.json")
+    assert [r.trace["trace_id"] for r in results] == [
+        "autogen:team_state_two_runs:run-1", "autogen:team_state_two_runs:run-2"]
+    first, second = (r.trace for r in results)
+    assert [(e["type"], e["agent"], e["t"]) for e in first["events"]] == [
+        ("message", "user", 0.0), ("message", "drafter", 1.5),
+        ("tool_call", "checker", 2.0), ("tool_result", "checker", 2.4),
+        ("message", "checker", 3.0)]
+    assert first["costs"]["tokens"] == 30 + 3 + 42 + 8 + 60 + 4
+    assert [e["t"] for e in second["events"]] == [0.0, 2.0]  # 10:05:00 and 10:05:02
+    assert results[1].time_origin.startswith("2026-03-02T10:05:00")
+    assert first["events"][1]["x_source"] == \
+        "agent_states.RoundRobinGroupChatManager.message_thread[1]"
+    assert results[0].recognised["shape"] == "team-state"
+    assert all(conservation_problems(r.trace) == [] for r in results)
+    with pytest.raises(SourceError, match="holds 2 runs"):
+        import_file("autogen", FOLDER / "team_state_two_runs.json")
+
+
+def test_a_team_with_a_participant_named_user_keeps_one_run(tmp_path):
+    state = json.loads((FOLDER / "team_state_two_runs.json").read_text(encoding="utf-8"))
+    state["agent_states"]["user"] = {"type": "ChatAgentContainerState", "message_buffer": []}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    assert len(import_file("autogen", path).trace["events"]) == 7
+
+
+@pytest.mark.parametrize("manager, where, message", [
+    ({"message_thread": []}, "agent_states.M.message_thread",
+     "empty: the team was reset (or never run) before save_state(); export the run_stream "
+     "items or the TaskResult instead"),
+    ({"message_thread": {}}, "agent_states.M.message_thread",
+     "must be a list of message dumps, found an object"),
+    ({"current_turn": 0}, "agent_states",
+     "expected one group chat manager state with a 'message_thread', found 0"),
+])
+def test_a_team_state_without_a_thread_is_refused_naming_the_place(tmp_path, manager, where,
+                                                                   message):
+    state = {"type": "TeamState", "version": "1.0.0", "agent_states": {"M": manager}}
+    assert_source_error("autogen", tmp_path / "s.json", json.dumps(state), where, message)
 
 
 def test_selector_group_chat_with_parallel_tool_calls():

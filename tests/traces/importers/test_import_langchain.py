@@ -1,6 +1,7 @@
 """The LangChain importer on hand-written records: a run tree of a two-node graph (usage in
 the three places runs keep it, overlapping tool runs, glue runs and an unknown run type), flat
-LangSmith runs of two traces (two trace files, never merged) and astream_events records."""
+LangSmith runs of two traces (two trace files, never merged) and astream_events records; a
+supervisor's worker subgraph, named by the worker in both."""
 
 from __future__ import annotations
 
@@ -72,6 +73,31 @@ def test_callback_events():
     assert trace["provenance"]["records"] == {"unit": "callback event", "read": 9,
                                               "mapped": 5, "skipped": 4}
     assert conservation_problems(trace) == []
+
+
+def test_callback_events_of_a_worker_subgraph_name_the_worker_not_its_inner_nodes():
+    """Under a supervisor, a worker built as a graph (a ReAct agent) runs its model in a node
+    "agent" and its tools in "tools": the worker is the enclosing graph's node, which
+    langgraph_checkpoint_ns names before the inner node (or checkpoint_ns alone names)."""
+    result = import_file("auto", FOLDER / "supervisor_worker_events.json")
+    assert [(e["type"], e["agent"], e.get("tool")) for e in result.trace["events"]] == [
+        ("message", "planner", None),
+        ("message", "scout", None), ("tool_call", "scout", "atlas"),
+        ("tool_result", "scout", "atlas"),
+        ("message", "scout", None),  # checkpoint_ns only: "scout:ns-s1" around node "agent"
+        ("message", "planner", None)]  # checkpoint_ns only: the node's own, at the top
+    assert conservation_problems(result.trace) == []
+
+
+def test_runs_of_a_worker_subgraph_name_the_worker_not_its_inner_nodes():
+    """The same rule for traced runs (a LangChain tracer's or LangSmith's): the runs of the
+    worker's inner "agent" and "tools" nodes belong to the worker "scout"."""
+    result = import_file("auto", FOLDER / "runs_worker_subgraph.jsonl")
+    assert [(e["type"], e["agent"], e.get("tool")) for e in result.trace["events"]] == [
+        ("message", "planner", None), ("message", "scout", None),
+        ("tool_call", "scout", "atlas"), ("tool_result", "scout", "atlas"),
+        ("message", "scout", None)]
+    assert conservation_problems(result.trace) == []
 
 
 def test_a_bad_time_names_the_run(tmp_path):

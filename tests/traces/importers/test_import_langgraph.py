@@ -54,6 +54,8 @@ def test_a_debug_stream_times_each_node_from_its_task_to_its_result():
                             ("g2", "message", "scale", None, None)]
     planner, scale = trace["events"]
     assert (planner["t"], planner["t_end"], scale["t"], scale["t_end"]) == (0.1, 2.6, 2.7, 3.2)
+    # the run lasts until the scale's result (09:00:03.2), not until its task began (2.7)
+    assert trace["costs"]["wall_clock_s"] == 3.2
     assert planner["x_usage"] == {"input": 150, "output": 20}
     assert result.time_origin == "2026-02-01T09:00:00.000000Z"
     assert trace["provenance"]["records"] == {"unit": "chunk", "read": 6, "mapped": 4,
@@ -79,6 +81,22 @@ def test_a_debug_stream_of_subgraphs_reads_writes_given_as_an_object():
     assert trace["costs"]["tokens"] == 76 + 101 + 128
     assert result.skipped["message read before: the node repeats history"] == 2
     assert conservation_problems(trace) == []
+
+
+def test_auto_reads_json_lines_of_namespace_record_pairs():
+    """With subgraphs=True each streamed line is a [namespace, chunk] array, no object: auto
+    recognises the stream (the sample keeps array lines) and the worker's inner nodes speak
+    by their messages' names."""
+    result = import_file("auto", FOLDER / "updates_subgraphs.jsonl")
+    assert (result.format, result.recognised["shape"]) == ("langgraph", "updates")
+    assert shape(result.trace) == [
+        ("g1.c0", "orchestrator_decision", "coordinator", "surveyor", "delegate"),
+        ("g3.c0", "tool_call", "surveyor", "measure", None),
+        ("g4", "tool_result", "surveyor", "measure", None),
+        ("g5", "message", "surveyor", None, None),
+        ("g6", "message", "coordinator", None, None)]
+    assert result.trace["costs"]["tokens"] == 71 + 61 + 90 + 116  # m-s3 repeated: once
+    assert conservation_problems(result.trace) == []
 
 
 def test_a_state_history_is_read_oldest_first_through_its_writes():

@@ -128,3 +128,21 @@ def test_every_refusal_says_what_it_looks_for_in_the_same_words(tmp_path):
         first = said.removeprefix("looks for ").split()[0]
         assert said.startswith("looks for ") and (first.islower() or first in names), (name,
                                                                                       said)
+
+
+@pytest.mark.parametrize("declared", REGISTRY, ids=FORMATS)
+def test_the_recorded_wall_clock_covers_every_event_to_its_end(declared):
+    """``costs.wall_clock_s`` reaches the latest end of the run's events, not only the latest
+    start: a run whose last node ends after every other has started (a LangGraph debug stream
+    times each task from its start to its result) lasts until that end. (A span export may
+    reach further: its root span, which is no event, ends last.)"""
+    for path in fixtures_of(declared.name):
+        try:
+            results = import_traces(declared.name, path)
+        except SourceError:
+            continue
+        for result in results:
+            events = result.trace["events"]
+            ends = [e["t_end"] if "t_end" in e else e["t"] + e.get("duration", 0)
+                    for e in events]
+            assert result.trace["costs"]["wall_clock_s"] >= max(ends) - 1e-9, path

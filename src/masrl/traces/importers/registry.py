@@ -123,9 +123,10 @@ REGISTRY: tuple[Format, ...] = (
            several_runs=False),
     Format("autogen", f"{_ROOT}.turns.autogen", "AutoGen AgentChat runs",
            "the messages and events of AutoGen AgentChat runs (0.4 and later)",
-           "a run_stream recorder, a TaskResult or AgentChat message dumps, as JSON or JSON "
-           "Lines",
-           ("run_stream recorder", "TaskResult", "message dumps", "Magentic-One teams"),
+           "a run_stream recorder, a TaskResult, AgentChat message dumps (JSON or JSON Lines) "
+           "or a team's save_state()",
+           ("run_stream recorder", "TaskResult", "message dumps", "a TeamState (save_state)",
+            "Magentic-One teams"),
            several_runs=True),
     Format("chat", f"{_ROOT}.turns.chat", "Chat transcripts",
            "a chat transcript: OpenAI-style or LangChain messages",

@@ -901,6 +901,15 @@ class TraceBuilder:
         }
 
 
+def latest_end(events: list[dict]) -> float:
+    """The latest end among ``events`` (``t_end``, else ``t + duration``, else ``t``), in
+    seconds from the run's origin: a run's ``costs.wall_clock_s``. The latest start alone
+    would cut off the last event's own length (a LangGraph task that ends after every other
+    task has started)."""
+    return max((e["t_end"] if "t_end" in e else e["t"] + e.get("duration", 0))
+               for e in events)
+
+
 def dumps(document: dict) -> str:
     """The trace as UTF-8 JSON text: one space of indentation, keys in insertion order.
 

@@ -38,6 +38,9 @@ def detect(path: str | Path) -> tuple[str, str]:
 
 def _shape(seen: Sample) -> str:
     """What the file looks like, for the message when nothing recognises it."""
+    if seen.values is not None:
+        kinds = sorted({"arrays" if isinstance(v, list) else "objects" for v in seen.values})
+        return "JSON Lines of " + " and ".join(kinds)
     if seen.records is not None:
         keys = sorted({k for r in seen.records for k in r})[:8]
         return f"JSON Lines records with keys {_names(keys)}"

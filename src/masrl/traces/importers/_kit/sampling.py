@@ -34,7 +34,10 @@ class Sample:
     file is JSON Lines (or its first objects when it holds JSON objects one after another)
     (``None`` otherwise, and for a file that is a single JSON document); ``text`` the start of
     a file that is neither (a text log, such as ChatDev's), with ``refused`` the error
-    :func:`detect` raises when no format reads it.
+    :func:`detect` raises when no format reads it. ``values`` holds every JSON Lines value of
+    those lines in order, arrays included, when some line is an array (LangGraph streams
+    ``[namespace, record]`` pairs with ``subgraphs=True``); ``None`` otherwise. A file whose
+    lines are all arrays has ``values`` and no ``records``.
     """
 
     path: Path
@@ -43,6 +46,7 @@ class Sample:
     one_line: bool = False  # the file holds a single non-blank line
     text: str | None = None  # a text log, neither JSON nor JSON Lines: its first TEXT_CHARS
     refused: SourceError | None = None  # why the text is not JSON, raised when nothing reads it
+    values: list | None = None  # every JSON Lines value, when some line is an array
 
     @property
     def lines(self) -> list[dict]:
@@ -74,7 +78,9 @@ def sample(path: str | Path) -> Sample:
         streamed = [record for record, found in parsed if not found and isinstance(record, dict)]
         if streamed:
             return Sample(path, records=streamed)
-    records = []
+    records: list[dict] = []
+    values: list = []  # objects and arrays, in order
+    arrays = False
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -96,11 +102,14 @@ def sample(path: str | Path) -> Sample:
                                          f"neither JSON nor JSON Lines ({found[0].syntax})"))
         if isinstance(record, dict):
             records.append(record)
-        if len(records) >= SAMPLE_RECORDS:
-            break
-    if not records:
+        if isinstance(record, (dict, list)) and len(values) < SAMPLE_RECORDS:
+            values.append(record)
+            arrays = arrays or isinstance(record, list)
+        if len(records) >= SAMPLE_RECORDS or (not records and len(values) >= SAMPLE_RECORDS):
+            break  # (a file led by arrays is sampled by its first values)
+    if not records and not arrays:
         raise SourceError(path, None, "neither a JSON document nor JSON Lines records")
-    return Sample(path, records=records)
+    return Sample(path, records=records or None, values=values if arrays else None)
 
 
 def _text_after_one(text: str, values: list[dict], finding: strict_json.Finding) -> bool:

@@ -19,6 +19,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     TraceBuilder,
     content_ref,
+    latest_end,
     read_session_lines,
 )
 from masrl.traces.importers._kit.numbers import MAX_COUNT, count
@@ -509,7 +510,7 @@ class _Session:
             system=f"Codex CLI {main.version}" if main.version else "Codex CLI",
             topology="harness", rewards={},
             costs={"tokens": sum(e.get("tokens", 0) for e in build.events),
-                   "wall_clock_s": max(e["t"] for e in build.events),
+                   "wall_clock_s": latest_end(build.events),
                    "tool_calls": build.count("tool_call"), "messages": build.count("message")})
         return self.result.with_provenance()
 

@@ -19,6 +19,7 @@ from masrl.traces.importers._kit.common import (
     TraceBuilder,
     content_ref,
     json_type,
+    latest_end,
     read_session_lines,
     read_text,
 )
@@ -333,7 +334,7 @@ class _Session:
             trace_id=f"gemini-cli:{session}", task_id=session, system="Gemini CLI",
             topology="harness", rewards={},
             costs={"tokens": sum(e.get("tokens", 0) for e in build.events),
-                   "wall_clock_s": max(e["t"] for e in build.events),
+                   "wall_clock_s": latest_end(build.events),
                    "tool_calls": build.count("tool_call"), "messages": build.count("message")})
         return self.result.with_provenance()
 

@@ -16,6 +16,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     content_ref,
     json_type,
+    latest_end,
     one_run,
     read_jsonl,
     read_text,
@@ -293,7 +294,7 @@ def _import(path: Path, key: str | None, group: list, version: str, why: str,
     result.trace = turns.build.document(
         trace_id=f"{FORMAT}:{path.stem}" if contexts == 1 else f"{FORMAT}:{path.stem}:{name}",
         task_id=name, system="A2A", topology="centralized", rewards={},
-        costs={"tokens": 0, "wall_clock_s": max(e["t"] for e in events),
+        costs={"tokens": 0, "wall_clock_s": latest_end(events),
                "messages": turns.build.count("message")})
     return result.with_provenance()
 

@@ -16,6 +16,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     content_ref,
     json_type,
+    latest_end,
     one_run,
     read_jsonl,
     read_text,
@@ -296,7 +297,7 @@ def _import_session(path: Path, shape: str, sid: str | None, events: list, sessi
         task_id=name, system=f"{SYSTEM} ({app})" if isinstance(app, str) and app else SYSTEM,
         topology="unknown", rewards={},
         costs={"tokens": sum(e.get("tokens", 0) for e in events_out),
-               "wall_clock_s": max(e["t"] for e in events_out),
+               "wall_clock_s": latest_end(events_out),
                "messages": turns.build.count("message"),
                "tool_calls": turns.build.count("tool_call")})
     return result.with_provenance()

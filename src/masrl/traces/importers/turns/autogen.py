@@ -16,6 +16,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     content_ref,
     json_type,
+    latest_end,
     one_run,
     read_jsonl,
     read_text,
@@ -31,8 +32,9 @@ UNIT = "item"
 SYSTEM = "AutoGen AgentChat"
 MAGENTIC = "MagenticOneOrchestrator"
 USER = "user"
-RECORDER, TASK_RESULT_SHAPE, LIST, LINES = ("stream-recorder", "task-result", "message-list",
-                                            "message-lines")
+RECORDER, TASK_RESULT_SHAPE, LIST, LINES, STATE = ("stream-recorder", "task-result",
+                                                   "message-list", "message-lines",
+                                                   "team-state")
 CHAT = {"TextMessage", "MultiModalMessage", "ToolCallSummaryMessage", "HandoffMessage",
         "StopMessage"}
 SKIPPED = {
@@ -65,6 +67,8 @@ def _read(path: Path) -> tuple[str, Any]:
         return RECORDER, document
     if isinstance(document, dict) and isinstance(document.get("messages"), list):
         return TASK_RESULT_SHAPE, document
+    if isinstance(document, dict) and document.get("type") == "TeamState":
+        return STATE, document
     if isinstance(document, list):
         return LIST, [(f"[{k}]", item) for k, item in enumerate(document)]
     if _is_dump(document):  # JSON Lines of one line
@@ -74,10 +78,57 @@ def _read(path: Path) -> tuple[str, Any]:
                       f"dumps; found {json_type(document)}")
 
 
+def _manager(path: Path, state: dict) -> tuple[str, list]:
+    """``(name, message thread)`` of a team state's group chat manager: the one agent state
+    with a ``message_thread``."""
+    agents = state.get("agent_states")
+    if not isinstance(agents, dict):
+        raise SourceError(path, "agent_states", f"a TeamState must hold its agents' states "
+                          f"as an object, found {json_type(agents)}")
+    managers = [name for name, agent in agents.items()
+                if isinstance(agent, dict) and "message_thread" in agent]
+    if len(managers) != 1:
+        raise SourceError(path, "agent_states", f"expected one group chat manager state with "
+                          f"a 'message_thread', found {len(managers)}")
+    thread = agents[managers[0]]["message_thread"]
+    where = f"agent_states.{managers[0]}.message_thread"
+    if not isinstance(thread, list):
+        raise SourceError(path, where, f"must be a list of message dumps, found "
+                          f"{json_type(thread)}")
+    if not thread:
+        raise SourceError(path, where, "empty: the team was reset (or never run) before "
+                          "save_state(); export the run_stream items or the TaskResult instead")
+    return managers[0], thread
+
+
+def _state_runs(path: Path, state: dict) -> list[tuple[str | None, list, dict | None]]:
+    """The runs of a team state's message thread. A team run again without ``reset()`` keeps
+    one thread: each run starts with its task, a message of ``user`` after another source's
+    (unless a participant is itself named ``user``, when the thread is one run)."""
+    name, thread = _manager(path, state)
+    items = [(f"agent_states.{name}.message_thread[{k}]", m) for k, m in enumerate(thread)]
+    if USER in state["agent_states"]:
+        return [(None, items, None)]
+    runs: list[list] = []
+    previous = None
+    for where, item in items:
+        source = item.get("source") if isinstance(item, dict) else None
+        if not runs or (source == USER and previous not in (None, USER)):
+            runs.append([])
+        runs[-1].append((where, item))
+        previous = source
+    if len(runs) == 1:
+        return [(None, runs[0], None)]
+    return [(f"run-{k}", run, None) for k, run in enumerate(runs, start=1)]
+
+
 def _runs(path: Path, shape: str, read: Any) -> list[tuple[str | None, list, dict | None]]:
-    """``(attempt label, [(where, item)], attempt record)`` of every run of the file."""
+    """``(label, [(where, item)], attempt record)`` of every run of the file (the label,
+    ``attempt-N`` or ``run-N``, names a run of a file that holds several)."""
     if shape in (LIST, LINES):
         return [(None, read, None)]
+    if shape == STATE:
+        return _state_runs(path, read)
     if shape == TASK_RESULT_SHAPE:
         return [(None, [(f"messages[{k}]", m) for k, m in enumerate(read["messages"])], None)]
     events = []
@@ -102,7 +153,7 @@ def _runs(path: Path, shape: str, read: Any) -> list[tuple[str | None, list, dic
     runs, start = [], 0
     for k, attempt in enumerate(attempts):
         size = attempt["events_before_fail"]
-        label = str(attempt.get("index", k + 1))
+        label = f"attempt-{attempt.get('index', k + 1)}"
         runs.append((label, events[start:start + size], attempt))
         start += size
     return runs
@@ -148,8 +199,8 @@ def import_traces(path: str | Path) -> list[ImportResult]:
 def import_file(path: str | Path) -> ImportResult:
     """The trace of a file that holds one run (a :class:`SourceError` for several: use
     :func:`import_traces`)."""
-    return one_run(Path(path), FORMAT, import_traces(path), "runs (attempts)",
-                   lead="the file holds ", where="attempts")
+    return one_run(Path(path), FORMAT, import_traces(path), "runs (attempts, or runs of a "
+                   "team state's thread)", lead="the file holds ", where="attempts")
 
 
 def _import_run(path: Path, shape: str, read: Any, label: str | None, records: list,
@@ -212,7 +263,7 @@ def _import_run(path: Path, shape: str, read: Any, label: str | None, records: l
     if raised:
         result.repairs["event time raised to the time of an event it depends on"] += raised
     events = turns.events
-    stem = path.stem if label is None or runs == 1 else f"{path.stem}:attempt-{label}"
+    stem = path.stem if label is None or runs == 1 else f"{path.stem}:{label}"
     result.recognised = _recognised(shape, [m[3] for m in mapped], magentic, read)
     task = read.get("task") if isinstance(read, dict) else None
     result.trace = turns.build.document(
@@ -222,7 +273,7 @@ def _import_run(path: Path, shape: str, read: Any, label: str | None, records: l
         topology="centralized" if magentic or len(orchestrators) > 1 else "unknown",
         rewards={"team": 0.0} if failed else {},
         costs={"tokens": sum(e.get("tokens", 0) for e in events),
-               "wall_clock_s": max(e["t"] for e in events),
+               "wall_clock_s": latest_end(events),
                "messages": turns.build.count("message"),
                "tool_calls": turns.build.count("tool_call")},
     )
@@ -366,7 +417,10 @@ def _recognised(shape: str, dumps: list[dict], magentic: bool, read: Any) -> dic
                       "(a run_stream recorder)",
             TASK_RESULT_SHAPE: "a TaskResult dump {messages, stop_reason}",
             LIST: "a list of AgentChat message dumps", LINES: "JSON Lines of AgentChat "
-                                                          "message dumps"}[shape]
+                                                          "message dumps",
+            STATE: "a TeamState (save_state) read through its manager's message_thread (the "
+                   "selector's speaker choices and the stop reason are not in it; the agents' "
+                   "own contexts repeat it)"}[shape]
     since = {"id": "message ids (recent AgentChat)",
              "created_at": "creation times (AgentChat since mid-2025)"}
     carried = ", ".join(since[f] for f in fields) or "neither ids nor creation times " \
@@ -401,6 +455,11 @@ def sniff(sample: Sample) -> str | None:
         if "stop_reason" in document and isinstance(messages, list) and messages and all(
                 _is_dump(m) for m in messages[:5]):
             return "a TaskResult: messages and stop_reason"
+    if isinstance(document, dict) and document.get("type") == "TeamState" \
+            and isinstance(document.get("agent_states"), dict) and any(
+                isinstance(a, dict) and isinstance(a.get("message_thread"), list)
+                for a in document["agent_states"].values()):
+        return "a TeamState (save_state): its manager's message_thread"
     if isinstance(document, list) and document and all(_is_dump(m) for m in document[:5]):
         return "a list of AgentChat message dumps"
     if sample.records and all(_is_dump(r) for r in sample.records[:5]):

@@ -10,7 +10,7 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
-from masrl.traces.importers._kit.common import ImportResult, SourceError, content_ref, read_text
+from masrl.traces.importers._kit.common import ImportResult, SourceError, content_ref, latest_end, read_text
 from masrl.traces.importers._kit.numbers import amount, count
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers._kit.sequential import Turns, usage_fields
@@ -184,7 +184,7 @@ def import_file(path: str | Path) -> ImportResult:
         trace_id=f"{FORMAT}:{path.stem}", task_id=path.stem, system="ChatDev",
         topology="planner_executor_critic", rewards={},
         costs={"tokens": sum(e.get("tokens", 0) for e in events),
-               "wall_clock_s": max(e["t"] for e in events),
+               "wall_clock_s": latest_end(events),
                "messages": turns.build.count("message")})
     return result.with_provenance()
 

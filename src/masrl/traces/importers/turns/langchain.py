@@ -16,6 +16,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     content_ref,
     json_type,
+    latest_end,
     one_run,
     read_jsonl,
     read_text,
@@ -132,7 +133,8 @@ def import_file(path: str | Path) -> ImportResult:
 
 
 def _agent(run: dict, by_id: dict, root_name: str, known: dict[int, str] | None = None) -> str:
-    """The agent of ``run``: the nearest ``langgraph_node`` named on it or up its parents, else
+    """The agent of ``run``: the nearest ``langgraph_node`` named on it or up its parents (the
+    worker holding it when that node is inside a subgraph, :func:`_graph_agent`), else
     ``root_name``. ``known`` (``id`` of a run -> its agent) carries the answers of one trace:
     every run passed on the way up has the same answer, so a deep tree is walked once, not once
     per run (quadratic in its depth)."""
@@ -146,8 +148,8 @@ def _agent(run: dict, by_id: dict, root_name: str, known: dict[int, str] | None 
             break
         passed.append(id(run))
         extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
-        node = next((holder["langgraph_node"] for holder in (extra.get("metadata"),
-                                                            run.get("metadata"))
+        node = next((_graph_agent(holder) for holder in (extra.get("metadata"),
+                                                        run.get("metadata"))
                      if isinstance(holder, dict) and isinstance(holder.get("langgraph_node"), str)),
                     None)
         if node is not None:
@@ -288,7 +290,7 @@ def _trace(path: Path, key: str, group: list, by_id: dict, traces: int) -> Impor
         trace_id=f"{FORMAT}:{stem}", task_id=key, system=f"{SYSTEM} ({root_name})",
         topology="unknown", rewards={},
         costs={"tokens": sum(e.get("tokens", 0) for e in events),
-               "wall_clock_s": max(e.get("t_end", e["t"]) for e in events),
+               "wall_clock_s": latest_end(events),
                "messages": turns.build.count("message"),
                "tool_calls": turns.build.count("tool_call")})
     return result.with_provenance()
@@ -301,6 +303,28 @@ CALLBACK_SKIPS = {"stream": "stream chunk: a piece of an output that follows who
                   "prompt": "prompt event: formatting, not a turn",
                   "parser": "parser event: formatting, not a turn",
                   "custom": "custom event: the application's own"}
+
+
+def _graph_agent(metadata: dict) -> str:
+    """Who acts in a run or a callback event, from its metadata: the graph node that runs it,
+    or, inside a subgraph (a worker built as a graph of its own, such as a ReAct agent under a
+    supervisor), the node of the enclosing graph that holds that subgraph ("researcher", not
+    its inner "agent" or "tools"). LangGraph names the nesting in ``langgraph_checkpoint_ns``
+    (``researcher:<task>|agent:<task>``, the node last) or ``checkpoint_ns`` (the enclosing
+    graph's namespace within a subgraph, the node's own at the top)."""
+    node = metadata.get("langgraph_node") if isinstance(metadata.get("langgraph_node"), str) \
+        else None
+    for key in ("langgraph_checkpoint_ns", "checkpoint_ns"):
+        namespace = metadata.get(key)
+        if not isinstance(namespace, str) or not namespace:
+            continue
+        names = [part.split(":", 1)[0] for part in namespace.split("|")]
+        if node is not None and names[-1] == node:
+            names.pop()  # the node's own place: the graph that holds it is before
+        if names and names[-1]:
+            return names[-1]
+        break
+    return node if node is not None else "agent"
 
 
 def _callbacks(path: Path, values: list) -> ImportResult:
@@ -320,8 +344,7 @@ def _callbacks(path: Path, values: list) -> ImportResult:
         name = record["event"]
         run = str(record.get("run_id"))
         metadata = record.get("metadata") if isinstance(record.get("metadata"), dict) else {}
-        agent = metadata.get("langgraph_node") if isinstance(
-            metadata.get("langgraph_node"), str) else "agent"
+        agent = _graph_agent(metadata)
         data = record.get("data") if isinstance(record.get("data"), dict) else {}
         tool = record.get("name") if isinstance(record.get("name"), str) else None
         base = {"t": 0, "x_source": where, "agent": agent}

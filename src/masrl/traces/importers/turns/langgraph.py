@@ -16,6 +16,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     content_ref,
     json_type,
+    latest_end,
     read_jsonl,
     read_text,
     source_error,
@@ -223,7 +224,7 @@ def import_file(path: str | Path) -> ImportResult:
     result.trace = turns.build.document(
         trace_id=f"{FORMAT}:{path.stem}", task_id=path.stem, system=SYSTEM, topology="unknown",
         rewards={}, costs={"tokens": sum(e.get("tokens", 0) for e in events),
-                           "wall_clock_s": max(e["t"] for e in events),
+                           "wall_clock_s": latest_end(events),
                            "messages": turns.build.count("message"),
                            "tool_calls": turns.build.count("tool_call")})
     return result.with_provenance()
@@ -382,6 +383,8 @@ def _sample_values(sample) -> list:
         return document
     if document is not None:
         return [document]
+    if sample.values is not None:  # JSON Lines of [namespace, record] pairs (subgraphs=True)
+        return sample.values
     return sample.records or []
 
 

@@ -17,6 +17,7 @@ from masrl.traces.importers._kit.common import (
     SourceError,
     TraceBuilder,
     content_ref,
+    latest_end,
     read_json,
 )
 from masrl.traces.importers._kit.content import GOLD, label
@@ -126,7 +127,7 @@ def import_file(path: str | Path) -> ImportResult:
         topology=TOPOLOGY[system],
         rewards={} if correct is None else {"team": 1.0 if correct else 0.0},
         costs={"tokens": sum(e.get("tokens", 0) for e in build.events),
-               "wall_clock_s": max(e["t"] for e in build.events),
+               "wall_clock_s": latest_end(build.events),
                "messages": build.count("message")},
     )
     return result.with_provenance()

@@ -9,7 +9,7 @@ from pathlib import Path
 from atif import Trajectory
 
 from masrl.traces.importers._kit.accounting import Account
-from masrl.traces.importers._kit.common import TraceBuilder
+from masrl.traces.importers._kit.common import TraceBuilder, latest_end
 from masrl.traces.importers.sessions.atif.emission import masrl_block
 from masrl.traces.importers.sessions.atif.trajectories import MISSING_FEATURE, schema_version
 from masrl.wording import count
@@ -63,7 +63,7 @@ def run_costs(build: TraceBuilder, segments: list, features: Counter,
     charge it the earlier segments' cost too (counted instead)."""
     events = build.events
     costs = {"tokens": sum(e.get("tokens", 0) for e in events),
-             "wall_clock_s": max(e["t"] for e in events),
+             "wall_clock_s": latest_end(events),
              "tool_calls": build.count("tool_call"),
              "messages": build.count("message")}
     step_costs = [e["cost_usd"] for e in events if "cost_usd" in e]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from masrl.traces.importers._kit.accounting import iso_from_ns
-from masrl.traces.importers._kit.common import ImportResult
+from masrl.traces.importers._kit.common import ImportResult, latest_end
 from masrl.traces.importers._kit.sampling import Sample
 from masrl.traces.importers.sessions.claude_code.discovery import discover
 from masrl.traces.importers.sessions.claude_code.emission import Emitter
@@ -57,7 +57,7 @@ def import_file(path: str | Path) -> ImportResult:
         topology="harness",
         rewards={},
         costs={"tokens": tokens,
-               "wall_clock_s": max(e["t"] for e in build.events),
+               "wall_clock_s": latest_end(build.events),
                "tool_calls": build.count("tool_call"),
                "messages": build.count("message")},
     )
