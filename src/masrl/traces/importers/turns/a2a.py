@@ -78,6 +78,21 @@ def _unwrap(value: Any) -> tuple[str | None, Any]:
     return None, value
 
 
+def _v1_object(value: Any) -> bool:
+    """A version 1.0 object as the SDK's ``MessageToDict`` writes it (no ``kind``; enum names
+    such as ``ROLE_USER`` and ``TASK_STATE_COMPLETED``), bare or wrapped as a stream response
+    ``{task}``, ``{message}``, ``{statusUpdate}``, ``{artifactUpdate}``."""
+    kind, inner = _unwrap(value)
+    if kind is None or not isinstance(inner, dict) or "kind" in inner:
+        return False
+    if kind == "message":
+        return inner.get("role") in ("ROLE_USER", "ROLE_AGENT")
+    if kind == "artifact-update":
+        return isinstance(inner.get("artifact"), dict) and isinstance(inner.get("taskId"), str)
+    state = inner["status"].get("state") if isinstance(inner.get("status"), dict) else None
+    return isinstance(state, str) and state.startswith("TASK_STATE_")
+
+
 def _context(record: Any) -> str | None:
     if not isinstance(record, dict):
         return None
@@ -99,9 +114,10 @@ def _version(values: list) -> tuple[str, str]:
     if methods & {"SendMessage", "SendStreamingMessage"} or any(
             isinstance(r, dict) and isinstance(r.get("result"), dict)
             and _kind(r["result"]) is None and _unwrap(r["result"])[0] is not None
-            for _, r in values):
-        return "1.0", "protobuf JSON: SendMessage methods or results wrapped as {task}, " \
-                      "{message}..."
+            for _, r in values) or any(
+            isinstance(r, dict) and "jsonrpc" not in r and _v1_object(r) for _, r in values):
+        return "1.0", "protobuf JSON: SendMessage methods, results wrapped as {task}, " \
+                      "{message}..., or objects with ROLE_ and TASK_STATE_ names"
     if methods & {"tasks/send", "tasks/sendSubscribe"}:
         return "0.1", "tasks/send methods (parts with 'type', no 'kind')"
     return "0.2+", "objects with 'kind' (message/send methods)"
@@ -310,19 +326,19 @@ def _is_record(value: Any) -> bool:
             or "error" in value
     kind = value.get("kind")
     return isinstance(kind, str) and kind in ("task", "message", "status-update",
-                                              "artifact-update")
+                                              "artifact-update") or _v1_object(value)
 
 
 def sniff(sample: Sample) -> str | None:
     """A2A protocol traffic: JSON-RPC records (``message/send`` requests, results that are
-    tasks, messages or stream events) or A2A objects with ``kind`` ``task`` / ``message`` /
-    ``status-update`` / ``artifact-update``."""
+    tasks, messages or stream events), A2A objects with ``kind`` ``task`` / ``message`` /
+    ``status-update`` / ``artifact-update``, or version 1.0 objects (``_v1_object``)."""
     document = sample.document
     values = document if isinstance(document, list) else (
         [document] if document is not None else sample.records or [])
     if values and all(_is_record(v) for v in values[:10]) and any(
             isinstance(v, dict) and (v.get("method") in SEND_METHODS or _kind(v) is not None
-                                     or isinstance(v.get("result"), dict))
+                                     or isinstance(v.get("result"), dict) or _v1_object(v))
             for v in values[:10]):
         return "A2A JSON-RPC records or task and message objects"
     return None
@@ -330,5 +346,6 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
-    return ("looks for A2A JSON-RPC records (message/send, tasks...) or objects with kind "
-            "task, message, status-update or artifact-update")
+    return ("looks for A2A JSON-RPC records (message/send, tasks...), objects with kind "
+            "task, message, status-update or artifact-update, or version 1.0 objects (ROLE_ "
+            "and TASK_STATE_ names, bare or wrapped as {task}, {statusUpdate}...)")
