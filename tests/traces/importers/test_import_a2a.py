@@ -106,3 +106,16 @@ def test_version_1_objects_without_kind_are_recognised():
                                                      "mapped": 4, "skipped": 2}
     assert conservation_problems(result.trace) == []
     assert validate_document(result.trace).problems == []
+
+
+def test_a_task_state_marks_an_event_of_its_own_task():
+    """A direct reply (a message, no task), then a new task whose first record only repeats the
+    request: its state (submitted) marks nothing rather than the earlier reply. A task's state
+    marks its status message rather than its artifact, a state without a message the task's
+    last event, and a task read again in the same state (GetTask) changes nothing."""
+    events = import_file("auto", FOLDER / "v1_reply_then_task.jsonl").trace["events"]
+    assert [(e["agent"], e.get("x_artifact"), e.get("x_task_state")) for e in events] == [
+        ("user", None, None), ("agent", None, None),  # hello, hello
+        ("user", None, None), ("agent", True, "TASK_STATE_COMPLETED"),  # mix-1's recipe
+        ("user", None, None), ("agent", None, "TASK_STATE_COMPLETED"),  # mix-2's message
+        ("agent", True, None)]  # mix-2's recipe

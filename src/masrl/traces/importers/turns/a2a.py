@@ -132,6 +132,8 @@ class _Log:
         self.t = 0.0
         self.count = 0
         self.origin: int | None = None  # microseconds since 1970 of the first time read
+        self.of_task: dict[str, dict] = {}  # task id -> the last agent event of that task
+        self.state_of: dict[str, str] = {}  # task id -> the last state read for it
 
     def time(self, where: str, status: Any) -> None:
         stamp = status.get("timestamp") if isinstance(status, dict) else None
@@ -183,6 +185,7 @@ class _Log:
 
     def obj(self, where: str, kind: str, value: dict) -> list[dict]:
         added: list[dict] = []
+        said: list[dict] = []  # the event of the status's message
         status = value.get("status") if isinstance(value.get("status"), dict) else None
         self.time(where, status)
         if kind == "message":
@@ -192,21 +195,34 @@ class _Log:
             for j, message in enumerate(history):
                 added += self.message(f"{where}.history[{j}]", message)
             if status is not None:
-                added += self.message(f"{where}.status.message", status.get("message"))
+                said = self.message(f"{where}.status.message", status.get("message"))
+                added += said
             artifacts = value.get("artifacts") if isinstance(value.get("artifacts"), list) \
                 else []
             for j, artifact in enumerate(artifacts):
                 added += self.artifact(f"{where}.artifacts[{j}]", artifact, False)
         elif kind == "status-update":
             if status is not None:
-                added += self.message(f"{where}.status.message", status.get("message"))
+                said = self.message(f"{where}.status.message", status.get("message"))
+                added += said
         elif kind == "artifact-update":
             added += self.artifact(f"{where}.artifact", value.get("artifact"),
                                    value.get("append") is True)
+        task = value.get("id") if kind == "task" else value.get("taskId")
+        task = task if isinstance(task, str) and task else None
+        for event in added:
+            if task is not None and event["agent"] == AGENT:
+                self.of_task[task] = event
         state = status.get("state") if status is not None else None
-        if isinstance(state, str) and state:
-            target = added[-1] if added else next(
-                (e for e in reversed(self.turns.events) if e["agent"] == AGENT), None)
+        if isinstance(state, str) and state and not (
+                task is not None and not added and self.state_of.get(task) == state):
+            if task is not None:
+                self.state_of[task] = state
+            # the state is the status's: on its message when it has one, else on the last
+            # event added, else on the last agent event of the same task (not of another one)
+            target = said[-1] if said else added[-1] if added else (
+                self.of_task.get(task) if task is not None else next(
+                    (e for e in reversed(self.turns.events) if e["agent"] == AGENT), None))
             if target is not None:
                 target["x_task_state"] = state
                 if state in FAILED:
