@@ -177,3 +177,17 @@ def test_parallel_branches_start_together_and_join():
     assert trace["costs"]["tokens"] == 89 + 81 + 102 + 130
     assert conservation_problems(trace) == []
     assert validate_document(trace).problems == []
+
+
+def test_parallel_nodes_of_a_workflow_run_side_by_side():
+    """ADK 2's Workflow gives each node it runs in parallel a branch ``name@1`` (no dot); the
+    join node's event (an output, no content) is skipped, and the next node follows both."""
+    result = import_file("auto", FOLDER / "workflow_branches.jsonl")
+    trace = result.trace
+    assert [(e["id"], e["agent"]) for e in trace["events"]] == [
+        ("a0.0", "user"), ("a1.0", "road_pricer"), ("a2.0", "trail_pricer"),
+        ("a4.0", "quoter")]
+    assert sorted((src, dst) for src, dst, _, _ in edges(trace)) == [
+        ("a0.0", "a1.0"), ("a0.0", "a2.0"), ("a1.0", "a4.0"), ("a2.0", "a4.0")]
+    assert result.skipped == {"actions only: a state or artifact update, no turn": 1}
+    assert conservation_problems(trace) == []
