@@ -89,3 +89,33 @@ def test_a_stream_event_whose_data_is_not_json_names_its_line(tmp_path):
                         ": keep-alive\n\nid: 2\ndata: {\"jsonrpc\": \n\n", "6",
                         "not a JSON record (Expecting value at column 13); is the line "
                         "truncated?")
+
+
+def test_version_1_objects_without_kind_are_recognised():
+    """What the 1.x SDK's client yields, written with ``MessageToDict``: stream responses
+    wrapped as {task} / {statusUpdate} / {artifactUpdate}, then the task ``get_task`` returns,
+    bare; none has ``kind``."""
+    result = import_file("auto", FOLDER / "v1_client_events.jsonl")
+    assert (result.format, result.recognised["version"], result.recognised["shape"]) == (
+        "a2a", "1.0", "objects")
+    assert [(e["agent"], e.get("x_artifact"), e.get("x_task_state"), e["t"])
+            for e in result.trace["events"]] == [
+        ("user", None, "TASK_STATE_SUBMITTED", 0), ("agent", None, "TASK_STATE_WORKING", 0),
+        ("agent", True, None, 0), ("agent", None, "TASK_STATE_COMPLETED", 2.0)]
+    assert result.trace["provenance"]["records"] == {"unit": "record", "read": 6,
+                                                     "mapped": 4, "skipped": 2}
+    assert conservation_problems(result.trace) == []
+    assert validate_document(result.trace).problems == []
+
+
+def test_a_task_state_marks_an_event_of_its_own_task():
+    """A direct reply (a message, no task), then a new task whose first record only repeats the
+    request: its state (submitted) marks nothing rather than the earlier reply. A task's state
+    marks its status message rather than its artifact, a state without a message the task's
+    last event, and a task read again in the same state (GetTask) changes nothing."""
+    events = import_file("auto", FOLDER / "v1_reply_then_task.jsonl").trace["events"]
+    assert [(e["agent"], e.get("x_artifact"), e.get("x_task_state")) for e in events] == [
+        ("user", None, None), ("agent", None, None),  # hello, hello
+        ("user", None, None), ("agent", True, "TASK_STATE_COMPLETED"),  # mix-1's recipe
+        ("user", None, None), ("agent", None, "TASK_STATE_COMPLETED"),  # mix-2's message
+        ("agent", True, None)]  # mix-2's recipe

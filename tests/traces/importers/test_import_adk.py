@@ -156,3 +156,38 @@ def test_counts_written_as_text_are_read_and_counted(tmp_path):
         import_file("adk", path)
     assert str(caught.value) == (f"{path}:events[5]: usage_metadata.prompt_token_count must be "
                                  "a count of 0 or more, found the number -470")
+
+
+def test_parallel_branches_start_together_and_join():
+    """A ParallelAgent's sub-agents write events in branches ``counters.apple_counter`` and
+    ``counters.pear_counter``, interleaved: each branch follows the person's message, not the
+    other branch, and the next event outside the branches (the tally) follows both."""
+    result = import_file("auto", FOLDER / "parallel_branches.json")
+    trace = result.trace
+    assert [(e["id"], e["type"], e["agent"], e.get("x_branch")) for e in trace["events"]] == [
+        ("a0.0", "message", "user", None),
+        ("a1.0", "tool_call", "apple_counter", "counters.apple_counter"),
+        ("a2.0", "message", "pear_counter", "counters.pear_counter"),
+        ("a3.0", "tool_result", "apple_counter", "counters.apple_counter"),
+        ("a4.0", "message", "apple_counter", "counters.apple_counter"),
+        ("a5.0", "message", "tally", None)]
+    assert sorted((src, dst) for src, dst, _, _ in edges(trace)) == [
+        ("a0.0", "a1.0"), ("a0.0", "a2.0"), ("a1.0", "a3.0"), ("a2.0", "a5.0"),
+        ("a3.0", "a4.0"), ("a4.0", "a5.0")]
+    assert trace["costs"]["tokens"] == 89 + 81 + 102 + 130
+    assert conservation_problems(trace) == []
+    assert validate_document(trace).problems == []
+
+
+def test_parallel_nodes_of_a_workflow_run_side_by_side():
+    """ADK 2's Workflow gives each node it runs in parallel a branch ``name@1`` (no dot); the
+    join node's event (an output, no content) is skipped, and the next node follows both."""
+    result = import_file("auto", FOLDER / "workflow_branches.jsonl")
+    trace = result.trace
+    assert [(e["id"], e["agent"]) for e in trace["events"]] == [
+        ("a0.0", "user"), ("a1.0", "road_pricer"), ("a2.0", "trail_pricer"),
+        ("a4.0", "quoter")]
+    assert sorted((src, dst) for src, dst, _, _ in edges(trace)) == [
+        ("a0.0", "a1.0"), ("a0.0", "a2.0"), ("a1.0", "a4.0"), ("a2.0", "a4.0")]
+    assert result.skipped == {"actions only: a state or artifact update, no turn": 1}
+    assert conservation_problems(trace) == []

@@ -79,6 +79,21 @@ def _unwrap(value: Any) -> tuple[str | None, Any]:
     return None, value
 
 
+def _v1_object(value: Any) -> bool:
+    """A version 1.0 object as the SDK's ``MessageToDict`` writes it (no ``kind``; enum names
+    such as ``ROLE_USER`` and ``TASK_STATE_COMPLETED``), bare or wrapped as a stream response
+    ``{task}``, ``{message}``, ``{statusUpdate}``, ``{artifactUpdate}``."""
+    kind, inner = _unwrap(value)
+    if kind is None or not isinstance(inner, dict) or "kind" in inner:
+        return False
+    if kind == "message":
+        return inner.get("role") in ("ROLE_USER", "ROLE_AGENT")
+    if kind == "artifact-update":
+        return isinstance(inner.get("artifact"), dict) and isinstance(inner.get("taskId"), str)
+    state = inner["status"].get("state") if isinstance(inner.get("status"), dict) else None
+    return isinstance(state, str) and state.startswith("TASK_STATE_")
+
+
 def _context(record: Any) -> str | None:
     if not isinstance(record, dict):
         return None
@@ -100,9 +115,10 @@ def _version(values: list) -> tuple[str, str]:
     if methods & {"SendMessage", "SendStreamingMessage"} or any(
             isinstance(r, dict) and isinstance(r.get("result"), dict)
             and _kind(r["result"]) is None and _unwrap(r["result"])[0] is not None
-            for _, r in values):
-        return "1.0", "protobuf JSON: SendMessage methods or results wrapped as {task}, " \
-                      "{message}..."
+            for _, r in values) or any(
+            isinstance(r, dict) and "jsonrpc" not in r and _v1_object(r) for _, r in values):
+        return "1.0", "protobuf JSON: SendMessage methods, results wrapped as {task}, " \
+                      "{message}..., or objects with ROLE_ and TASK_STATE_ names"
     if methods & {"tasks/send", "tasks/sendSubscribe"}:
         return "0.1", "tasks/send methods (parts with 'type', no 'kind')"
     return "0.2+", "objects with 'kind' (message/send methods)"
@@ -117,6 +133,8 @@ class _Log:
         self.t = 0.0
         self.count = 0
         self.origin: int | None = None  # microseconds since 1970 of the first time read
+        self.of_task: dict[str, dict] = {}  # task id -> the last agent event of that task
+        self.state_of: dict[str, str] = {}  # task id -> the last state read for it
 
     def time(self, where: str, status: Any) -> None:
         stamp = status.get("timestamp") if isinstance(status, dict) else None
@@ -168,6 +186,7 @@ class _Log:
 
     def obj(self, where: str, kind: str, value: dict) -> list[dict]:
         added: list[dict] = []
+        said: list[dict] = []  # the event of the status's message
         status = value.get("status") if isinstance(value.get("status"), dict) else None
         self.time(where, status)
         if kind == "message":
@@ -177,21 +196,34 @@ class _Log:
             for j, message in enumerate(history):
                 added += self.message(f"{where}.history[{j}]", message)
             if status is not None:
-                added += self.message(f"{where}.status.message", status.get("message"))
+                said = self.message(f"{where}.status.message", status.get("message"))
+                added += said
             artifacts = value.get("artifacts") if isinstance(value.get("artifacts"), list) \
                 else []
             for j, artifact in enumerate(artifacts):
                 added += self.artifact(f"{where}.artifacts[{j}]", artifact, False)
         elif kind == "status-update":
             if status is not None:
-                added += self.message(f"{where}.status.message", status.get("message"))
+                said = self.message(f"{where}.status.message", status.get("message"))
+                added += said
         elif kind == "artifact-update":
             added += self.artifact(f"{where}.artifact", value.get("artifact"),
                                    value.get("append") is True)
+        task = value.get("id") if kind == "task" else value.get("taskId")
+        task = task if isinstance(task, str) and task else None
+        for event in added:
+            if task is not None and event["agent"] == AGENT:
+                self.of_task[task] = event
         state = status.get("state") if status is not None else None
-        if isinstance(state, str) and state:
-            target = added[-1] if added else next(
-                (e for e in reversed(self.turns.events) if e["agent"] == AGENT), None)
+        if isinstance(state, str) and state and not (
+                task is not None and not added and self.state_of.get(task) == state):
+            if task is not None:
+                self.state_of[task] = state
+            # the state is the status's: on its message when it has one, else on the last
+            # event added, else on the last agent event of the same task (not of another one)
+            target = said[-1] if said else added[-1] if added else (
+                self.of_task.get(task) if task is not None else next(
+                    (e for e in reversed(self.turns.events) if e["agent"] == AGENT), None))
             if target is not None:
                 target["x_task_state"] = state
                 if state in FAILED:
@@ -311,19 +343,19 @@ def _is_record(value: Any) -> bool:
             or "error" in value
     kind = value.get("kind")
     return isinstance(kind, str) and kind in ("task", "message", "status-update",
-                                              "artifact-update")
+                                              "artifact-update") or _v1_object(value)
 
 
 def sniff(sample: Sample) -> str | None:
     """A2A protocol traffic: JSON-RPC records (``message/send`` requests, results that are
-    tasks, messages or stream events) or A2A objects with ``kind`` ``task`` / ``message`` /
-    ``status-update`` / ``artifact-update``."""
+    tasks, messages or stream events), A2A objects with ``kind`` ``task`` / ``message`` /
+    ``status-update`` / ``artifact-update``, or version 1.0 objects (``_v1_object``)."""
     document = sample.document
     values = document if isinstance(document, list) else (
         [document] if document is not None else sample.records or [])
     if values and all(_is_record(v) for v in values[:10]) and any(
             isinstance(v, dict) and (v.get("method") in SEND_METHODS or _kind(v) is not None
-                                     or isinstance(v.get("result"), dict))
+                                     or isinstance(v.get("result"), dict) or _v1_object(v))
             for v in values[:10]):
         return "A2A JSON-RPC records or task and message objects"
     return None
@@ -331,5 +363,6 @@ def sniff(sample: Sample) -> str | None:
 
 def refusal(sample: Sample) -> str:
     """What the sniffer looked for."""
-    return ("looks for A2A JSON-RPC records (message/send, tasks...) or objects with kind "
-            "task, message, status-update or artifact-update")
+    return ("looks for A2A JSON-RPC records (message/send, tasks...), objects with kind "
+            "task, message, status-update or artifact-update, or version 1.0 objects (ROLE_ "
+            "and TASK_STATE_ names, bare or wrapped as {task}, {statusUpdate}...)")

@@ -117,12 +117,43 @@ class _Session:
         self.turns = Turns()
         self.camel = Counter()
         self.transfer: str | None = None  # target of a transfer_to_agent call not yet done
+        # Agents that run side by side write their events in branches: "parent.child" for a
+        # ParallelAgent's sub-agents, "node@1" for a Workflow's parallel nodes (ADK 2). Each
+        # branch follows the events before the fork; the first event outside them follows
+        # every branch.
+        self.fork: tuple[str, list[str]] | None = None  # (parent branch, frontier at the fork)
+        self.branches: dict[str, list[str]] = {}  # branch -> its own frontier
+
+    def _enter_branch(self, branch: Any) -> str | None:
+        """Set the frontier for an event of ``branch``; the branch whose frontier to keep."""
+        turns = self.turns
+        branch = branch if isinstance(branch, str) and branch else None
+        inside = branch is not None and self.fork is not None and (
+            self.fork[0] == "" or branch.startswith(self.fork[0] + "."))
+        if not inside and self.fork is not None:  # the parallel block is over: join it
+            turns.frontier = [e for frontier in self.branches.values() for e in frontier]
+            self.fork, self.branches = None, {}
+        if branch is not None and self.fork is None:
+            self.fork = (branch.rsplit(".", 1)[0] if "." in branch else "",
+                         list(turns.frontier))
+        if self.fork is None or branch is None:
+            return None
+        turns.frontier = list(self.branches.get(branch, self.fork[1]))
+        return branch
 
     def event(self, k: int, where: str, event: Any, t: float | None) -> None:
         self.account.read()
         if not isinstance(event, dict):
             raise SourceError(self.path, where, f"an event must be an object, found "
                               f"{json_type(event)}")
+        branch = self._enter_branch(event.get("branch"))
+        try:
+            self._event(k, where, event, t)
+        finally:
+            if branch is not None:
+                self.branches[branch] = list(self.turns.frontier)
+
+    def _event(self, k: int, where: str, event: dict, t: float | None) -> None:
         self.camel["camel" if any(key in event for key in ("invocationId", "usageMetadata",
                                                             "longRunningToolIds"))
                    else "snake"] += 1
