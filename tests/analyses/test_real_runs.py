@@ -204,3 +204,18 @@ def test_chapter_figures(traces_dir):
     sub = real_runs_views.subagent_figures(subs, real_runs.token_shares(items), cc_runs)
     assert (sub["tasks"], sub["compactions"], sub["overlapping_calls"]) == (1, 1, 2)
     assert real_runs_views.delegation_figures(real_runs.delegations(items))["top_share"] == "50%"
+
+
+def test_a_background_command_runs_on_and_is_no_wait_that_overlaps():
+    """A Claude Code shell command run in the background has a later, ``async`` result (its
+    notice): it ran on while the agent went on, so it is a background call, and its long
+    wait does not make the calls the agent made meanwhile overlap it."""
+    from masrl.traces import replay as replay_of
+    from masrl.traces.importers import import_file
+    from masrl.traces.validate import validate_document
+
+    result = import_file("claude-code", FIXTURES / "claude_code" / "notifications.jsonl")
+    report = validate_document(result.trace, source="notifications.jsonl")
+    item = real_runs.Imported(None, result, report, replay_of(report.trace))
+    assert real_runs.background_tool_calls(item) == 2
+    assert real_runs.overlapping_tool_calls(item) == 0

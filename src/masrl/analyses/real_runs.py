@@ -16,7 +16,10 @@ Definitions (quoted by the book):
   sub-agent's spawn and its return; 0 means the spawner waited.
 * *overlapping tool calls*: tool calls of one agent whose wait (from the call to its result)
   overlaps the wait of another call of the same agent; they were issued together and waited on
-  together, which is concurrency of tools, not of agents.
+  together, which is concurrency of tools, not of agents. A result that arrives while the agent
+  goes on (an ``async`` tool dependency: a background command's notice) is no wait.
+* *background tool calls*: tool calls with such a later, ``async`` result: commands that kept
+  running while their agent went on.
 * *relative position of the mistake*: (k + 1) / n for the labelled step k (0-based) of a run of
   n steps, k counted in the trace's dependency order; 1 is the last step.
 """
@@ -264,6 +267,7 @@ def runs(items: list[Imported]) -> pd.DataFrame:
             "tokens": metrics["tokens"]["total"],
             "wall clock (s)": metrics["wall_clock"],
             "overlapping tool calls": overlapping_tool_calls(item),
+            "background tool calls": background_tool_calls(item),
         })
     return pd.DataFrame(rows)
 
@@ -293,8 +297,9 @@ def overlapping_tool_calls(item: Imported) -> int:
     trace = item.trace
     events, edges = trace.events, trace.edges
     waits: dict[str, list[tuple[float, float]]] = {}
+    modes = trace.edge_records.optional("mode")
     for k, kind in enumerate(trace.edge_records.column("type")):
-        if kind != "tool_dependency":
+        if kind != "tool_dependency" or modes[k] == "async":  # no wait: the agent went on
             continue
         call, result = int(edges.src[k]), int(edges.dst[k])
         waits.setdefault(events.agent(call), []).append(
@@ -305,6 +310,15 @@ def overlapping_tool_calls(item: Imported) -> int:
             if any(j != k and s < end and start < e for j, (s, e) in enumerate(spans)):
                 count += 1
     return count
+
+
+def background_tool_calls(item: Imported) -> int:
+    """Tool calls with an ``async`` result (module docstring): commands that ran on while
+    their agent went on."""
+    trace = item.trace
+    kinds, modes = trace.edge_records.column("type"), trace.edge_records.optional("mode")
+    return len({int(trace.edges.src[k]) for k, (kind, mode) in enumerate(zip(kinds, modes))
+                if kind == "tool_dependency" and mode == "async"})
 
 
 def delegations(items: list[Imported], source_key: str = "magentic-one") -> pd.DataFrame:

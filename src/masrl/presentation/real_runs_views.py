@@ -125,7 +125,8 @@ def subagent_figures(subs: pd.DataFrame, shares: pd.DataFrame,
     """Over the sessions of one source (``runs`` are its rows of the runs table): sessions,
     sessions with Task sub-agents, Task sub-agents, compactions, the smallest and largest share
     of a session's tokens spent by its Task sub-agents, events of a spawner while its sub-agent
-    is alive, sub-agents that overlap another, and tool calls that overlap another call."""
+    is alive, sub-agents that overlap another, tool calls that overlap another call, and tool
+    calls that ran on in the background."""
     tasks = subs[subs["kind"] == "Task"]
     task_share = shares[(shares["spent by"] == "Task sub-agents") & (shares["tokens"] > 0)]
     return {
@@ -138,6 +139,7 @@ def subagent_figures(subs: pd.DataFrame, shares: pd.DataFrame,
         "spawner_busy": int(subs["spawner events while alive"].sum()),
         "overlaps": int(subs["overlaps another sub-agent"].sum()),
         "overlapping_calls": int(runs["overlapping tool calls"].sum()),
+        "background_calls": int(runs["background tool calls"].sum()),
         "tool_calls": int(runs["tool calls"].sum()),
     }
 
