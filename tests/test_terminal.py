@@ -39,3 +39,20 @@ def test_a_text_at_the_limit_is_whole():
 def test_abbreviating_never_reveals_a_control_character():
     text = "\x1b" * 600 + "\n" * 600
     assert "\x1b" not in printable(text) and "\n" not in printable(text)
+
+
+def test_a_byte_of_a_file_name_that_is_not_utf8_is_shown_as_the_byte():
+    """Python holds such a byte as a lone surrogate U+DC80-U+DCFF; the trace, the corpus id
+    and the --json outputs write it ``\\xNN``, so the terminal line does too (it said
+    ``\\udcff``, which names no byte the user can find)."""
+    import os
+
+    from masrl.terminal import names_as_text
+
+    name = os.fsdecode(b"run\xff\xe9.json")
+    assert printable(name) == "run\\xff\\xe9.json"
+    assert names_as_text(name) == "run\\xff\\xe9.json"
+    assert names_as_text({name: [name, {"k": name}], "ok": "caf\u00e9 \U0001f480"}) == {
+        "run\\xff\\xe9.json": ["run\\xff\\xe9.json", {"k": "run\\xff\\xe9.json"}],
+        "ok": "caf\u00e9 \U0001f480"}
+    assert printable("\ud800") == "\\ud800"  # not a byte of a name: as Python writes it

@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 
-from masrl.terminal import printable
+from masrl.terminal import names_as_text, printable
 
 # (json, math and pathlib are imported where they are used: `masrl --version` and `--help`
 # import this module and nothing else of the package's commands)
@@ -124,7 +124,18 @@ def json_text(value, deep: bool = False) -> str:
     encoder is written by an explicit stack instead, the same text except that indentation
     stops growing past :data:`MAX_INDENT_LEVELS` levels: still JSON, linear in size. A caller
     that knows the value is deep says ``deep=True`` and skips the encoder's attempt.
+
+    A file name that is not UTF-8 is written with those bytes as ``\\xNN``, as the traces and
+    the terminal lines write it (:func:`masrl.terminal.names_as_text`), not as the lone
+    surrogates in which Python holds them (``\\udcff``: no UTF-8 text can hold one).
     """
+    text = _json_text(value, deep)
+    if "\\ud" in text:  # a lone surrogate, or a character beyond U+FFFF written as a pair
+        text = _json_text(names_as_text(value), deep)
+    return text
+
+
+def _json_text(value, deep: bool) -> str:
     import json
 
     if not deep:

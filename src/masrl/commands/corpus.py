@@ -15,7 +15,6 @@ stdout (as JSON with ``--json``); a progress bar goes to stderr when it is a ter
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
@@ -23,7 +22,7 @@ import time
 from contextlib import contextmanager
 
 from masrl.commands import COMMANDS
-from masrl.commands.common import INVALID, OK, USAGE, finish
+from masrl.commands.common import INVALID, OK, USAGE, finish, json_text
 from masrl.terminal import printable
 
 # (OpenBLAS runs on one thread unless the user says otherwise: masrl.commands.main sets it
@@ -148,7 +147,7 @@ def run_corpus(args: argparse.Namespace) -> int:
                    "shards_resumed": built.resumed, "engine": args.engine,
                    "workers": built.workers, "seconds": round(elapsed, 3)})
     if args.json:
-        print(json.dumps(result, indent=2, sort_keys=True, allow_nan=False))
+        print(json_text(result))
     else:
         print(report(result))
     if result["valid"] == 0 and result["traces"] == result["unreadable"]:

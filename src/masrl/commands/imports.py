@@ -37,7 +37,7 @@ import sys
 from pathlib import Path
 
 from masrl.commands import COMMANDS
-from masrl.commands.common import INVALID, OK, USAGE, cannot_read
+from masrl.commands.common import INVALID, OK, USAGE, cannot_read, json_text
 from masrl.terminal import printable
 from masrl.traces.importers.registry import AUTO, FORMATS, REGISTRY
 from masrl.wording import count
@@ -224,4 +224,4 @@ def describe(summary: dict) -> str:
 def _print_json(summaries: list[dict], wanted: bool) -> None:
     if wanted:
         shown = summaries[0] if len(summaries) == 1 else summaries
-        print(json.dumps(shown, indent=2, sort_keys=True))
+        print(json_text(shown))

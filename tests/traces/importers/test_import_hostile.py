@@ -438,3 +438,32 @@ def test_import_of_a_log_whose_file_name_is_not_utf8_writes_the_trace(tmp_path, 
     assert main(["import", "auto", odd, "-o", str(out)]) == 0  # an internal error (3)
     assert json.loads(out.read_text(encoding="utf-8"))["trace_id"].endswith("run\\xe9")
     assert main(["validate", str(out)]) == 0
+
+
+def test_the_outputs_name_a_file_that_is_not_utf8_as_the_trace_does(tmp_path, capsys):
+    """The trace writes a byte of a file name that is not UTF-8 as ``\\xNN``; the --json
+    summaries and the lines of import and validate wrote the lone surrogate Python holds it
+    as (``\\udce9``), so the summary named a file the trace did not."""
+    import os
+
+    from masrl.commands import main
+
+    odd = os.fsdecode(os.fsencode(str(tmp_path)) + b"/run\xe9.json")
+    shutil.copy(FIXTURES / "who_and_when" / "captain_agent.json", odd)
+    out = os.fsdecode(os.fsencode(str(tmp_path)) + b"/trace\xe8.json")
+    shown = lambda path: os.fsencode(path).decode("utf-8", "backslashreplace")  # noqa: E731
+    capsys.readouterr()
+    assert main(["import", "auto", odd, "-o", out, "--json"]) == 0
+    captured = capsys.readouterr()
+    summary = json.loads(captured.out)
+    trace = json.loads(open(out, encoding="utf-8").read())
+    assert summary["source"] == shown(odd) and shown(odd).endswith("/run\\xe9.json")
+    assert trace["provenance"]["sources"][0]["name"] == "run\\xe9.json"
+    assert summary["files"] == [shown(odd)] and summary["output"] == shown(out)
+    assert "\\udc" not in captured.out and "\\udc" not in captured.err
+    assert main(["import", "auto", odd, "-o", out]) == 0
+    assert capsys.readouterr().err.startswith(f"{shown(odd)} -> {shown(out)}: ")
+    assert main(["validate", "--json", out]) == 0
+    assert json.loads(capsys.readouterr().out)["files"][0]["file"] == shown(out)
+    assert main(["validate", out]) == 0
+    assert capsys.readouterr().out.startswith(f"{shown(out)}: valid")

@@ -33,7 +33,7 @@ from masrl.files import (
     reason_of,
     write_text_atomically,
 )
-from masrl.terminal import LIMIT, printable
+from masrl.terminal import LIMIT, names_as_text, printable
 from masrl.traces import graph, piecewise_json, strict_json
 from masrl.traces.importers._kit.accounting import Account, figures
 from masrl.traces.importers._kit.content import Budget, Ref, content_summary
@@ -151,7 +151,7 @@ class ImportResult:
         if "schema_version" in self.trace:
             self.trace["schema_version"] = oldest_version(self.trace)
         if not all(_utf8(name) for name in [self.source, *self.files]):
-            self.trace.update(_names_as_text(self.trace))
+            self.trace.update(names_as_text(self.trace))
         return self
 
 
@@ -181,29 +181,6 @@ def _utf8(name: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
-
-
-def _names_as_text(value: Any) -> Any:
-    """``value`` with each byte of a file name that is not UTF-8 written ``\\xNN`` (as
-    ``masrl corpus`` writes such a name in its ids): the trace ids, sources and places an
-    importer takes from the names of the files it reads. Strict JSON refuses lone surrogates in
-    a log, so only a file name brings them; every other string is left as it is."""
-    stack, root = [], {"": value}
-    stack.append(root)
-    while stack:  # without recursion: a trace may be deep
-        node = stack.pop()
-        items = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
-        if isinstance(node, dict):
-            node.clear()
-        for key, item in items:
-            if isinstance(key, str) and not _utf8(key):
-                key = os.fsencode(key).decode("utf-8", "backslashreplace")
-            if isinstance(item, str) and not _utf8(item):
-                item = os.fsencode(item).decode("utf-8", "backslashreplace")
-            elif isinstance(item, (dict, list)):
-                stack.append(item)
-            node[key] = item
-    return root[""]
 
 
 def _settled(events: list[dict]) -> bool:
