@@ -26,6 +26,7 @@ import errno
 import functools
 import mmap
 import os
+import re
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -228,6 +229,28 @@ def compressed_hint(data) -> str:
     for magic, kind in WIDE_TEXT:
         if head.startswith(magic):
             return f"; {kind} text (as Windows PowerShell's > and Out-File write): save it as UTF-8"
+    return ""
+
+
+def layout_hint(text) -> str:
+    """The words that follow a JSON syntax error when the first KiB of ``text`` (the text or
+    bytes the parser was given) shows why, else ``""``: UTF-16 or UTF-32 text without a
+    byte-order mark (each ASCII character followed or preceded by NUL bytes, which decode as
+    UTF-8 to NUL characters: the error says nothing of it), or lines that end in a carriage
+    return alone (classic Mac OS: a JSON Lines file is then one line)."""
+    head = text[:1024]
+    if isinstance(head, (bytes, bytearray, memoryview)):
+        head = bytes(head).decode("latin-1")
+    for width, kind in ((4, "UTF-32"), (2, "UTF-16")):
+        units = [head[k:k + width] for k in range(0, len(head) - width + 1, width)]
+        for order, at in (("little-endian", 0), ("big-endian", width - 1)):
+            fitting = sum(unit[at] != "\x00" and unit.count("\x00") == width - 1
+                          for unit in units)
+            if units and fitting >= 0.75 * len(units):  # (some characters beyond ASCII)
+                return (f"; {kind} text ({order}) without a byte-order mark (NUL bytes between "
+                        "the characters): save it as UTF-8")
+    if "\n" not in head and re.search(r"\r\s*[\[{]", head):
+        return "; its lines end in a carriage return alone (classic Mac OS): end them with LF"
     return ""
 
 

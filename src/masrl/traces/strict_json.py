@@ -200,9 +200,14 @@ def _decoder(seen: _Seen) -> json.JSONDecoder:
 
 def _syntax(exc: json.JSONDecodeError) -> Finding:
     """The parser's fault, in its words less a dangling "at" ("Invalid control character at",
-    "Unterminated string starting at": our messages say where)."""
+    "Unterminated string starting at": our messages say where), and what the text's first KiB
+    shows of why (:func:`masrl.files.layout_hint`: UTF-16 without a byte-order mark, lines that
+    end in a carriage return alone)."""
+    from masrl.files import layout_hint
+
     said = _DANGLING_AT.sub("", exc.msg)
-    return Finding(NOT_JSON, None, f"not JSON: {said}", f"line {exc.lineno} column {exc.colno}",
+    return Finding(NOT_JSON, None, f"not JSON: {said}" + layout_hint(exc.doc),
+                   f"line {exc.lineno} column {exc.colno}",
                    line=exc.lineno, column=exc.colno, syntax=said)
 
 

@@ -27,6 +27,7 @@ from masrl.files import (
     check_input,
     compressed_hint,
     give_back,
+    layout_hint,
     limit_for,
     read_input,
     read_releasable,
@@ -727,7 +728,8 @@ def _record(path: Path, number: int, line: str) -> dict:
         fault = findings[0]
         raise SourceError(path, number, f"not a JSON record ({fault.syntax} at column "
                           f"{fault.column})" + ("; is the line truncated?"
-                                                if _ends_too_soon(line, fault) else ""))
+                                                if _ends_too_soon(line, fault) else "")
+                          + (layout_hint(line) if number == 1 else ""))
     if findings:
         raise source_error(path, number, findings[0])
     if not isinstance(record, dict):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from masrl.files import layout_hint
 from masrl.traces import strict_json
 from masrl.traces.importers._kit.common import (
     SourceError,
@@ -99,7 +100,8 @@ def sample(path: str | Path) -> Sample:
                                   "no importer reads it: write the log with json.dump")
             return Sample(path, text=text[:TEXT_CHARS], refused=document_fault(path, text)
                           or SourceError(path, number,
-                                         f"neither JSON nor JSON Lines ({found[0].syntax})"))
+                                         f"neither JSON nor JSON Lines ({found[0].syntax})"
+                                         + layout_hint(text)))
         if isinstance(record, dict):
             records.append(record)
         if isinstance(record, (dict, list)) and len(values) < SAMPLE_RECORDS:
