@@ -142,3 +142,16 @@ def test_another_negative_cost_is_still_refused(tmp_path):
     text = LOG.read_text(encoding="utf-8").replace("cost: $0.001254", "cost: $-2.500000")
     assert_source_error("chatdev", tmp_path / LOG.name, text, "33", "cost must be an amount "
                         "written with the digits 0-9, found the string \"-2.500000\"")
+
+
+def test_a_log_with_no_phase_and_no_turn_says_what_its_entries_are(tmp_path):
+    """A run that stopped after its setup (or a layout before ChatDev's release) was refused
+    with "no entry of the log is a phase or a turn", naming no line and nothing it held."""
+    assert_source_error(
+        "chatdev", tmp_path / "setup.log",
+        "[2026-10-01 09:30:00 INFO] **[Preprocessing]**\n\n**ChatDev Starts** (1)\n\n"
+        "[2026-10-01 09:30:01 INFO] System: **[RolePlaying]**\n\n| x |\n",
+        "1", "no entry of the log is a phase ('System: **[chatting]**') or a turn: its 2 "
+        "entries start with '**[Preprocessing]**', skipped as 1 preprocessing: the run's "
+        "configuration; 1 role-play setup: carried by the phase's decision (a run that stopped "
+        "after its setup, or a layout ChatDev wrote before its release)")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 from hostile_traces import deep_span_tree, enclosed_roots, one_agent_calls, parent_cycles
@@ -456,7 +457,7 @@ def test_the_outputs_name_a_file_that_is_not_utf8_as_the_trace_does(tmp_path, ca
     assert main(["import", "auto", odd, "-o", out, "--json"]) == 0
     captured = capsys.readouterr()
     summary = json.loads(captured.out)
-    trace = json.loads(open(out, encoding="utf-8").read())
+    trace = json.loads(Path(out).read_text(encoding="utf-8"))
     assert summary["source"] == shown(odd) and shown(odd).endswith("/run\\xe9.json")
     assert trace["provenance"]["sources"][0]["name"] == "run\\xe9.json"
     assert summary["files"] == [shown(odd)] and summary["output"] == shown(out)

@@ -172,7 +172,7 @@ def import_file(path: str | Path) -> ImportResult:
         account.skip(reason)
     drop_pending()
     if not turns.events:
-        raise SourceError(path, None, "no entry of the log is a phase or a turn")
+        raise _nothing_read(path, entries, account.reasons)
     raised = turns.build.raise_times()
     if raised:
         result.repairs["event time raised to the time of an event it depends on"] += raised
@@ -187,6 +187,20 @@ def import_file(path: str | Path) -> ImportResult:
                "wall_clock_s": latest_end(events),
                "messages": turns.build.count("message")})
     return result.with_provenance()
+
+
+def _nothing_read(path: Path, entries: list, reasons: Counter) -> SourceError:
+    """The refusal of a log none of whose entries is a phase or a turn (a run that stopped
+    after its setup, a pre-release layout): what its entries are, from the first one's head."""
+    line, _, head, _ = entries[0]
+    shown = head if len(head) <= 60 else head[:60] + "..."
+    kinds = "; ".join(f"{n} {why}" for why, n in reasons.most_common(2))
+    other = len(reasons) - 2
+    more = f"; {other} other kind{'s' * (other > 1)}" if other > 0 else ""
+    return SourceError(path, line, f"no entry of the log is a phase ('System: **[chatting]**') "
+                       f"or a turn: its {len(entries)} entries start with {shown!r}, skipped as "
+                       f"{kinds}{more} (a run that stopped after its setup, or a layout "
+                       "ChatDev wrote before its release)")
 
 
 def import_traces(path: str | Path) -> list[ImportResult]:
