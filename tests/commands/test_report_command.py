@@ -136,6 +136,9 @@ def test_a_log_no_format_recognises_is_reported_as_a_trace(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{log}: warning: not a trace, and no log format recognises it either" in err
     assert "is invalid" in text_of(out.read_text(encoding="utf-8"))
+    # the first line names the first problem too (it said only "lists its problems")
+    assert err.splitlines()[0].endswith("(the first: line 2 column 1: error: not JSON: "
+                                        "Extra data)"), err
 
 
 def test_a_real_70_minute_session_gets_a_binned_timeline(tmp_path):

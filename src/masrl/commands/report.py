@@ -107,13 +107,15 @@ def read(path: str, wanted: str, output: str, keep_content: bool = False) -> tup
     if source_format == TRACE:
         from masrl.traces.validate import validate_file
 
-        if reason:
+        report = validate_file(path, source=path)
+        if reason:  # the first problem named too: the one line says what is wrong
+            first = next(iter(report.lines()), f"{path}: ").removeprefix(f"{path}: ")
             print(printable(f"{path}: warning: not a trace, and {reason}; the report lists "
-                            "its problems as a trace"), file=sys.stderr)
+                            f"its problems as a trace (the first: {first})"), file=sys.stderr)
         if keep_content:
             print(printable(f"{path}: warning: --keep-content applies to a log being "
                             "imported; a trace file shows the text it holds"), file=sys.stderr)
-        return validate_file(path, source=path), path, None
+        return report, path, None
     from masrl.traces.importers import SourceError, dumps, import_file
     from masrl.traces.validate import validate_bytes
 
