@@ -20,7 +20,7 @@ FOLDER = FIXTURES / "otel"
 RAW = json.loads((FOLDER / "any_agent.json").read_text(encoding="utf-8"))
 SHAPES = ["any_agent.json", "otlp.json", "console_exporter.log", "openinference.json",
           "otlp_collector.jsonl", "vercel_ai.json", "mastra.jsonl", "phoenix_spans.json",
-          "flat_spans.json", "js_no_ids.json"]
+          "flat_spans.json", "js_no_ids.json", "mlflow_trace.json"]
 
 
 def events(trace: dict) -> list[tuple]:
@@ -73,6 +73,47 @@ def test_openinference_kinds_and_a_handoff_between_agents():
     assert ("00000000000000c3", "00000000000000c4", "causal", None) in edges(trace)
     assert dict(result.skipped) == {"span: openinference CHAIN": 1}
     assert trace["costs"]["usd"] == 0.0006 and trace["costs"]["tokens"] == 80
+
+
+def test_mlflow_trace_json_span_types_json_text_attributes_usage_and_cost():
+    """MLflow's Trace.to_json(): spans under data.spans, mlflow.spanType and the usage written
+    as JSON text; the span's name is the agent's or the tool's."""
+    result = import_file("otel", FOLDER / "mlflow_trace.json")
+    trace = result.trace
+    assert [(e["type"], e["agent"], e.get("tool") or e.get("to"), e.get("tokens"),
+             e.get("cost_usd"), e.get("x_model"))
+            for e in sorted(trace["events"], key=lambda e: e["t"])] == [
+        ("message", "planner", None, 135, 0.000027, "gpt-4o-mini"),
+        ("tool_call", "planner", "lookup_docs", None, None, None),
+        ("tool_result", "planner", "lookup_docs", None, None, None),
+        ("spawn", "planner", "coder", None, None, None),
+        ("message", "coder", None, 283, None, "gpt-4o-mini"),
+        ("return", "coder", "planner", None, None, None),
+    ]
+    usage = [e["x_usage"] for e in trace["events"] if e["type"] == "message"]
+    assert usage == [{"input": 120, "output": 15}, {"input": 250, "output": 33}]
+    assert dict(result.skipped) == {"span: mlflow CHAIN": 1}
+    assert trace["system"] == "MLflow"
+    assert result.recognised["evidence"].startswith("span kinds read by MLflow span type (6)")
+
+
+@pytest.mark.parametrize("usage, where, message", [
+    ('"[1, 2]"', "attributes.mlflow.chat.tokenUsage", "must be a JSON object, found an array"),
+    ('"{\\"input_tokens\\": -4}"', "attributes.mlflow.chat.tokenUsage.input_tokens", None),
+])
+def test_mlflow_usage_that_is_no_object_or_no_count_is_refused_naming_the_field(
+        tmp_path, usage, where, message):
+    text = (FOLDER / "mlflow_trace.json").read_text(encoding="utf-8")
+    stated = '"{\\"input_tokens\\": 250, \\"output_tokens\\": 33, \\"total_tokens\\": 283}"'
+    assert stated in text
+    path = tmp_path / "mlflow.json"
+    path.write_text(text.replace(stated, usage), encoding="utf-8")
+    with pytest.raises(SourceError) as caught:
+        import_file("otel", path)
+    assert caught.value.where == "data.spans[5]"
+    assert where in caught.value.message or where in str(caught.value)
+    if message:
+        assert message in caught.value.message
 
 
 def test_otlp_json_lines_base64_ids_old_scope_key_and_an_exact_duplicate():

@@ -51,6 +51,12 @@ MASRL, HANDOFF_ATTRIBUTE, GEN_AI_OPERATION, OPENINFERENCE_ATTRIBUTE, OPENINFEREN
         "aws.genai.span_kind", "Vercel AI SDK operation", "OpenLLMetry span kind")
 GEN_AI_NAME, BEEAI = "gen_ai agent or tool name alone", "BeeAI emitter event"
 CREWAI = "CrewAI telemetry scope"
+MLFLOW = "MLflow span type"
+MLFLOW_TYPE = "mlflow.spanType"
+MLFLOW_KINDS = {"AGENT": AGENT, "LLM": MODEL, "CHAT_MODEL": MODEL, "TOOL": TOOL}
+MLFLOW_USAGE = "mlflow.chat.tokenUsage"  # {input_tokens, output_tokens, total_tokens}
+MLFLOW_COST = "mlflow.llm.cost"  # {input_cost, output_cost, total_cost}
+MLFLOW_MODEL = "mlflow.llm.model"
 CREWAI_TELEMETRY = ("CrewAI telemetry span (that a crew or a task was created: no step of the "
                     "run)")
 CREWAI_SCOPE = "crewai.telemetry"
@@ -297,6 +303,8 @@ def classify(raw: RawSpan, conventions: Counter | None, path: Path, repairs: Cou
     kit's rule (:mod:`.._kit.numbers`: text repaired in ``repairs``, the rest refused)."""
     number = _Numbers(path, raw.where, repairs)
     a = raw.attributes
+    if MLFLOW_TYPE in a:
+        a = _mlflow_attributes(a)
     kind, label, convention = _beeai(raw) or _kind(a, raw)
     if conventions is not None and convention:
         conventions[convention] += 1
@@ -321,8 +329,10 @@ def classify(raw: RawSpan, conventions: Counter | None, path: Path, repairs: Cou
         if span.handoff_to is None and (match := HANDOFF_TOOL.fullmatch(raw.name)):
             span.handoff_to = match["to"].strip()
     _usage(span, a, number)
+    if MLFLOW_TYPE in a:
+        _mlflow_usage(span, a, number)
     if kind in (MODEL, EVENT):
-        span.model = _first_text(a, MODEL_NAME)
+        span.model = _first_text(a, (*MODEL_NAME, MLFLOW_MODEL))
         span.output = _first(a, OUTPUT)
         span.to = span.to or _text(a.get("masrl.to"))
     if kind == TOOL:
@@ -345,6 +355,12 @@ def _kind(a: dict, raw: RawSpan) -> tuple[str, str, str]:
         return EVENT, "", MASRL
     if isinstance(a.get("gen_ai.handoff.to_agent"), str):
         return HANDOFF, "", HANDOFF_ATTRIBUTE
+    mlflow = a.get(MLFLOW_TYPE)
+    if isinstance(mlflow, str) and "gen_ai.operation.name" not in a \
+            and "openinference.span.kind" not in a:
+        if mlflow in MLFLOW_KINDS:
+            return MLFLOW_KINDS[mlflow], "", MLFLOW
+        return OTHER, f"mlflow {mlflow}", MLFLOW
     op, ai_op, tl = a.get("gen_ai.operation.name"), a.get("ai.operationId"), \
         a.get("traceloop.span.kind")
     oi, where = a.get("openinference.span.kind"), OPENINFERENCE_ATTRIBUTE
@@ -445,6 +461,46 @@ def _usage(span: Span, a: dict, number: _Numbers) -> None:
         span.cost = number.amount(a, COST)
 
 
+def _mlflow_attributes(a: dict) -> dict:
+    """MLflow writes every attribute value of its own (``mlflow.*``) as JSON text
+    (``"\\"AGENT\\""``, ``"{\\"input_tokens\\": 10, ...}"``): those values decoded, the rest as
+    written (text that is no JSON stays text)."""
+    decoded = dict(a)
+    for key, value in a.items():
+        if key.startswith("mlflow.") and isinstance(value, str) and value:
+            document, findings = strict_json.parse_fast(value)
+            if not findings:
+                decoded[key] = document
+    return decoded
+
+
+def _mlflow_usage(span: Span, a: dict, number: _Numbers) -> None:
+    """The tokens and dollars of an MLflow model span: ``mlflow.chat.tokenUsage`` and
+    ``mlflow.llm.cost`` (objects; each count read by the kit's rule, naming its field)."""
+    for key, names in ((MLFLOW_USAGE, (("input", "input_tokens"), ("output", "output_tokens"),
+                                       ("total", "total_tokens"))),
+                       (MLFLOW_COST, (("cost", "total_cost"),))):
+        value = a.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, dict):
+            raise SourceError(number.path, number.where, f"attributes.{key} must be a JSON "
+                              f"object, found {json_type(value)}")
+        for target, name in names:
+            if value.get(name) is None:
+                continue
+            field = f"attributes.{key}.{name}"
+            if target == "cost":
+                span.cost = numbers.amount(value[name], number.path, number.where, field,
+                                           number.repairs)
+                continue
+            count = numbers.count(value[name], number.path, number.where, field, number.repairs)
+            if target == "total":
+                span.total_tokens = count
+            else:
+                span.usage[target] = count
+
+
 class _Numbers:
     """The first attribute of several names that a span states, read by the kit's rule."""
 
@@ -527,6 +583,8 @@ def _system(raw: list[RawSpan]) -> str:
                     if isinstance(s.attributes.get("any_agent.version"), str)), None)
     if version:
         return f"any-agent {version}"
+    if any(MLFLOW_TYPE in s.attributes for s in raw) and not any(s.service for s in raw):
+        return "MLflow"
     service = next((s.service for s in raw if s.service), None)
     if service:
         return service
@@ -537,6 +595,8 @@ def _system(raw: list[RawSpan]) -> str:
 def sniff(sample: Sample) -> str | None:
     """OTLP JSON (``resourceSpans``), or spans with OpenTelemetry ids: Python (``context``), flat
     span dicts (``trace_id`` and ``span_id``) or JavaScript (``traceId`` / ``spanContext``)."""
+    if otel_shapes.is_mlflow_trace(sample.document):
+        return "MLflow trace JSON: info and data.spans"
     items = _sniffed_items(sample)
     if any(isinstance(i, dict) and "resourceSpans" in i for i in items):
         return "OTLP JSON: resourceSpans"

@@ -177,7 +177,14 @@ def _holds_spans(value: Any) -> bool:
         return True
     return isinstance(value, dict) and ("resourceSpans" in value or "spans" in value
                                         or isinstance(value.get("data"), list)
-                                        or is_span(value))
+                                        or is_mlflow_trace(value) or is_span(value))
+
+
+def is_mlflow_trace(value: Any) -> bool:
+    """An MLflow trace as ``Trace.to_json()`` writes it: ``{"info": {...}, "data": {"spans":
+    [...]}}``, its spans flat span dicts whose attribute values are JSON texts."""
+    return (isinstance(value, dict) and isinstance(value.get("info"), dict)
+            and isinstance(value.get("data"), dict) and "spans" in value["data"])
 
 
 def is_annotation(value: Any) -> bool:
@@ -236,6 +243,8 @@ def _value_spans(path: Path, where: str, value: Any, reading: Reading) -> Iterat
         yield from _otlp(path, at, value["resourceSpans"])
     elif isinstance(value, dict) and "spans" in value:
         yield from _bundle(path, at, value, reading)
+    elif is_mlflow_trace(value):  # MLflow's Trace.to_json(): {info, data: {spans}}
+        yield from _bundle(path, f"{at}data.", value["data"], reading)
     elif isinstance(value, dict) and isinstance(value.get("data"), list) and not is_span(value):
         for k, raw in enumerate(value["data"]):
             if is_annotation(raw):
