@@ -59,6 +59,19 @@ def test_usage_errors_exit_2_and_write_nothing(corpus, tmp_path, capsys):
     assert exit_.value.code == 2
 
 
+def test_an_output_folder_whose_name_is_not_utf8_is_refused_before_any_work(corpus, tmp_path,
+                                                                           capsys):
+    """Arrow opens paths as UTF-8 text: such a name was an internal error once the shards were
+    written; it is a one-line usage error, written as the bytes it holds, and nothing is made."""
+    import os
+
+    out = os.path.join(str(tmp_path), os.fsdecode(b"out\xff"))
+    assert main(["corpus", str(corpus), "-o", out]) == 2
+    err = capsys.readouterr().err
+    assert "out\\xff: the output folder's name is not UTF-8" in err and len(err.splitlines()) == 1
+    assert not os.path.exists(out)
+
+
 def test_nothing_readable_exits_2(corpus, tmp_path, capsys):
     code, summary, _ = corpus_json(capsys, corpus / "not_json.json", "-o", tmp_path / "a")
     assert code == 1 and summary["unreadable"] == 0  # read, but invalid: exit 1
