@@ -114,7 +114,8 @@ def test_the_replay_summary_escapes_the_trace_id(tmp_path, capsys):
 
 @pytest.mark.parametrize("command", ["validate", "replay"])
 def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path, command):
-    """Python holds such a name with lone surrogates, which a strict UTF-8 stdout refuses."""
+    """Python holds such a name with lone surrogates, which a strict UTF-8 stdout refuses: it is
+    printed with its bytes as ``\\xNN``, as the traces and the ``--json`` outputs write it."""
     import os
     import subprocess
     import sys
@@ -126,5 +127,5 @@ def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path, command):
                           timeout=120, check=False)
     assert done.returncode == 0, done.stderr
     if command == "validate":
-        assert done.stdout.decode("utf-8") == (f"{tmp_path}/\\udcff.json: valid (0 errors, "
+        assert done.stdout.decode("utf-8") == (f"{tmp_path}/\\xff.json: valid (0 errors, "
                                                "0 warnings)\n")
