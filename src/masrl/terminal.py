@@ -66,12 +66,18 @@ def names_as_text(value: Any) -> Any:
     return root[""]
 
 
-def _name_text(text: str) -> str:
+def is_utf8(text: str) -> bool:
+    """Whether ``text`` can be written as UTF-8: not when it holds lone surrogates, as Python
+    holds the bytes of a file name that are not UTF-8."""
     try:
         text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: bytes of a file name that are not UTF-8
-        return os.fsencode(text).decode("utf-8", "backslashreplace")
-    return text
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _name_text(text: str) -> str:
+    return text if is_utf8(text) else os.fsencode(text).decode("utf-8", "backslashreplace")
 
 
 LIMIT = 1000  # characters; the longest line masrl prints from good data is under 300

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 
 from masrl.commands import COMMANDS
 from masrl.commands.common import INVALID, OK, USAGE, finish, json_text
-from masrl.terminal import names_as_text, printable
+from masrl.terminal import is_utf8, names_as_text, printable
 
 # (OpenBLAS runs on one thread unless the user says otherwise: masrl.commands.main sets it
 # before this module, hence numpy, is imported; the workers inherit it)
@@ -112,7 +112,7 @@ def run_corpus(args: argparse.Namespace) -> int:
         except ModuleNotFoundError as exc:
             return _no_ray(exc)
         unusable = (*unusable, RayUnavailable)
-    if not _utf8(str(args.output)):  # Arrow takes paths as UTF-8 text: refuse before any work
+    if not is_utf8(str(args.output)):  # Arrow takes paths as UTF-8 text: refuse before any work
         return _error(f"{names_as_text(str(args.output))}: the output folder's name is not "
                       "UTF-8, which Parquet readers cannot open: choose a UTF-8 name")
     started = time.perf_counter()
@@ -240,13 +240,3 @@ def _cell(value) -> str:
 
 def _number(value) -> str:
     return "-" if value is None else f"{value:.3g}"
-
-
-def _utf8(name: str) -> bool:
-    """Whether a path is UTF-8 text (Python holds the other bytes of a name as lone
-    surrogates)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True

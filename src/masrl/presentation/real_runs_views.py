@@ -18,6 +18,7 @@ import pandas as pd
 from masrl.analyses import real_runs
 from masrl.analyses.real_runs import Imported, Source
 from masrl.data.vocabulary import Vocabulary
+from masrl.presentation.trace_views import NOT_RECORDED
 
 
 class SourceList:
@@ -144,9 +145,9 @@ def subagent_figures(subs: pd.DataFrame, shares: pd.DataFrame,
     }
 
 
-def _or_not_recorded(pattern: str):
+def _formatted(pattern: str):
     """A formatter of ``pattern`` that writes a missing value (None, NaN) as not recorded."""
-    return lambda value: "not recorded" if pd.isna(value) else pattern.format(value)
+    return lambda value: NOT_RECORDED if pd.isna(value) else pattern.format(value)
 
 
 def subagents_shown(subs: pd.DataFrame) -> pd.DataFrame:
@@ -154,8 +155,8 @@ def subagents_shown(subs: pd.DataFrame) -> pd.DataFrame:
     sub-agent: token share as a percentage, tokens with thousands separators, lifetime to a
     tenth of a second."""
     shown = subs.copy()
-    shown["token share"] = shown["token share"].map(_or_not_recorded("{:.1%}"))
-    shown["tokens"] = shown["tokens"].map(_or_not_recorded("{:,.0f}"))
+    shown["token share"] = shown["token share"].map(_formatted("{:.1%}"))
+    shown["tokens"] = shown["tokens"].map(_formatted("{:,.0f}"))
     shown["lifetime (s)"] = shown["lifetime (s)"].map("{:.1f}".format)
     return shown.set_index(["session", "sub-agent"])
 

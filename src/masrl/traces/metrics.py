@@ -82,7 +82,8 @@ def compute(run: Run) -> dict:
         "busy_time": busy,
         "speedup": None if busy is None or wall is None else speedup(busy, wall),
         "tokens": rollup(run, "tokens", found.tokens),
-        "cost_usd": rollup(run, "cost_usd", found.costs),
+        "cost_usd": {**rollup(run, "cost_usd", found.costs),
+                     "model_calls_without_cost": without_cost(run, found.costs)},
     }
 
 
@@ -197,9 +198,7 @@ def _seconds(value: float) -> float:
 
 def rollup(run: Run, key: str, present: bool = True) -> dict:
     """Totals of a numeric event field: overall, recorded, per agent and per spawn subtree;
-    ``None`` for the sums when no event records the field (``present`` false). For
-    ``cost_usd``, ``model_calls_without_cost`` counts the model calls (events that record
-    tokens) that record no cost of their own: the total adds up the others. When some
+    ``None`` for the sums when no event records the field (``present`` false). When some
     events record it, an agent none of whose events records it has ``None``, not 0 (a model
     that called a model without logging its usage did not spend nothing); a subtree adds up
     what its agents record, ``None`` when none of them records any."""
@@ -207,8 +206,7 @@ def rollup(run: Run, key: str, present: bool = True) -> dict:
                       else run.trace.head["costs"].get("usd" if key == "cost_usd" else key))
     if not present:
         return {"total": None, "recorded": recorded_total, "per_agent": None,
-                "per_subtree": None, **({"model_calls_without_cost": None}
-                                        if key == "cost_usd" else {})}
+                "per_subtree": None}
     events = run.trace.events
     values = run.trace.numeric(key)
     n = len(events.agent_names)
@@ -218,16 +216,22 @@ def rollup(run: Run, key: str, present: bool = True) -> dict:
     own = {name: float(per_code[k]) if held[k] else None
            for k, name in enumerate(events.agent_names)}
     own.update({name: None for name in run.agents if name not in own})
-    found = {
+    return {
         "total": float(values.sum()),
         "recorded": recorded_total,
         "per_agent": own,
         "per_subtree": subtree_totals(run, own),
     }
-    if key == "cost_usd":  # model calls (events that record tokens) the total leaves out
-        found["model_calls_without_cost"] = int(np.count_nonzero(
-            ~np.isnan(run.trace.recorded("tokens")) & np.isnan(run.trace.recorded(key))))
-    return found
+
+
+def without_cost(run: Run, present: bool = True) -> int | None:
+    """The model calls (events that record tokens) that record no cost of their own: the
+    cost total adds up the others. ``None`` when no event records a cost (``present`` false)."""
+    if not present:
+        return None
+    trace = run.trace
+    return int(np.count_nonzero(~np.isnan(trace.recorded("tokens"))
+                                & np.isnan(trace.recorded("cost_usd"))))
 
 
 def subtree_totals(run: Run, own: dict[str, float | None]) -> dict[str, float | None]:

@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from masrl.files import InputError, check_input, read_input
+from masrl.terminal import is_utf8, names_as_text
 
 LINES_SUFFIXES = (".jsonl", ".ndjson")
 TRACE_SUFFIXES = (".json", *LINES_SUFFIXES)
@@ -125,13 +126,11 @@ def find(arguments: Iterable[str | os.PathLike],
 def _name(relative: Path, notes: list[str]) -> str:
     """The id of a file: its relative path with ``/``, bytes that are not UTF-8 as ``\\xNN``."""
     text = relative.as_posix()
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # Python holds such bytes as lone surrogates
-        shown = os.fsencode(text).decode("utf-8", "backslashreplace")
-        notes.append(f"{shown}: the file name is not UTF-8; its id writes those bytes as \\xNN")
-        return shown
-    return text
+    if is_utf8(text):
+        return text
+    shown = names_as_text(text)
+    notes.append(f"{shown}: the file name is not UTF-8; its id writes those bytes as \\xNN")
+    return shown
 
 
 def _once(found: dict[Path, str], notes: list[str]) -> list[tuple[str, Path]]:

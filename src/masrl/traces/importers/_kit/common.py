@@ -34,7 +34,7 @@ from masrl.files import (
     reason_of,
     write_text_atomically,
 )
-from masrl.terminal import LIMIT, names_as_text, printable
+from masrl.terminal import LIMIT, is_utf8, names_as_text, printable
 from masrl.traces import graph, piecewise_json, strict_json
 from masrl.traces.importers._kit.accounting import Account, figures
 from masrl.traces.importers._kit.content import Budget, Ref, content_summary
@@ -151,7 +151,7 @@ class ImportResult:
         self.trace["provenance"] = self.provenance()
         if "schema_version" in self.trace:
             self.trace["schema_version"] = oldest_version(self.trace)
-        if not all(_utf8(name) for name in [self.source, *self.files]):
+        if not all(is_utf8(name) for name in [self.source, *self.files]):
             self.trace.update(names_as_text(self.trace))
         return self
 
@@ -173,15 +173,6 @@ class ImportResult:
                 elif isinstance(value, list):
                     stack.extend((f"{key}[{k}]", v) for k, v in enumerate(value))
 
-
-def _utf8(name: str) -> bool:
-    """Whether a file name is UTF-8 (Python holds the other bytes of a name as lone
-    surrogates, which no UTF-8 text, so no trace, can hold)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def _settled(events: list[dict]) -> bool:
